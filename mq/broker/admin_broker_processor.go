@@ -1,0 +1,157 @@
+package broker
+
+import (
+	"fmt"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// AdminBrokerProcessor answers the admin codes built so far: UPDATE_AND_CREATE_TOPIC (17),
+// DELETE_TOPIC_IN_BROKER (215), SEARCH_OFFSET_BY_TIMESTAMP (29), GET_MAX_OFFSET (30),
+// GET_MIN_OFFSET (31). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
+// (core subset; every other code it owns in Java is a later issue).
+type AdminBrokerProcessor struct {
+	b *BrokerController
+}
+
+// NewAdminBrokerProcessor returns the processor of b.
+func NewAdminBrokerProcessor(b *BrokerController) *AdminBrokerProcessor {
+	return &AdminBrokerProcessor{b: b}
+}
+
+// RejectRequest implements remoting.RequestProcessor.
+func (p *AdminBrokerProcessor) RejectRequest() bool { return false }
+
+// adminCodes are the codes registered for this processor.
+var adminCodes = []int32{protocol.UpdateAndCreateTopic, protocol.DeleteTopicInBroker,
+	protocol.SearchOffsetByTimestamp, protocol.GetMaxOffset, protocol.GetMinOffset}
+
+// ProcessRequest implements remoting.RequestProcessor.
+// Java: AdminBrokerProcessor#processRequest.
+func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	switch req.Code {
+	case protocol.UpdateAndCreateTopic:
+		return p.updateAndCreateTopic(ch, req), nil
+	case protocol.DeleteTopicInBroker:
+		return p.deleteTopic(ch, req), nil
+	case protocol.SearchOffsetByTimestamp:
+		return p.searchOffsetByTimestamp(req), nil
+	case protocol.GetMaxOffset:
+		return p.getMaxOffset(req), nil
+	case protocol.GetMinOffset:
+		return p.getMinOffset(req), nil
+	}
+	return remoting.NewResponse(protocol.RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code)), nil
+}
+
+// validateSlave refuses topic changes on a slave. Java: AdminBrokerProcessor#validateSlave.
+func (p *AdminBrokerProcessor) validateSlave() *remoting.RemotingCommand {
+	if p.b.storeCfg.BrokerRole == store.SLAVE {
+		return remoting.NewResponse(protocol.SystemError,
+			"Can't modify topic or subscription group from slave broker, please execute it from master broker.")
+	}
+	return nil
+}
+
+// checkUserTopic refuses invalid names and system topics (the built-ins, including the cluster-
+// and broker-name topics, and rmq_sys_*). Java: TopicValidator#validateTopic, #isSystemTopic.
+func (p *AdminBrokerProcessor) checkUserTopic(topic string) *remoting.RemotingCommand {
+	if code, remark, ok := validateTopic(topic); !ok {
+		return remoting.NewResponse(code, remark)
+	}
+	if protocol.IsSystemTopic(topic) || p.b.topicConfigManager.IsSystemTopic(topic) {
+		return remoting.NewResponse(protocol.SystemError, "The topic["+topic+"] is conflict with system topic.")
+	}
+	return nil
+}
+
+// updateAndCreateTopic creates or replaces a topic and registers with the name servers before
+// answering. Java: AdminBrokerProcessor#updateAndCreateTopic.
+//
+// Deviation: Java registers only the changed topic (registerIncrementBrokerData); we register
+// the whole table, which the name server merges the same way.
+func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	if resp := p.validateSlave(); resp != nil {
+		return resp
+	}
+	var h protocol.CreateTopicRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad create topic request header: %v", err))
+	}
+	p.b.log.Info("updateAndCreateTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
+	if resp := p.checkUserTopic(h.Topic); resp != nil {
+		return resp
+	}
+	if h.ReadQueueNums < 0 || h.WriteQueueNums < 0 {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("queue nums must not be negative: read %d, write %d",
+			h.ReadQueueNums, h.WriteQueueNums))
+	}
+	tc := *protocol.NewTopicConfig(h.Topic)
+	tc.ReadQueueNums = h.ReadQueueNums
+	tc.WriteQueueNums = h.WriteQueueNums
+	tc.TopicFilterType = h.TopicFilterType
+	tc.Perm = h.Perm
+	tc.TopicSysFlag = h.TopicSysFlag
+	tc.Order = h.Order
+	p.b.topicConfigManager.UpdateTopicConfig(tc)
+	p.b.RegisterBrokerAll()
+	return remoting.NewResponse(protocol.Success, "")
+}
+
+// deleteTopic removes a topic's config (its store files stay until the clean service runs;
+// the name servers keep its route until DELETE_TOPIC_IN_NAMESRV).
+// Java: AdminBrokerProcessor#deleteTopic.
+func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	if resp := p.validateSlave(); resp != nil {
+		return resp
+	}
+	var h protocol.DeleteTopicRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad delete topic request header: %v", err))
+	}
+	p.b.log.Info("deleteTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
+	if resp := p.checkUserTopic(h.Topic); resp != nil {
+		return resp
+	}
+	p.b.topicConfigManager.DeleteTopicConfig(h.Topic)
+	return remoting.NewResponse(protocol.Success, "")
+}
+
+// searchOffsetByTimestamp answers the queue offset of the message stored nearest timestamp.
+// Java: AdminBrokerProcessor#searchOffsetByTimestamp.
+func (p *AdminBrokerProcessor) searchOffsetByTimestamp(req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	var h protocol.SearchOffsetRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad search offset request header: %v", err))
+	}
+	return offsetResponse(p.b.store.GetOffsetInQueueByTime(h.Topic, h.QueueID, h.Timestamp))
+}
+
+// getMaxOffset answers the queue's max offset (the next offset to be written; 0 for an
+// unknown queue). Java: AdminBrokerProcessor#getMaxOffset.
+func (p *AdminBrokerProcessor) getMaxOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	var h protocol.GetMaxOffsetRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad get max offset request header: %v", err))
+	}
+	return offsetResponse(p.b.store.GetMaxOffsetInQueue(h.Topic, h.QueueID))
+}
+
+// getMinOffset answers the queue's min offset. Java: AdminBrokerProcessor#getMinOffset.
+func (p *AdminBrokerProcessor) getMinOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	var h protocol.GetMinOffsetRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad get min offset request header: %v", err))
+	}
+	return offsetResponse(p.b.store.GetMinOffsetInQueue(h.Topic, h.QueueID))
+}
+
+// offsetResponse is SUCCESS with header offset.
+func offsetResponse(offset int64) *remoting.RemotingCommand {
+	resp := remoting.NewResponse(protocol.Success, "")
+	h := protocol.OffsetResponseHeader{Offset: offset}
+	resp.ExtFields = h.Encode()
+	return resp
+}

@@ -1,0 +1,315 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BrokerConfig mirrors org.apache.rocketmq.common.BrokerConfig (the part this broker uses), plus
+// ListenPort, which Java keeps in NettyServerConfig and BrokerStartup sets to 10911, and the two
+// client-channel timings RocketMQ hard-codes (made configurable so tests can shorten them).
+//
+// The `prop` tag is the RocketMQ properties key (broker.conf). Durations are written in a
+// properties file as integer milliseconds, as RocketMQ's *Mills / *Period keys are.
+type BrokerConfig struct {
+	// RocketmqHome is ROCKETMQ_HOME (unused by the core; kept for config compatibility).
+	RocketmqHome string `prop:"rocketmqHome"`
+	// NamesrvAddr lists the name servers, "ip:port" separated by ';' ("" = register nowhere).
+	NamesrvAddr string `prop:"namesrvAddr"`
+	// BrokerIP1 is the IP published to name servers and written as store host into every
+	// message (offsetMsgId).
+	//
+	// Deviation: RocketMQ defaults to the first non-loopback address of the host; we default to
+	// 127.0.0.1, so the official client on the same machine works out of the box (and tests and
+	// chapters stay off the network). Set brokerIP1 to publish another address.
+	BrokerIP1 string `prop:"brokerIP1"`
+	// BrokerIP2 is the IP of the HA address (Java: defaults to the same address as brokerIP1).
+	BrokerIP2 string `prop:"brokerIP2"`
+	// ListenPort is the broker's remoting port (Java: NettyServerConfig.listenPort, 10911).
+	// 0 binds an ephemeral port; the broker then registers the port it actually bound. The HA
+	// address published to name servers uses ListenPort+1 (BrokerStartup forces haListenPort so).
+	ListenPort int `prop:"listenPort"`
+	// BrokerName names the master/slave set (default: the host name).
+	BrokerName string `prop:"brokerName"`
+	// BrokerClusterName is the cluster the broker registers under.
+	BrokerClusterName string `prop:"brokerClusterName"`
+	// BrokerID is 0 for a master, > 0 for a slave.
+	BrokerID int64 `prop:"brokerId"`
+	// BrokerPermission gates sends (bit 2 = WRITE, value 2) and pulls (READ, value 4); 6 = RW.
+	BrokerPermission int `prop:"brokerPermission"`
+	// DefaultTopicQueueNums is the queue count of TBW102 (read and write), 8.
+	DefaultTopicQueueNums int `prop:"defaultTopicQueueNums"`
+	// AutoCreateTopicEnable creates TBW102 (perm 7) at start, so unknown topics are created on
+	// their first send.
+	AutoCreateTopicEnable bool `prop:"autoCreateTopicEnable"`
+	// ClusterTopicEnable makes the cluster-name topic readable and writable.
+	ClusterTopicEnable bool `prop:"clusterTopicEnable"`
+	// BrokerTopicEnable makes the broker-name topic readable and writable.
+	BrokerTopicEnable bool `prop:"brokerTopicEnable"`
+	// AutoCreateSubscriptionGroup creates a group's config on its first heartbeat or pull.
+	AutoCreateSubscriptionGroup bool `prop:"autoCreateSubscriptionGroup"`
+	// TraceTopicEnable creates MsgTraceTopicName (1 queue) at start.
+	TraceTopicEnable bool `prop:"traceTopicEnable"`
+	// MsgTraceTopicName is the message-trace topic.
+	MsgTraceTopicName string `prop:"msgTraceTopicName"`
+	// RegionID is returned in every send response (extField MSG_REGION).
+	RegionID string `prop:"regionId"`
+	// TraceOn is returned in every send response (extField TRACE_ON).
+	TraceOn bool `prop:"traceOn"`
+	// NotifyConsumerIdsChangedEnable sends NOTIFY_CONSUMER_IDS_CHANGED when a group's
+	// channels or subscriptions change.
+	NotifyConsumerIdsChangedEnable bool `prop:"notifyConsumerIdsChangedEnable"`
+	// LongPollingEnable holds a pull that found nothing for the client's suspendTimeoutMillis;
+	// off, it is held ShortPollingTimeMills.
+	LongPollingEnable bool `prop:"longPollingEnable"`
+	// ShortPollingTimeMills is the hold time of a pull with long polling off (1 s).
+	ShortPollingTimeMills time.Duration `prop:"shortPollingTimeMills"`
+	// RegisterNameServerPeriod is the period of registerBrokerAll (30 s; Java clamps it to
+	// [10 s, 60 s]).
+	//
+	// Deviation: only the upper bound (60 s) is applied, so tests and chapters may register
+	// more often.
+	RegisterNameServerPeriod time.Duration `prop:"registerNameServerPeriod"`
+	// RegisterBrokerTimeoutMills is the timeout of one REGISTER_BROKER call (6 s).
+	RegisterBrokerTimeoutMills time.Duration `prop:"registerBrokerTimeoutMills"`
+	// SendMessageThreadPoolNums is the worker count of SEND_MESSAGE* (Java: 1 in 4.9).
+	SendMessageThreadPoolNums int `prop:"sendMessageThreadPoolNums"`
+	// PullMessageThreadPoolNums is the worker count of PULL_MESSAGE (Java: 16 + 2 × cores).
+	PullMessageThreadPoolNums int `prop:"pullMessageThreadPoolNums"`
+	// AdminBrokerThreadPoolNums is the worker count of the admin processor (16).
+	AdminBrokerThreadPoolNums int `prop:"adminBrokerThreadPoolNums"`
+	// ClientManageThreadPoolNums is the worker count of UNREGISTER_CLIENT (32).
+	ClientManageThreadPoolNums int `prop:"clientManageThreadPoolNums"`
+	// ConsumerManageThreadPoolNums is the worker count of the consumer-manage codes (32).
+	ConsumerManageThreadPoolNums int `prop:"consumerManageThreadPoolNums"`
+	// HeartbeatThreadPoolNums is the worker count of HEART_BEAT (min(32, cores)).
+	HeartbeatThreadPoolNums int `prop:"heartbeatThreadPoolNums"`
+	// ChannelExpiredTimeout drops a client channel not refreshed by a heartbeat for this long
+	// (Java: ConsumerManager/ProducerManager CHANNEL_EXPIRED_TIMEOUT, 120 s; not a Java key).
+	ChannelExpiredTimeout time.Duration `prop:"channelExpiredTimeout"`
+	// ClientHousekeepingInterval is the period of the client channel scan (Java:
+	// ClientHousekeepingService, 10 s, first after 10 s; not a Java key).
+	ClientHousekeepingInterval time.Duration `prop:"clientHousekeepingInterval"`
+}
+
+// DefaultBrokerConfig returns RocketMQ 4.9's defaults (with BrokerIP1 = 127.0.0.1, see there).
+func DefaultBrokerConfig() BrokerConfig {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "DEFAULT_BROKER"
+	}
+	cores := runtime.NumCPU()
+	return BrokerConfig{
+		RocketmqHome:                   os.Getenv("ROCKETMQ_HOME"),
+		NamesrvAddr:                    os.Getenv("NAMESRV_ADDR"),
+		BrokerIP1:                      "127.0.0.1",
+		BrokerIP2:                      "127.0.0.1",
+		ListenPort:                     10911,
+		BrokerName:                     host,
+		BrokerClusterName:              "DefaultCluster",
+		BrokerID:                       0,
+		BrokerPermission:               6,
+		DefaultTopicQueueNums:          8,
+		AutoCreateTopicEnable:          true,
+		ClusterTopicEnable:             true,
+		BrokerTopicEnable:              true,
+		AutoCreateSubscriptionGroup:    true,
+		TraceTopicEnable:               false,
+		MsgTraceTopicName:              "RMQ_SYS_TRACE_TOPIC",
+		RegionID:                       "DefaultRegion",
+		TraceOn:                        true,
+		NotifyConsumerIdsChangedEnable: true,
+		LongPollingEnable:              true,
+		ShortPollingTimeMills:          1000 * time.Millisecond,
+		RegisterNameServerPeriod:       30 * time.Second,
+		RegisterBrokerTimeoutMills:     6 * time.Second,
+		SendMessageThreadPoolNums:      1,
+		PullMessageThreadPoolNums:      16 + 2*cores,
+		AdminBrokerThreadPoolNums:      16,
+		ClientManageThreadPoolNums:     32,
+		ConsumerManageThreadPoolNums:   32,
+		HeartbeatThreadPoolNums:        min(32, cores),
+		ChannelExpiredTimeout:          120 * time.Second,
+		ClientHousekeepingInterval:     10 * time.Second,
+	}
+}
+
+// Validate rejects impossible settings.
+func (c *BrokerConfig) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("broker config: "+format, a...)) }
+	if c.BrokerName == "" {
+		bad("brokerName must not be empty")
+	}
+	if c.BrokerClusterName == "" {
+		bad("brokerClusterName must not be empty")
+	}
+	if c.BrokerIP1 == "" {
+		bad("brokerIP1 must not be empty")
+	}
+	if c.BrokerID < 0 {
+		bad("brokerId must be >= 0, got %d", c.BrokerID)
+	}
+	if c.ListenPort < 0 || c.ListenPort > 65534 {
+		bad("listenPort must be in [0, 65534] (listenPort+1 is the HA port), got %d", c.ListenPort)
+	}
+	if c.BrokerPermission < 0 || c.BrokerPermission > 15 {
+		bad("brokerPermission must be in [0, 15], got %d", c.BrokerPermission)
+	}
+	if c.DefaultTopicQueueNums <= 0 {
+		bad("defaultTopicQueueNums must be > 0, got %d", c.DefaultTopicQueueNums)
+	}
+	if c.ShortPollingTimeMills <= 0 {
+		bad("shortPollingTimeMills must be > 0")
+	}
+	if c.RegisterNameServerPeriod <= 0 {
+		bad("registerNameServerPeriod must be > 0")
+	}
+	if c.RegisterBrokerTimeoutMills <= 0 {
+		bad("registerBrokerTimeoutMills must be > 0")
+	}
+	if c.ChannelExpiredTimeout <= 0 {
+		bad("channelExpiredTimeout must be > 0")
+	}
+	if c.ClientHousekeepingInterval <= 0 {
+		bad("clientHousekeepingInterval must be > 0")
+	}
+	for _, p := range []struct {
+		name string
+		v    int
+	}{
+		{"sendMessageThreadPoolNums", c.SendMessageThreadPoolNums},
+		{"pullMessageThreadPoolNums", c.PullMessageThreadPoolNums},
+		{"adminBrokerThreadPoolNums", c.AdminBrokerThreadPoolNums},
+		{"clientManageThreadPoolNums", c.ClientManageThreadPoolNums},
+		{"consumerManageThreadPoolNums", c.ConsumerManageThreadPoolNums},
+		{"heartbeatThreadPoolNums", c.HeartbeatThreadPoolNums},
+	} {
+		if p.v <= 0 {
+			bad("%s must be > 0, got %d", p.name, p.v)
+		}
+	}
+	for _, a := range c.NamesrvAddrList() {
+		if !strings.Contains(a, ":") {
+			bad("namesrvAddr entry %q is not ip:port", a)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// NamesrvAddrList splits NamesrvAddr on ';' (blank entries dropped).
+func (c *BrokerConfig) NamesrvAddrList() []string {
+	var out []string
+	for _, a := range strings.Split(c.NamesrvAddr, ";") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// String prints the config in properties syntax (key=value per line, in field order), durations
+// in milliseconds.
+func (c BrokerConfig) String() string {
+	return propertiesString(&c)
+}
+
+// propertiesString prints the `prop`-tagged fields of the struct p points to.
+func propertiesString(p any) string {
+	var b strings.Builder
+	v := reflect.ValueOf(p).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		key := t.Field(i).Tag.Get("prop")
+		if key == "" || key == "-" {
+			continue
+		}
+		f := v.Field(i)
+		var s string
+		if d, ok := f.Interface().(time.Duration); ok {
+			s = strconv.FormatInt(d.Milliseconds(), 10)
+		} else {
+			s = fmt.Sprint(f.Interface())
+		}
+		b.WriteString(key)
+		b.WriteByte('=')
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// setProperties overlays props (RocketMQ keys) onto the `prop`-tagged fields of the struct p points
+// to. Durations take integer milliseconds. Keys naming no field are returned in unknown, so a
+// caller can try another config struct with them.
+func setProperties(p any, props map[string]string) (unknown map[string]string, err error) {
+	v := reflect.ValueOf(p).Elem()
+	t := v.Type()
+	byKey := make(map[string]int, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		if key := t.Field(i).Tag.Get("prop"); key != "" && key != "-" {
+			byKey[key] = i
+		}
+	}
+	unknown = map[string]string{}
+	for key, raw := range props {
+		i, ok := byKey[key]
+		if !ok {
+			unknown[key] = raw
+			continue
+		}
+		f := v.Field(i)
+		raw = strings.TrimSpace(raw)
+		if _, isDur := f.Interface().(time.Duration); isDur {
+			ms, perr := strconv.ParseInt(raw, 10, 64)
+			if perr != nil {
+				return nil, fmt.Errorf("property %s=%q: want milliseconds: %w", key, raw, perr)
+			}
+			f.SetInt(ms * int64(time.Millisecond))
+			continue
+		}
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(raw)
+		case reflect.Bool:
+			bv, perr := strconv.ParseBool(raw)
+			if perr != nil {
+				return nil, fmt.Errorf("property %s=%q: %w", key, raw, perr)
+			}
+			f.SetBool(bv)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n, perr := strconv.ParseInt(raw, 10, f.Type().Bits())
+			if perr != nil {
+				return nil, fmt.Errorf("property %s=%q: %w", key, raw, perr)
+			}
+			f.SetInt(n)
+		default:
+			return nil, fmt.Errorf("property %s: unsupported field kind %s", key, f.Kind())
+		}
+	}
+	return unknown, nil
+}
+
+// parseProperties reads RocketMQ properties text: one key=value per line, '#' or '!' comments,
+// blank lines ignored, surrounding spaces trimmed.
+func parseProperties(text string) (map[string]string, error) {
+	out := map[string]string{}
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		i := strings.IndexAny(line, "=:")
+		if i <= 0 {
+			return nil, fmt.Errorf("properties line %d: %q is not key=value", n+1, line)
+		}
+		out[strings.TrimSpace(line[:i])] = strings.TrimSpace(line[i+1:])
+	}
+	return out, nil
+}

@@ -1,0 +1,197 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// testBroker is a started broker on 127.0.0.1:0 over a temp store, plus a client to talk to it.
+type testBroker struct {
+	b      *BrokerController
+	addr   string
+	client *remoting.Client
+}
+
+// testOption adjusts the configs before the broker starts.
+type testOption func(*BrokerConfig, *store.MessageStoreConfig)
+
+// startTestBroker starts a broker with small store files and no name server; Shutdown runs at
+// cleanup.
+func startTestBroker(t *testing.T, tr *trace.Tracer, opts ...testOption) *testBroker {
+	t.Helper()
+	cfg := DefaultBrokerConfig()
+	cfg.BrokerName = "broker-a"
+	cfg.ListenPort = 0
+	cfg.NamesrvAddr = ""
+	storeCfg := store.DefaultMessageStoreConfig()
+	storeCfg.StorePathRootDir = t.TempDir()
+	storeCfg.MappedFileSizeCommitLog = 256 << 10
+	storeCfg.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
+	for _, o := range opts {
+		o(&cfg, &storeCfg)
+	}
+	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, tr)
+	require.NoError(t, err)
+	_, err = Start(b)
+	require.NoError(t, err)
+	t.Cleanup(b.Shutdown)
+	c := remoting.NewClient(remoting.ClientConfig{}, nil)
+	t.Cleanup(c.Shutdown)
+	return &testBroker{b: b, addr: b.BrokerAddr(), client: c}
+}
+
+// invoke sends req and returns the response (transport errors fail the test).
+func (tb *testBroker) invoke(t *testing.T, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	t.Helper()
+	return invokeWith(t, tb.client, tb.addr, req)
+}
+
+func invokeWith(t *testing.T, c *remoting.Client, addr string, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.InvokeSync(ctx, addr, req)
+	require.NoError(t, err)
+	return resp
+}
+
+// sendHeader is client-go's V1 send header for one message (defaultTopic TBW102, 4 queues).
+func sendHeader(topic string, queueID int32, props map[string]string) *protocol.SendMessageRequestHeader {
+	return &protocol.SendMessageRequestHeader{
+		ProducerGroup:         "pg",
+		Topic:                 topic,
+		DefaultTopic:          protocol.DefaultTopic,
+		DefaultTopicQueueNums: 4,
+		QueueID:               queueID,
+		BornTimestamp:         time.Now().UnixMilli(),
+		Properties:            primitive.MarshalProperties(props),
+		HasMaxReconsumeTimes:  true,
+	}
+}
+
+// send sends body to topic/queueID with tags (may be "") and returns the response.
+func (tb *testBroker) send(t *testing.T, topic string, queueID int32, tags string, body []byte) *remoting.RemotingCommand {
+	t.Helper()
+	props := map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "UNIQ" + strconv.Itoa(len(body))}
+	if tags != "" {
+		props[primitive.PropertyTags] = tags
+	}
+	h := sendHeader(topic, queueID, props)
+	return tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), body))
+}
+
+// sendOK sends and requires SUCCESS; it returns the response header.
+func (tb *testBroker) sendOK(t *testing.T, topic string, queueID int32, tags string, body []byte) protocol.SendMessageResponseHeader {
+	t.Helper()
+	resp := tb.send(t, topic, queueID, tags, body)
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	var rh protocol.SendMessageResponseHeader
+	require.NoError(t, rh.Decode(resp.ExtFields))
+	return rh
+}
+
+// pullHeader is a pull of up to 32 messages with the given sysFlag.
+func pullHeader(group, topic string, queueID int32, offset int64, sysFlag int32, suspend time.Duration, sub string) *protocol.PullMessageRequestHeader {
+	return &protocol.PullMessageRequestHeader{
+		ConsumerGroup:        group,
+		Topic:                topic,
+		QueueID:              queueID,
+		QueueOffset:          offset,
+		MaxMsgNums:           32,
+		SysFlag:              sysFlag,
+		SuspendTimeoutMillis: suspend.Milliseconds(),
+		Subscription:         sub,
+		ExpressionType:       "TAG",
+	}
+}
+
+// pull sends a pull that carries its subscription and does not suspend.
+func (tb *testBroker) pull(t *testing.T, group, topic string, queueID int32, offset int64, sub string) *remoting.RemotingCommand {
+	t.Helper()
+	h := pullHeader(group, topic, queueID, offset, protocol.PullFlagSubscription, 0, sub)
+	return tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+}
+
+// pullResponseHeader decodes the four always-present pull response fields.
+func pullResponseHeader(t *testing.T, resp *remoting.RemotingCommand) protocol.PullMessageResponseHeader {
+	t.Helper()
+	var rh protocol.PullMessageResponseHeader
+	require.NoError(t, rh.Decode(resp.ExtFields), "pull responses always carry the offsets")
+	return rh
+}
+
+// heartbeat sends a heartbeat of clientID with one consumer group subscribing subs, on c.
+func heartbeat(t *testing.T, c *remoting.Client, addr, clientID, group string, subs ...protocol.SubscriptionData) *remoting.RemotingCommand {
+	t.Helper()
+	hb := protocol.HeartbeatData{
+		ClientID: clientID,
+		ConsumerDataSet: []protocol.ConsumerData{{
+			GroupName:           group,
+			ConsumeType:         protocol.ConsumePassively,
+			MessageModel:        protocol.Clustering,
+			ConsumeFromWhere:    protocol.ConsumeFromLastOffset,
+			SubscriptionDataSet: subs,
+		}},
+		ProducerDataSet: []protocol.ProducerData{{GroupName: "pg-" + group}},
+	}
+	body, err := json.Marshal(&hb)
+	require.NoError(t, err)
+	return invokeWith(t, c, addr, remoting.NewRequest(protocol.HeartBeat, nil, body))
+}
+
+// recordingNamesrv is a remoting server that records the REGISTER_BROKER and
+// UNREGISTER_BROKER requests it gets (a stand-in for a name server).
+type recordingNamesrv struct {
+	srv *remoting.Server
+	mu  sync.Mutex
+	reg []*remoting.RemotingCommand
+	unr []*remoting.RemotingCommand
+}
+
+func startRecordingNamesrv(t *testing.T) *recordingNamesrv {
+	t.Helper()
+	n := &recordingNamesrv{srv: remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)}
+	n.srv.RegisterProcessor(protocol.RegisterBroker, remoting.ProcessorFunc(
+		func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+			n.mu.Lock()
+			n.reg = append(n.reg, req)
+			n.mu.Unlock()
+			return remoting.NewResponse(protocol.Success, ""), nil
+		}), 1)
+	n.srv.RegisterProcessor(protocol.UnregisterBroker, remoting.ProcessorFunc(
+		func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+			n.mu.Lock()
+			n.unr = append(n.unr, req)
+			n.mu.Unlock()
+			return remoting.NewResponse(protocol.Success, ""), nil
+		}), 1)
+	require.NoError(t, n.srv.Start())
+	t.Cleanup(n.srv.Shutdown)
+	return n
+}
+
+func (n *recordingNamesrv) addr() string { return n.srv.Addr().String() }
+
+func (n *recordingNamesrv) registrations() []*remoting.RemotingCommand {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]*remoting.RemotingCommand(nil), n.reg...)
+}
+
+func (n *recordingNamesrv) unregistrations() []*remoting.RemotingCommand {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]*remoting.RemotingCommand(nil), n.unr...)
+}

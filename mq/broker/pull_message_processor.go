@@ -1,0 +1,230 @@
+package broker
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// masterID is the broker id of a master. Java: MixAll.MASTER_ID.
+const masterID = 0
+
+// PullMessageProcessor answers PULL_MESSAGE (11): checks, subscription, store read, status →
+// code, and long polling through the PullRequestHoldService when nothing is there yet.
+// Mirrors org.apache.rocketmq.broker.processor.PullMessageProcessor.
+//
+// Wake-up replays (executeRequestWhenWakeup) run on their own goroutines, counted in wg.
+type PullMessageProcessor struct {
+	b  *BrokerController
+	wg sync.WaitGroup
+	// closing stops new replays once shutdown began.
+	mu      sync.Mutex
+	closing bool
+}
+
+// NewPullMessageProcessor returns the processor of b.
+func NewPullMessageProcessor(b *BrokerController) *PullMessageProcessor {
+	return &PullMessageProcessor{b: b}
+}
+
+// RejectRequest implements remoting.RequestProcessor.
+func (p *PullMessageProcessor) RejectRequest() bool { return false }
+
+// ProcessRequest implements remoting.RequestProcessor: a pull from the network may be held.
+func (p *PullMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	return p.processRequest(ch, req, true), nil
+}
+
+// processRequest is Java's processRequest(channel, request, brokerAllowSuspend): nil means the
+// request is held (or the answer goes out later). Java: PullMessageProcessor#processRequest.
+func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remoting.RemotingCommand, brokerAllowSuspend bool) *remoting.RemotingCommand {
+	b := p.b
+	var h protocol.PullMessageRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad pull message request header: %v", err))
+	}
+	resp := remoting.NewResponse(protocol.SystemError, "")
+	var rh protocol.PullMessageResponseHeader
+
+	if !protocol.IsReadable(int32(b.cfg.BrokerPermission)) {
+		return respond(resp, protocol.NoPermission, fmt.Sprintf("the broker[%s] pulling message is forbidden", b.cfg.BrokerIP1))
+	}
+	sgc := b.subscriptionGroupManager.FindSubscriptionGroupConfig(h.ConsumerGroup)
+	if sgc == nil {
+		return respond(resp, protocol.SubscriptionGroupNotExist, fmt.Sprintf("subscription group [%s] does not exist", h.ConsumerGroup))
+	}
+	if !sgc.ConsumeEnable {
+		return respond(resp, protocol.NoPermission, "subscription group no permission, "+h.ConsumerGroup)
+	}
+	hasSuspend := protocol.HasSuspendFlag(h.SysFlag)
+	hasCommitOffset := protocol.HasCommitOffsetFlag(h.SysFlag)
+	hasSubscription := protocol.HasSubscriptionFlag(h.SysFlag)
+	var suspendTimeout time.Duration
+	if hasSuspend {
+		suspendTimeout = time.Duration(h.SuspendTimeoutMillis) * time.Millisecond
+	}
+	tc := b.topicConfigManager.SelectTopicConfig(h.Topic)
+	if tc == nil {
+		return respond(resp, protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
+	}
+	if !protocol.IsReadable(tc.Perm) {
+		return respond(resp, protocol.NoPermission, "the topic["+h.Topic+"] pulling message is forbidden")
+	}
+	if h.QueueID < 0 || h.QueueID >= tc.ReadQueueNums {
+		return respond(resp, protocol.SystemError, fmt.Sprintf("queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
+			h.QueueID, h.Topic, tc.ReadQueueNums, ch.RemoteAddr()))
+	}
+
+	var sub protocol.SubscriptionData
+	if hasSubscription {
+		s, err := protocol.BuildSubscriptionData(h.Topic, h.Subscription)
+		if err != nil {
+			return respond(resp, protocol.SubscriptionParseFailed, "parse the consumer's subscription failed")
+		}
+		if h.ExpressionType != "" {
+			s.ExpressionType = h.ExpressionType
+		}
+		sub = *s
+	} else {
+		gi := b.consumerManager.GetConsumerGroupInfo(h.ConsumerGroup)
+		if gi == nil {
+			return respond(resp, protocol.SubscriptionNotExist, "the consumer's group info not exist")
+		}
+		if !sgc.ConsumeBroadcastEnable && gi.MessageModel == "BROADCASTING" {
+			return respond(resp, protocol.NoPermission, "the consumer group["+h.ConsumerGroup+"] can not consume by broadcast way")
+		}
+		s, ok := gi.FindSubscriptionData(h.Topic)
+		if !ok {
+			return respond(resp, protocol.SubscriptionNotExist, "the consumer's subscription not exist")
+		}
+		if s.SubVersion < h.SubVersion {
+			return respond(resp, protocol.SubscriptionNotLatest, "the consumer's subscription not latest")
+		}
+		sub = s
+	}
+	if !isTagType(sub.ExpressionType) {
+		return respond(resp, protocol.SystemError, "The broker does not support consumer to filter message by "+sub.ExpressionType)
+	}
+	filter := NewExpressionMessageFilter(&sub)
+
+	r := b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, h.MaxMsgNums, filter)
+	if r == nil {
+		return respond(resp, protocol.SystemError, "store getMessage return null")
+	}
+	resp.Remark = r.Status.String()
+	rh.NextBeginOffset, rh.MinOffset, rh.MaxOffset = r.NextBeginOffset, r.MinOffset, r.MaxOffset
+	// slaveReadEnable is not built: a master always suggests itself. On a slave Java first sets
+	// PULL_RETRY_IMMEDIATELY, but the status mapping below overwrites it (protocol sheet §4.6).
+	rh.SuggestWhichBrokerID = masterID
+
+	switch r.Status {
+	case store.FOUND:
+		resp.Code = protocol.Success
+	case store.MESSAGE_WAS_REMOVING, store.NO_MATCHED_MESSAGE:
+		resp.Code = protocol.PullRetryImmediately
+	case store.NO_MATCHED_LOGIC_QUEUE, store.NO_MESSAGE_IN_QUEUE:
+		if h.QueueOffset != 0 {
+			resp.Code = protocol.PullOffsetMoved
+			b.log.Info("the broker stores no queue data, fix the request offset",
+				"topic", h.Topic, "queueId", h.QueueID, "requestOffset", h.QueueOffset,
+				"nextBeginOffset", r.NextBeginOffset, "consumer", ch.RemoteAddr())
+		} else {
+			resp.Code = protocol.PullNotFound
+		}
+	case store.OFFSET_FOUND_NULL, store.OFFSET_OVERFLOW_ONE:
+		resp.Code = protocol.PullNotFound
+	case store.OFFSET_OVERFLOW_BADLY, store.OFFSET_TOO_SMALL:
+		resp.Code = protocol.PullOffsetMoved
+	default:
+		resp.Code = protocol.SystemError
+	}
+	resp.ExtFields = rh.Encode()
+
+	suspended := false
+	switch resp.Code {
+	case protocol.Success:
+		resp.Body = r.Body()
+	case protocol.PullNotFound:
+		if brokerAllowSuspend && hasSuspend {
+			hold := suspendTimeout
+			if !b.cfg.LongPollingEnable {
+				hold = b.cfg.ShortPollingTimeMills
+			}
+			b.pullRequestHoldService.SuspendPullRequest(h.Topic, h.QueueID, &PullRequest{
+				RequestCommand:     req,
+				ClientChannel:      ch,
+				TimeoutMillis:      hold,
+				SuspendTimestamp:   time.Now(),
+				PullFromThisOffset: h.QueueOffset,
+				SubscriptionData:   sub,
+				MessageFilter:      filter,
+			})
+			suspended = true
+		}
+	case protocol.PullOffsetMoved:
+		// Java (master, or offsetCheckInSlave) also writes an OFFSET_MOVED_EVENT message for
+		// tools; not built yet.
+	}
+	if tr := b.tr; tr.Enabled() {
+		tr.Step("PullMessageProcessor#processRequest", slog.String("topic", h.Topic),
+			slog.Int("queueId", int(h.QueueID)), slog.Int64("queueOffset", h.QueueOffset),
+			slog.String("status", r.Status.String()), slog.Int("code", int(resp.Code)),
+			slog.Int("messages", r.MessageCount), slog.Int64("nextBeginOffset", r.NextBeginOffset),
+			slog.Bool("suspended", suspended), slog.Bool("wakeup", !brokerAllowSuspend))
+	}
+	// The commit-offset side effect also happens for a held request, never for a replay.
+	if brokerAllowSuspend && hasCommitOffset && b.storeCfg.BrokerRole != store.SLAVE {
+		b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
+	}
+	if suspended {
+		return nil
+	}
+	return resp
+}
+
+// executeRequestWhenWakeup re-runs a held request with suspension disabled and writes the
+// answer with the original opaque. Runs on its own goroutine (Java: the pull executor).
+// Java: PullMessageProcessor#executeRequestWhenWakeup.
+func (p *PullMessageProcessor) executeRequestWhenWakeup(ch *remoting.Channel, req *remoting.RemotingCommand) {
+	p.mu.Lock()
+	if p.closing {
+		p.mu.Unlock()
+		return
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		resp := p.processRequest(ch, req, false)
+		if resp == nil {
+			return
+		}
+		if err := ch.WriteResponse(resp.ResponseTo(req)); err != nil {
+			p.b.log.Warn("write held pull response failed", "remoteAddr", ch.RemoteAddr(), "err", err)
+		}
+	}()
+}
+
+// shutdown stops new replays and waits for running ones.
+func (p *PullMessageProcessor) shutdown() {
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// isTagType reports whether an expression type means TAG ("", "TAG").
+// Java: ExpressionType#isTagType.
+func isTagType(t string) bool { return t == "" || t == "TAG" }
+
+// respond sets code and remark and returns resp.
+func respond(resp *remoting.RemotingCommand, code int32, remark string) *remoting.RemotingCommand {
+	resp.Code = code
+	resp.Remark = remark
+	return resp
+}

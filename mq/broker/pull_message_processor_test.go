@@ -1,0 +1,227 @@
+package broker
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// createTopic creates topic with n queues through UPDATE_AND_CREATE_TOPIC.
+func (tb *testBroker) createTopic(t *testing.T, topic string, n int32) {
+	t.Helper()
+	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic, ReadQueueNums: n,
+		WriteQueueNums: n, Perm: 6, TopicFilterType: protocol.SingleTag}
+	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+}
+
+// TestPullStatusMapping pins PullMessageProcessor's status → code table (protocol sheet §4.6):
+// an empty queue at offset 0 and a pull at exactly the max offset are 19, the same empty queue
+// at a non-zero offset and a pull beyond the max are 21 (nextBeginOffset corrected), and every
+// answer carries nextBeginOffset, minOffset and maxOffset.
+func TestPullStatusMapping(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.createTopic(t, "PullTopic", 2)
+	tb.sendOK(t, "PullTopic", 1, "", []byte("a"))
+	tb.sendOK(t, "PullTopic", 1, "", []byte("b"))
+
+	cases := []struct {
+		name    string
+		queueID int32
+		offset  int64
+		code    int32
+		remark  string
+		next    int64
+	}{
+		{"empty queue, offset 0", 0, 0, protocol.PullNotFound, "NO_MATCHED_LOGIC_QUEUE", 0},
+		{"empty queue, offset 5", 0, 5, protocol.PullOffsetMoved, "NO_MATCHED_LOGIC_QUEUE", 0},
+		{"found", 1, 0, protocol.Success, "FOUND", 2},
+		{"at max offset", 1, 2, protocol.PullNotFound, "OFFSET_OVERFLOW_ONE", 2},
+		{"beyond max offset", 1, 9, protocol.PullOffsetMoved, "OFFSET_OVERFLOW_BADLY", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp := tb.pull(t, "g", "PullTopic", c.queueID, c.offset, "*")
+			require.Equal(t, c.code, resp.Code, resp.Remark)
+			require.Equal(t, c.remark, resp.Remark)
+			rh := pullResponseHeader(t, resp)
+			require.Equal(t, c.next, rh.NextBeginOffset)
+			if c.code != protocol.Success {
+				require.Empty(t, resp.Body)
+			}
+		})
+	}
+}
+
+// TestPullPreconditions pins the checks before the store is read.
+func TestPullPreconditions(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.createTopic(t, "Pre", 2)
+	cases := []struct {
+		name   string
+		h      *protocol.PullMessageRequestHeader
+		code   int32
+		remark string
+	}{
+		{"unknown topic", pullHeader("g", "NoSuchTopic", 0, 0, protocol.PullFlagSubscription, 0, "*"),
+			protocol.TopicNotExist, "topic[NoSuchTopic] not exist"},
+		{"queueId >= readQueueNums", pullHeader("g", "Pre", 2, 0, protocol.PullFlagSubscription, 0, "*"),
+			protocol.SystemError, "queueId[2] is illegal"},
+		{"no heartbeat, no subscription flag", pullHeader("g", "Pre", 0, 0, 0, 0, ""),
+			protocol.SubscriptionNotExist, "group info not exist"},
+		{"bad expression", pullHeader("g", "Pre", 0, 0, protocol.PullFlagSubscription, 0, " || "),
+			protocol.SubscriptionParseFailed, "parse the consumer's subscription failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, c.h.Encode(), nil))
+			require.Equal(t, c.code, resp.Code)
+			require.Contains(t, resp.Remark, c.remark)
+		})
+	}
+	// a header without topic names the field
+	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, map[string]string{"consumerGroup": "g"}, nil))
+	require.Equal(t, int32(protocol.SystemError), resp.Code)
+	require.Contains(t, resp.Remark, "topic")
+}
+
+// asyncPull starts a suspended pull and returns a channel with its response.
+func (tb *testBroker) asyncPull(t *testing.T, h *protocol.PullMessageRequestHeader) <-chan *remoting.RemotingCommand {
+	t.Helper()
+	out := make(chan *remoting.RemotingCommand, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	err := tb.client.InvokeAsync(ctx, tb.addr, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil),
+		func(resp *remoting.RemotingCommand, err error) {
+			if err != nil {
+				resp = remoting.NewResponse(-100, err.Error())
+			}
+			out <- resp
+		})
+	require.NoError(t, err)
+	return out
+}
+
+// TestPullHeldUntilMessageArrives pins long polling: a pull that finds nothing at offset 0
+// with the suspend flag is held (no answer), and the arrival of a message on that queue
+// (ReputMessageService → NotifyMessageArrivingListener → PullRequestHoldService) answers it
+// with the message long before its 20 s hold ends.
+func TestPullHeldUntilMessageArrives(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.createTopic(t, "Held", 1)
+	h := pullHeader("g", "Held", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 20*time.Second, "*")
+	start := time.Now()
+	got := tb.asyncPull(t, h)
+	require.Eventually(t, func() bool { return tb.b.PullRequestHoldService().HeldCount() == 1 },
+		5*time.Second, 5*time.Millisecond, "the pull is held")
+	select {
+	case r := <-got:
+		t.Fatalf("held pull answered before any message: code %d %s", r.Code, r.Remark)
+	default:
+	}
+	tb.sendOK(t, "Held", 0, "", []byte("wake"))
+	select {
+	case resp := <-got:
+		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+		msgs, err := primitive.DecodeMessages(resp.Body)
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		require.Equal(t, []byte("wake"), msgs[0].Body)
+		require.Less(t, time.Since(start), 10*time.Second, "answered on arrival, not at the hold's end")
+	case <-time.After(10 * time.Second):
+		t.Fatal("held pull not answered after a message arrived")
+	}
+	require.Equal(t, 0, tb.b.PullRequestHoldService().HeldCount())
+}
+
+// TestPullHeldTimesOut pins the hold's end: a held pull whose hold time is up is re-run and
+// answered PULL_NOT_FOUND (19), by the hold service's sweep (here short polling: the sweep and
+// the hold are shortPollingTimeMills) or by a direct CheckHoldRequest.
+func TestPullHeldTimesOut(t *testing.T) {
+	t.Run("short polling sweep", func(t *testing.T) {
+		tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+			c.LongPollingEnable = false
+			c.ShortPollingTimeMills = 100 * time.Millisecond
+		})
+		tb.createTopic(t, "Held", 1)
+		h := pullHeader("g", "Held", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 20*time.Second, "*")
+		start := time.Now()
+		select {
+		case resp := <-tb.asyncPull(t, h):
+			require.Equal(t, int32(protocol.PullNotFound), resp.Code, resp.Remark)
+			require.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "held for shortPollingTimeMills")
+			require.Equal(t, int64(0), pullResponseHeader(t, resp).NextBeginOffset)
+		case <-time.After(10 * time.Second):
+			t.Fatal("short-polled pull not answered")
+		}
+	})
+	t.Run("long polling, CheckHoldRequest", func(t *testing.T) {
+		tb := startTestBroker(t, nil)
+		tb.createTopic(t, "Held", 1)
+		h := pullHeader("g", "Held", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 50*time.Millisecond, "*")
+		got := tb.asyncPull(t, h)
+		hold := tb.b.PullRequestHoldService()
+		require.Eventually(t, func() bool { return hold.HeldCount() == 1 }, 5*time.Second, 5*time.Millisecond)
+		var resp *remoting.RemotingCommand
+		require.Eventually(t, func() bool {
+			hold.CheckHoldRequest() // the sweep's loop body
+			select {
+			case resp = <-got:
+				return true
+			default:
+				return false
+			}
+		}, 5*time.Second, 10*time.Millisecond)
+		require.Equal(t, int32(protocol.PullNotFound), resp.Code, resp.Remark)
+	})
+}
+
+// TestPullCommitOffset pins the commit-offset side effect: with sysFlag bit0 the request's
+// commitOffset is stored for (group, topic, queue).
+func TestPullCommitOffset(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.sendOK(t, "C", 0, "", []byte("x"))
+	h := pullHeader("g", "C", 0, 0, protocol.PullFlagSubscription|protocol.PullFlagCommitOffset, 0, "*")
+	h.CommitOffset = 1
+	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, int64(1), tb.b.ConsumerOffsetManager().QueryOffset("g", "C", 0))
+}
+
+// TestPullTagFilteringNonASCII pins the tag-code rebuild: client-go sends codeSet hashed over
+// UTF-8 (−1887180642 for "中文"), Java's hash is 646394; the broker rebuilds codes from tagsSet
+// with Java's hash, so a push consumer (no subscription on the pull) gets only the 中文 message.
+func TestPullTagFilteringNonASCII(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.createTopic(t, "Tags", 1)
+	tb.sendOK(t, "Tags", 0, "other", []byte("skip me"))
+	tb.sendOK(t, "Tags", 0, "中文", []byte("take me"))
+	require.Equal(t, int64(646394), primitive.TagsString2TagsCode("中文"))
+
+	sub := protocol.SubscriptionData{Topic: "Tags", SubString: "中文", TagsSet: []string{"中文"},
+		CodeSet: []int32{-1887180642}, SubVersion: 1, ExpressionType: "TAG"}
+	require.Equal(t, int32(protocol.Success), heartbeat(t, tb.client, tb.addr, "10.0.0.1@1", "tg", sub).Code)
+
+	h := pullHeader("tg", "Tags", 0, 0, 0, 0, "")
+	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	msgs, err := primitive.DecodeMessages(resp.Body)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	require.Equal(t, []byte("take me"), msgs[0].Body)
+	require.Equal(t, int64(2), pullResponseHeader(t, resp).NextBeginOffset, "filtered units count in nextBeginOffset")
+
+	// only filtered-out messages ahead: PULL_RETRY_IMMEDIATELY (20)
+	tb.sendOK(t, "Tags", 0, "other", []byte("skip me too"))
+	h.QueueOffset = 2
+	resp = tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	require.Equal(t, int32(protocol.PullRetryImmediately), resp.Code, resp.Remark)
+	require.Equal(t, "NO_MATCHED_MESSAGE", resp.Remark)
+}

@@ -1,0 +1,232 @@
+package broker
+
+import (
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// PullRequest is a held (long-polling) pull: the original request and channel, how long it may
+// be held, and the queue offset it waits beyond.
+// Mirrors org.apache.rocketmq.broker.longpolling.PullRequest.
+type PullRequest struct {
+	RequestCommand *remoting.RemotingCommand
+	ClientChannel  *remoting.Channel
+	// TimeoutMillis is the hold time: the client's suspendTimeoutMillis with long polling, else
+	// shortPollingTimeMills.
+	TimeoutMillis    time.Duration
+	SuspendTimestamp time.Time
+	// PullFromThisOffset is the requested queue offset (ConsumeQueue units).
+	PullFromThisOffset int64
+	SubscriptionData   protocol.SubscriptionData
+	MessageFilter      *ExpressionMessageFilter
+}
+
+// ManyPullRequest is the list of pulls held for one "topic@queueId".
+// Mirrors org.apache.rocketmq.broker.longpolling.ManyPullRequest.
+type ManyPullRequest struct {
+	mu   sync.Mutex
+	list []*PullRequest
+}
+
+func (m *ManyPullRequest) add(rs ...*PullRequest) {
+	m.mu.Lock()
+	m.list = append(m.list, rs...)
+	m.mu.Unlock()
+}
+
+func (m *ManyPullRequest) cloneListAndClear() []*PullRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := m.list
+	m.list = nil
+	return l
+}
+
+// holdStore is the part of the message store the hold service reads.
+type holdStore interface {
+	GetMaxOffsetInQueue(topic string, queueID int32) int64
+}
+
+// PullRequestHoldService holds pulls that found no message and answers them when a message
+// arrives for their queue (NotifyMessageArrivingListener → NotifyMessageArriving), on its sweep
+// (every 5 s with long polling, else every shortPollingTimeMills), or when their hold time is up.
+// An answer re-runs the original request with suspension disabled and writes the response with
+// the original opaque. Mirrors org.apache.rocketmq.broker.longpolling.PullRequestHoldService.
+//
+// Lock: mu guards pullRequestTable; each ManyPullRequest has its own lock.
+type PullRequestHoldService struct {
+	cfg   *BrokerConfig
+	store holdStore
+	// wakeup re-runs a held request (PullMessageProcessor#executeRequestWhenWakeup).
+	wakeup func(ch *remoting.Channel, req *remoting.RemotingCommand)
+	tr     *trace.Tracer
+	log    *slog.Logger
+	now    func() time.Time
+	svc    *service.ServiceThread
+
+	mu               sync.Mutex
+	pullRequestTable map[string]*ManyPullRequest
+}
+
+// NewPullRequestHoldService returns the service (not started).
+func NewPullRequestHoldService(cfg *BrokerConfig, store holdStore,
+	wakeup func(ch *remoting.Channel, req *remoting.RemotingCommand), tr *trace.Tracer, log *slog.Logger) *PullRequestHoldService {
+	return &PullRequestHoldService{
+		cfg: cfg, store: store, wakeup: wakeup, tr: tr, log: orDiscard(log), now: time.Now,
+		svc:              service.New("PullRequestHoldService"),
+		pullRequestTable: map[string]*ManyPullRequest{},
+	}
+}
+
+// buildKey returns "topic@queueId". Java: PullRequestHoldService#buildKey.
+func buildKey(topic string, queueID int32) string {
+	return topic + TopicGroupSeparator + strconv.Itoa(int(queueID))
+}
+
+// SuspendPullRequest holds r under topic@queueID. Java: PullRequestHoldService#suspendPullRequest.
+func (s *PullRequestHoldService) SuspendPullRequest(topic string, queueID int32, r *PullRequest) {
+	key := buildKey(topic, queueID)
+	s.mu.Lock()
+	mpr := s.pullRequestTable[key]
+	if mpr == nil {
+		mpr = &ManyPullRequest{}
+		s.pullRequestTable[key] = mpr
+	}
+	s.mu.Unlock()
+	mpr.add(r)
+	if s.tr.Enabled() {
+		s.tr.Step("PullRequestHoldService#suspendPullRequest", slog.String("key", key),
+			slog.Int64("offset", r.PullFromThisOffset), slog.Duration("hold", r.TimeoutMillis))
+	}
+}
+
+// Start runs CheckHoldRequest every 5 s (long polling) or every shortPollingTimeMills.
+// Java: PullRequestHoldService#run.
+func (s *PullRequestHoldService) Start() {
+	interval := 5 * time.Second
+	if !s.cfg.LongPollingEnable {
+		interval = s.cfg.ShortPollingTimeMills
+	}
+	s.svc.RunEvery(interval, interval, s.CheckHoldRequest)
+}
+
+// Shutdown stops the sweep. Held requests are dropped unanswered (as in Java); clients time out.
+func (s *PullRequestHoldService) Shutdown() { s.svc.Shutdown() }
+
+// CheckHoldRequest re-checks every held key against its queue's max offset: requests whose
+// queue grew are answered, as are those whose hold time is up.
+// Java: PullRequestHoldService#checkHoldRequest.
+func (s *PullRequestHoldService) CheckHoldRequest() {
+	s.mu.Lock()
+	keys := make([]string, 0, len(s.pullRequestTable))
+	for k := range s.pullRequestTable {
+		keys = append(keys, k)
+	}
+	s.mu.Unlock()
+	for _, key := range keys {
+		i := strings.LastIndex(key, TopicGroupSeparator)
+		if i < 0 {
+			continue
+		}
+		qid, err := strconv.Atoi(key[i+1:])
+		if err != nil {
+			continue
+		}
+		topic, queueID := key[:i], int32(qid)
+		s.notifyMessageArriving(topic, queueID, s.store.GetMaxOffsetInQueue(topic, queueID), 0, false)
+	}
+}
+
+// NotifyMessageArriving answers the requests held on topic@queueID that wait below maxOffset
+// (the queue's new max offset, ConsumeQueue units) and whose filter matches tagsCode, and those
+// whose hold time is up; the others stay held.
+// Java: PullRequestHoldService#notifyMessageArriving.
+func (s *PullRequestHoldService) NotifyMessageArriving(topic string, queueID int32, maxOffset int64, tagsCode int64) {
+	s.notifyMessageArriving(topic, queueID, maxOffset, tagsCode, true)
+}
+
+// notifyMessageArriving: haveTags false means "no tags code known" (the sweep), which matches
+// every filter, as Java's null tagsCode does.
+func (s *PullRequestHoldService) notifyMessageArriving(topic string, queueID int32, maxOffset int64, tagsCode int64, haveTags bool) {
+	key := buildKey(topic, queueID)
+	s.mu.Lock()
+	mpr := s.pullRequestTable[key]
+	s.mu.Unlock()
+	if mpr == nil {
+		return
+	}
+	requests := mpr.cloneListAndClear()
+	if len(requests) == 0 {
+		return
+	}
+	now := s.now()
+	var keep []*PullRequest
+	woken := 0
+	for _, r := range requests {
+		newest := maxOffset
+		if newest <= r.PullFromThisOffset {
+			newest = s.store.GetMaxOffsetInQueue(topic, queueID)
+		}
+		if newest > r.PullFromThisOffset {
+			if !haveTags || r.MessageFilter == nil || r.MessageFilter.IsMatchedByConsumeQueue(tagsCode) {
+				woken++
+				s.wakeup(r.ClientChannel, r.RequestCommand)
+				continue
+			}
+		}
+		if !now.Before(r.SuspendTimestamp.Add(r.TimeoutMillis)) {
+			woken++
+			s.wakeup(r.ClientChannel, r.RequestCommand)
+			continue
+		}
+		keep = append(keep, r)
+	}
+	if len(keep) > 0 {
+		mpr.add(keep...)
+	}
+	if woken > 0 && s.tr.Enabled() {
+		s.tr.Step("PullRequestHoldService#notifyMessageArriving", slog.String("key", key),
+			slog.Int64("maxOffset", maxOffset), slog.Int("woken", woken))
+	}
+}
+
+// HeldCount returns how many requests are held (for tests and chapters).
+func (s *PullRequestHoldService) HeldCount() int {
+	s.mu.Lock()
+	mprs := make([]*ManyPullRequest, 0, len(s.pullRequestTable))
+	for _, m := range s.pullRequestTable {
+		mprs = append(mprs, m)
+	}
+	s.mu.Unlock()
+	n := 0
+	for _, m := range mprs {
+		m.mu.Lock()
+		n += len(m.list)
+		m.mu.Unlock()
+	}
+	return n
+}
+
+// NotifyMessageArrivingListener is the store's MessageArrivingListener: on every dispatched
+// message it tells the hold service. Mirrors
+// org.apache.rocketmq.broker.longpolling.NotifyMessageArrivingListener.
+type NotifyMessageArrivingListener struct {
+	hold *PullRequestHoldService
+}
+
+// Arriving implements store.MessageArrivingListener. logicOffset is the queue's max offset after
+// the message (ConsumeQueue units). Java: NotifyMessageArrivingListener#arriving.
+func (l *NotifyMessageArrivingListener) Arriving(topic string, queueID int32, logicOffset int64, tagsCode int64, storeTimestamp int64) {
+	if l.hold == nil {
+		return
+	}
+	l.hold.NotifyMessageArriving(topic, queueID, logicOffset, tagsCode)
+}

@@ -1,0 +1,215 @@
+package broker
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// TestSendThenPull pins SendMessageProcessor#asyncSendMessage and PullMessageProcessor: each
+// send answers the ConsumeQueue offset (growing by one) and an offsetMsgId that decodes to the
+// broker's store host and a growing CommitLog offset; a pull from 0 returns the stored records
+// with the same bodies, CLUSTER added and WAIT not stored.
+func TestSendThenPull(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	bodies := [][]byte{[]byte("hello"), []byte("rocketmq"), []byte("go!")}
+	var lastPhy int64 = -1
+	for i, body := range bodies {
+		props := map[string]string{primitive.PropertyTags: "TagA", primitive.PropertyWaitStoreMsgOK: "true"}
+		h := sendHeader("TopicTest", 0, props)
+		resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), body))
+		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+		require.Equal(t, "DefaultRegion", resp.ExtFields["MSG_REGION"], "send responses carry MSG_REGION")
+		require.Equal(t, "true", resp.ExtFields["TRACE_ON"], "send responses carry TRACE_ON")
+		var rh protocol.SendMessageResponseHeader
+		require.NoError(t, rh.Decode(resp.ExtFields))
+		require.Equal(t, int32(0), rh.QueueID)
+		require.Equal(t, int64(i), rh.QueueOffset, "queueOffset grows by one per message")
+		host, phy, err := primitive.DecodeOffsetMsgID(rh.MsgID)
+		require.NoError(t, err)
+		require.Equal(t, tb.b.BrokerAddr(), host, "offsetMsgId holds brokerIP1 and the bound port")
+		require.Greater(t, phy, lastPhy, "CommitLog offsets grow")
+		lastPhy = phy
+	}
+
+	resp := tb.pull(t, "g1", "TopicTest", 0, 0, "*")
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, "FOUND", resp.Remark, "pull remark is the store status name")
+	rh := pullResponseHeader(t, resp)
+	require.Equal(t, int64(3), rh.NextBeginOffset)
+	require.Equal(t, int64(0), rh.MinOffset)
+	require.Equal(t, int64(3), rh.MaxOffset)
+	require.Equal(t, int64(0), rh.SuggestWhichBrokerID)
+	msgs, err := primitive.DecodeMessages(resp.Body)
+	require.NoError(t, err)
+	require.Len(t, msgs, len(bodies))
+	for i, m := range msgs {
+		require.Equal(t, bodies[i], m.Body)
+		require.Equal(t, int64(i), m.QueueOffset)
+		require.Equal(t, "TopicTest", m.Topic)
+		require.Equal(t, "DefaultCluster", m.Properties[primitive.PropertyCluster], "the broker adds CLUSTER")
+		require.NotContains(t, m.Properties, primitive.PropertyWaitStoreMsgOK, "WAIT is not stored")
+		require.Equal(t, tb.b.BrokerAddr(), m.StoreHost)
+	}
+}
+
+// TestAutoCreateTopicFromTBW102 pins TopicConfigManager#createTopicInSendMessageMethod: an
+// unknown topic sent with defaultTopic=TBW102 and defaultTopicQueueNums=4 gets
+// min(4, 8) = 4 queues and TBW102's perm without INHERIT (7 → 6).
+func TestAutoCreateTopicFromTBW102(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tbw := tb.b.TopicConfigManager().SelectTopicConfig(protocol.DefaultTopic)
+	require.NotNil(t, tbw)
+	require.Equal(t, int32(8), tbw.WriteQueueNums)
+	require.Equal(t, int32(7), tbw.Perm)
+	before := tb.b.TopicConfigManager().DataVersion().Counter
+
+	tb.sendOK(t, "NewTopic", 3, "", []byte("x"))
+	tc := tb.b.TopicConfigManager().SelectTopicConfig("NewTopic")
+	require.NotNil(t, tc)
+	require.Equal(t, int32(4), tc.ReadQueueNums)
+	require.Equal(t, int32(4), tc.WriteQueueNums)
+	require.Equal(t, int32(6), tc.Perm)
+	require.Greater(t, tb.b.TopicConfigManager().DataVersion().Counter, before, "a created topic bumps the DataVersion")
+}
+
+// TestSendChecks pins AbstractSendMessageProcessor#msgCheck's answers.
+func TestSendChecks(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.sendOK(t, "Existing", 0, "", []byte("x")) // 4 queues
+
+	cases := []struct {
+		name   string
+		mutate func(h *protocol.SendMessageRequestHeader)
+		code   int32
+		remark string
+	}{
+		{"unknown topic, template missing", func(h *protocol.SendMessageRequestHeader) {
+			h.Topic, h.DefaultTopic = "Unknown1", "NoSuchTemplate"
+		}, protocol.TopicNotExist, "topic[Unknown1] not exist"},
+		{"template without inherit", func(h *protocol.SendMessageRequestHeader) {
+			h.Topic, h.DefaultTopic = "Unknown2", "Existing"
+		}, protocol.TopicNotExist, "topic[Unknown2] not exist"},
+		{"illegal characters", func(h *protocol.SendMessageRequestHeader) { h.Topic = "bad topic" },
+			protocol.SystemError, "illegal characters"},
+		{"reserved topic", func(h *protocol.SendMessageRequestHeader) { h.Topic = "SCHEDULE_TOPIC_XXXX" },
+			protocol.NoPermission, "is forbidden"},
+		{"queueId out of range", func(h *protocol.SendMessageRequestHeader) { h.Topic, h.QueueID = "Existing", 4 },
+			protocol.SystemError, "queueId[4] is illegal"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := sendHeader("x", 0, nil)
+			c.mutate(h)
+			resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("b")))
+			require.Equal(t, c.code, resp.Code)
+			require.Contains(t, resp.Remark, c.remark)
+		})
+	}
+	require.Nil(t, tb.b.TopicConfigManager().SelectTopicConfig("Unknown1"))
+}
+
+// TestSendWithoutAutoCreate: with autoCreateTopicEnable=false there is no TBW102, so an unknown
+// topic is TOPIC_NOT_EXIST (17), which client-go retries on another queue.
+func TestSendWithoutAutoCreate(t *testing.T) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) { c.AutoCreateTopicEnable = false })
+	require.Nil(t, tb.b.TopicConfigManager().SelectTopicConfig(protocol.DefaultTopic))
+	resp := tb.send(t, "Unknown", 0, "", []byte("x"))
+	require.Equal(t, int32(protocol.TopicNotExist), resp.Code)
+}
+
+// TestSendRandomQueueAndV2Header: SEND_MESSAGE_V2 (310) uses single-letter keys; a negative
+// queueId lets the broker pick a writable queue.
+func TestSendRandomQueueAndV2Header(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	h := sendHeader("TopicV2", -1, map[string]string{primitive.PropertyTags: "A"})
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessageV2, h.EncodeV2(), []byte("v2")))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	var rh protocol.SendMessageResponseHeader
+	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.GreaterOrEqual(t, rh.QueueID, int32(0))
+	require.Less(t, rh.QueueID, int32(4))
+}
+
+// TestSendBadHeader: a header without its required fields is SYSTEM_ERROR naming the field,
+// never a panic or a dropped connection.
+func TestSendBadHeader(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, map[string]string{"producerGroup": "pg"}, []byte("x")))
+	require.Equal(t, int32(protocol.SystemError), resp.Code)
+	require.Contains(t, resp.Remark, "topic")
+	resp = tb.invoke(t, remoting.NewRequest(protocol.SendMessageV2, map[string]string{"a": "pg", "b": "T"}, []byte("x")))
+	require.Equal(t, int32(protocol.SystemError), resp.Code)
+	require.Contains(t, resp.Remark, "defaultTopic", "V2 errors name the long field")
+}
+
+// TestSendRetryTopicToDLQ pins SendMessageProcessor#handleRetryAndDLQ: a direct send to
+// %RETRY%g whose reconsumeTimes reached maxReconsumeTimes lands in %DLQ%g (1 queue, perm 6).
+func TestSendRetryTopicToDLQ(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	h := sendHeader("%RETRY%g", 0, nil)
+	h.ReconsumeTimes, h.MaxReconsumeTimes = 16, 16
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("dead")))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	dlq := tb.b.TopicConfigManager().SelectTopicConfig("%DLQ%g")
+	require.NotNil(t, dlq)
+	require.Equal(t, int32(1), dlq.WriteQueueNums)
+	require.Equal(t, int32(6), dlq.Perm)
+	require.Equal(t, int64(1), tb.b.MessageStore().GetMaxOffsetInQueue("%DLQ%g", 0))
+	require.Equal(t, int64(0), tb.b.MessageStore().GetMaxOffsetInQueue("%RETRY%g", 0))
+}
+
+// batchEntry encodes one batch member as client-go does (remoting-protocol.md §6.2).
+func batchEntry(body []byte, props string) []byte {
+	total := 20 + len(body) + 2 + len(props)
+	b := make([]byte, 0, total)
+	b = binary.BigEndian.AppendUint32(b, uint32(total))
+	b = binary.BigEndian.AppendUint32(b, 0) // magic (ignored)
+	b = binary.BigEndian.AppendUint32(b, 0) // body CRC (ignored)
+	b = binary.BigEndian.AppendUint32(b, 0) // flag
+	b = binary.BigEndian.AppendUint32(b, uint32(len(body)))
+	b = append(b, body...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(props)))
+	return append(b, props...)
+}
+
+// TestSendBatch pins SendMessageProcessor#asyncSendBatchMessage: every member is its own
+// record, msgId lists their offsetMsgIds joined by ',', queueOffset is the first member's.
+func TestSendBatch(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.sendOK(t, "BatchTopic", 1, "", []byte("first")) // queue 1 offset 0
+	body := append(batchEntry([]byte("xy"), "TAGS\x01A\x02"), batchEntry([]byte("z"), "TAGS\x01B\x02")...)
+	h := sendHeader("BatchTopic", 1, nil)
+	h.Batch = true
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), body))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	var rh protocol.SendMessageResponseHeader
+	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.Equal(t, int64(1), rh.QueueOffset)
+	require.Len(t, strings.Split(rh.MsgID, ","), 2)
+
+	pr := tb.pull(t, "g", "BatchTopic", 1, 1, "*")
+	require.Equal(t, int32(protocol.Success), pr.Code, pr.Remark)
+	msgs, err := primitive.DecodeMessages(pr.Body)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	require.Equal(t, []byte("xy"), msgs[0].Body)
+	require.Equal(t, "A", msgs[0].Properties[primitive.PropertyTags])
+	require.Equal(t, "DefaultCluster", msgs[1].Properties[primitive.PropertyCluster])
+}
+
+// TestSendTransactionRefused: half messages are a later issue; they are refused, not stored
+// as normal messages.
+func TestSendTransactionRefused(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	h := sendHeader("TxTopic", 0, map[string]string{primitive.PropertyTransactionPrepared: "true"})
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("half")))
+	require.Equal(t, int32(protocol.NoPermission), resp.Code)
+}

@@ -1,0 +1,256 @@
+package broker
+
+import (
+	"log/slog"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+)
+
+// Queue counts of built-in topics (RocketMQ 4.9 TopicConfigManager).
+const (
+	// ScheduleTopicQueueNums is the queue count of SCHEDULE_TOPIC_XXXX: one per delay level.
+	ScheduleTopicQueueNums = 18
+	// BenchmarkTopicQueueNums is the queue count of BenchmarkTest (its ConsumeQueues exist only
+	// once written).
+	BenchmarkTopicQueueNums = 1024
+)
+
+// TopicConfigManager holds the broker's topic table and its DataVersion, creates the built-in
+// topics at start and topics on demand (auto-create on send, %RETRY% on heartbeat).
+// Mirrors org.apache.rocketmq.broker.topic.TopicConfigManager.
+//
+// The table is in memory only for now. Persistence (config/topics.json,
+// store-formats.md §7.2) slots in at persist(), called after every change under the lock, and
+// at a loader that replaces the table with SetTopicConfigTable before the built-ins are
+// re-inserted.
+type TopicConfigManager struct {
+	cfg *BrokerConfig
+	log *slog.Logger
+
+	// mu guards table and dataVersion (Java: topicConfigTableLock + ConcurrentHashMap).
+	mu          sync.RWMutex
+	table       map[string]protocol.TopicConfig
+	dataVersion protocol.DataVersion
+	now         func() time.Time
+
+	// systemTopics are the built-ins (Java: TopicValidator.addSystemTopic).
+	systemTopics map[string]bool
+
+	// registerBroker is called (outside the lock) after a topic was created on demand, so the
+	// name servers learn it at once (Java: brokerController.registerBrokerAll(false, true, true)).
+	registerBroker func()
+}
+
+// NewTopicConfigManager creates the table with the built-in topics of RocketMQ 4.9:
+// SELF_TEST_TOPIC (1), TBW102 (DefaultTopicQueueNums, perm 7; only with autoCreateTopicEnable),
+// BenchmarkTest (1024), the cluster-name topic (16; perm 7 with clusterTopicEnable, else 1),
+// the broker-name topic (1; perm 7 with brokerTopicEnable, else 1), OFFSET_MOVED_EVENT (1),
+// SCHEDULE_TOPIC_XXXX (18), the trace topic (1; only with traceTopicEnable) and
+// <cluster>_REPLY_TOPIC (1). Java: TopicConfigManager(BrokerController).
+func NewTopicConfigManager(cfg *BrokerConfig, log *slog.Logger) *TopicConfigManager {
+	m := &TopicConfigManager{
+		cfg:          cfg,
+		log:          orDiscard(log),
+		table:        map[string]protocol.TopicConfig{},
+		dataVersion:  protocol.DataVersion{Timestamp: time.Now().UnixMilli()},
+		now:          time.Now,
+		systemTopics: map[string]bool{},
+	}
+	add := func(topic string, queues int32, perm int32) {
+		tc := protocol.NewTopicConfig(topic)
+		tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = queues, queues, perm
+		m.table[topic] = *tc
+		m.systemTopics[topic] = true
+	}
+	const rw = protocol.PermRead | protocol.PermWrite
+	add(protocol.SelfTestTopic, 1, rw)
+	if cfg.AutoCreateTopicEnable {
+		add(protocol.DefaultTopic, int32(cfg.DefaultTopicQueueNums), protocol.PermInherit|rw)
+	}
+	add(protocol.BenchmarkTopic, BenchmarkTopicQueueNums, rw)
+	permOf := func(enabled bool) int32 {
+		if enabled {
+			return protocol.PermInherit | rw
+		}
+		return protocol.PermInherit
+	}
+	add(cfg.BrokerClusterName, protocol.DefaultReadQueueNums, permOf(cfg.ClusterTopicEnable))
+	add(cfg.BrokerName, 1, permOf(cfg.BrokerTopicEnable))
+	add(protocol.OffsetMovedEvent, 1, rw)
+	add(protocol.ScheduleTopic, ScheduleTopicQueueNums, rw)
+	if cfg.TraceTopicEnable {
+		add(cfg.MsgTraceTopicName, 1, rw)
+	}
+	add(protocol.GetReplyTopic(cfg.BrokerClusterName), 1, rw)
+	return m
+}
+
+// SetRegisterBroker sets the hook run after a topic is created on demand.
+func (m *TopicConfigManager) SetRegisterBroker(f func()) { m.registerBroker = f }
+
+// SelectTopicConfig returns a copy of topic's config, or nil.
+// Java: TopicConfigManager#selectTopicConfig.
+func (m *TopicConfigManager) SelectTopicConfig(topic string) *protocol.TopicConfig {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	tc, ok := m.table[topic]
+	if !ok {
+		return nil
+	}
+	return &tc
+}
+
+// IsSystemTopic reports whether topic is one of the built-ins.
+func (m *TopicConfigManager) IsSystemTopic(topic string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.systemTopics[topic]
+}
+
+// IsOrderTopic reports whether topic exists and is marked order.
+// Java: TopicConfigManager#isOrderTopic.
+func (m *TopicConfigManager) IsOrderTopic(topic string) bool {
+	tc := m.SelectTopicConfig(topic)
+	return tc != nil && tc.Order
+}
+
+// CreateTopicInSendMessageMethod returns topic's config, creating it from the template
+// defaultTopic when it does not exist: the template must exist and carry PERM_INHERIT; the new
+// topic gets min(clientDefaultTopicQueueNums, template writeQueueNums) read and write queues,
+// the template's perm without INHERIT, its filter type, and topicSysFlag. nil when it cannot be
+// created. A created topic bumps the DataVersion and is registered with the name servers at once.
+// Java: TopicConfigManager#createTopicInSendMessageMethod.
+func (m *TopicConfigManager) CreateTopicInSendMessageMethod(topic, defaultTopic, remoteAddr string,
+	clientDefaultTopicQueueNums int32, topicSysFlag int32) *protocol.TopicConfig {
+	m.mu.Lock()
+	if tc, ok := m.table[topic]; ok {
+		m.mu.Unlock()
+		return &tc
+	}
+	tmpl, ok := m.table[defaultTopic]
+	if !ok {
+		m.mu.Unlock()
+		m.log.Warn("create new topic failed: the default topic does not exist",
+			"topic", topic, "defaultTopic", defaultTopic, "producer", remoteAddr)
+		return nil
+	}
+	if defaultTopic == protocol.DefaultTopic && !m.cfg.AutoCreateTopicEnable {
+		// Java downgrades a TBW102 left over from an earlier configuration to RW, so it can no
+		// longer serve as a template.
+		tmpl.Perm = protocol.PermRead | protocol.PermWrite
+		m.table[defaultTopic] = tmpl
+	}
+	if !protocol.IsInherited(tmpl.Perm) {
+		m.mu.Unlock()
+		m.log.Warn("create new topic failed: the default topic has no inherit permission",
+			"topic", topic, "defaultTopic", defaultTopic, "perm", tmpl.Perm, "producer", remoteAddr)
+		return nil
+	}
+	queueNums := max(min(clientDefaultTopicQueueNums, tmpl.WriteQueueNums), 0)
+	tc := *protocol.NewTopicConfig(topic)
+	tc.ReadQueueNums, tc.WriteQueueNums = queueNums, queueNums
+	tc.Perm = tmpl.Perm &^ protocol.PermInherit
+	tc.TopicSysFlag = topicSysFlag
+	tc.TopicFilterType = tmpl.TopicFilterType
+	m.table[topic] = tc
+	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.persist()
+	m.mu.Unlock()
+	m.log.Info("create new topic by default topic", "topic", topic, "defaultTopic", defaultTopic,
+		"queueNums", queueNums, "perm", tc.Perm, "producer", remoteAddr)
+	if m.registerBroker != nil {
+		m.registerBroker()
+	}
+	return &tc
+}
+
+// CreateTopicInSendMessageBackMethod returns topic's config, creating it with
+// clientDefaultTopicQueueNums read and write queues, perm and topicSysFlag when it does not
+// exist (used for %RETRY%<group> with the group's retryQueueNums and perm 6, and %DLQ%<group>).
+// A created topic bumps the DataVersion and is registered with the name servers at once.
+// Java: TopicConfigManager#createTopicInSendMessageBackMethod.
+func (m *TopicConfigManager) CreateTopicInSendMessageBackMethod(topic string, clientDefaultTopicQueueNums int32,
+	perm int32, topicSysFlag int32) *protocol.TopicConfig {
+	m.mu.Lock()
+	if tc, ok := m.table[topic]; ok {
+		m.mu.Unlock()
+		return &tc
+	}
+	tc := *protocol.NewTopicConfig(topic)
+	tc.ReadQueueNums, tc.WriteQueueNums = clientDefaultTopicQueueNums, clientDefaultTopicQueueNums
+	tc.Perm = perm
+	tc.TopicSysFlag = topicSysFlag
+	m.table[topic] = tc
+	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.persist()
+	m.mu.Unlock()
+	m.log.Info("create new topic", "topic", topic, "queueNums", clientDefaultTopicQueueNums, "perm", perm)
+	if m.registerBroker != nil {
+		m.registerBroker()
+	}
+	return &tc
+}
+
+// UpdateTopicConfig puts tc (creating or replacing) and bumps the DataVersion. The caller
+// (UPDATE_AND_CREATE_TOPIC) registers with the name servers afterwards.
+// Java: TopicConfigManager#updateTopicConfig.
+func (m *TopicConfigManager) UpdateTopicConfig(tc protocol.TopicConfig) {
+	m.mu.Lock()
+	old, existed := m.table[tc.TopicName]
+	m.table[tc.TopicName] = tc
+	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.persist()
+	m.mu.Unlock()
+	if existed {
+		m.log.Info("update topic config", "old", old, "new", tc)
+	} else {
+		m.log.Info("create new topic", "new", tc)
+	}
+}
+
+// DeleteTopicConfig removes topic and bumps the DataVersion (no-op when absent).
+// Java: TopicConfigManager#deleteTopicConfig.
+func (m *TopicConfigManager) DeleteTopicConfig(topic string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.table[topic]; !ok {
+		return
+	}
+	delete(m.table, topic)
+	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.persist()
+}
+
+// DataVersion returns a copy of the current DataVersion.
+func (m *TopicConfigManager) DataVersion() protocol.DataVersion {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.dataVersion
+}
+
+// TopicConfigTable returns a copy of the table.
+func (m *TopicConfigManager) TopicConfigTable() map[string]protocol.TopicConfig {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return maps.Clone(m.table)
+}
+
+// BuildTopicConfigSerializeWrapper snapshots table and DataVersion together (what
+// REGISTER_BROKER carries and topics.json holds).
+// Java: TopicConfigManager#buildTopicConfigSerializeWrapper.
+func (m *TopicConfigManager) BuildTopicConfigSerializeWrapper() protocol.TopicConfigSerializeWrapper {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	table := make(map[string]*protocol.TopicConfig, len(m.table))
+	for name, tc := range m.table {
+		table[name] = &tc
+	}
+	return protocol.TopicConfigSerializeWrapper{TopicConfigTable: table, DataVersion: m.dataVersion}
+}
+
+// persist is where topics.json will be written (next issue); called with mu held after every
+// change. Java: ConfigManager#persist.
+func (m *TopicConfigManager) persist() {}

@@ -1,0 +1,35 @@
+// Command namesrv runs a RocketMQ name server alone (RocketMQ's mqnamesrv).
+//
+//	go run ./mq/cmd/namesrv            # listens on 9876
+//	go run ./mq/cmd/namesrv -c ns.conf # RocketMQ keys, e.g. listenPort=9877
+//	go run ./mq/cmd/namesrv -p         # print the effective config
+//
+// SIGINT or SIGTERM shuts it down.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+)
+
+func main() {
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	c, err := namesrv.Main(os.Args[1:], os.Stdout, nil)
+	if errors.Is(err, namesrv.ErrPrintedConfig) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mqnamesrv:", err)
+		os.Exit(1)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	c.Shutdown()
+}

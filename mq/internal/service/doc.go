@@ -1,0 +1,14 @@
+// Package service holds ServiceThread, the one type every background job is built on (reput,
+// flush, clean, long polling, name-server scan, broker registration, ...).
+//
+// Java: org.apache.rocketmq.common.ServiceThread. A ServiceThread is a goroutine running a loop
+// body; waitForRunning(interval) sleeps until the interval passes or someone calls wakeup().
+// Wake-ups coalesce: the wake-up channel has capacity 1, like Java's hasNotified flag, so many
+// wakeup() calls during one pass cause one extra pass, not many.
+//
+// The type invents no step labels: each service logs its own ("ReputMessageService#run") from
+// its loop body, and only when a pass did work.
+//
+// Goroutines: one per started ServiceThread. Shutdown closes the stop channel and waits for the
+// goroutine to return; no goroutine outlives its owner.
+package service

@@ -1,0 +1,52 @@
+package namesrv
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// NamesrvConfig mirrors org.apache.rocketmq.common.namesrv.NamesrvConfig, plus the two timings
+// RocketMQ hard-codes in NamesrvController and RouteInfoManager (made configurable so tests and
+// chapters can shorten them).
+type NamesrvConfig struct {
+	// RocketmqHome is ROCKETMQ_HOME (unused by the core; kept for config compatibility).
+	RocketmqHome string `prop:"rocketmqHome"`
+	// KvConfigPath is the KV config file (default ~/namesrv/kvConfig.json).
+	KvConfigPath string `prop:"kvConfigPath"`
+	// ClusterTest is RocketMQ's test-cluster switch (unused).
+	ClusterTest bool `prop:"clusterTest"`
+	// OrderMessageEnable adds orderTopicConf to routes (not supported yet: must be false).
+	OrderMessageEnable bool `prop:"orderMessageEnable"`
+	// ScanNotActiveBrokerInterval is the period of scanNotActiveBroker (Java: 10 s).
+	ScanNotActiveBrokerInterval time.Duration `prop:"scanNotActiveBrokerInterval"`
+	// BrokerChannelExpiredTime is how long a broker may go without registering before it is
+	// removed (Java: BROKER_CHANNEL_EXPIRED_TIME = 120 s).
+	BrokerChannelExpiredTime time.Duration `prop:"brokerChannelExpiredTime"`
+}
+
+// DefaultNamesrvConfig returns RocketMQ 4.9's defaults.
+func DefaultNamesrvConfig() NamesrvConfig {
+	home, _ := os.UserHomeDir()
+	return NamesrvConfig{
+		RocketmqHome:                os.Getenv("ROCKETMQ_HOME"),
+		KvConfigPath:                filepath.Join(home, "namesrv", "kvConfig.json"),
+		ScanNotActiveBrokerInterval: 10 * time.Second,
+		BrokerChannelExpiredTime:    120 * time.Second,
+	}
+}
+
+// Validate rejects impossible or not-yet-supported settings.
+func (c *NamesrvConfig) Validate() error {
+	if c.ScanNotActiveBrokerInterval <= 0 {
+		return errors.New("namesrv config: scanNotActiveBrokerInterval must be > 0")
+	}
+	if c.BrokerChannelExpiredTime <= 0 {
+		return errors.New("namesrv config: brokerChannelExpiredTime must be > 0")
+	}
+	if c.OrderMessageEnable {
+		return errors.New("namesrv config: orderMessageEnable=true is not supported yet")
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package namesrv
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// NamesrvController owns the name server's parts: the remoting server, the request processor,
+// the route tables and the scan service.
+// Mirrors org.apache.rocketmq.namesrv.NamesrvController.
+type NamesrvController struct {
+	NamesrvConfig    NamesrvConfig
+	ServerConfig     remoting.ServerConfig
+	RouteInfoManager *RouteInfoManager
+
+	server  *remoting.Server
+	scan    *service.ServiceThread
+	tr      *trace.Tracer
+	started bool
+}
+
+// NewNamesrvController builds a controller; nothing runs until Initialize and Start.
+func NewNamesrvController(cfg NamesrvConfig, serverCfg remoting.ServerConfig, tr *trace.Tracer) *NamesrvController {
+	return &NamesrvController{NamesrvConfig: cfg, ServerConfig: serverCfg, tr: tr}
+}
+
+// Initialize creates the route tables, the remoting server with the housekeeping listener and
+// the default processor, and the scanNotActiveBroker service (first pass after 5 s, then every
+// ScanNotActiveBrokerInterval). Java: NamesrvController#initialize.
+func (c *NamesrvController) Initialize() error {
+	if err := c.NamesrvConfig.Validate(); err != nil {
+		return err
+	}
+	c.RouteInfoManager = NewRouteInfoManager(c.NamesrvConfig.BrokerChannelExpiredTime, nil, c.tr)
+	c.server = remoting.NewServer(c.ServerConfig, &BrokerHousekeepingService{c: c}, c.tr)
+	workers := c.ServerConfig.ServerWorkerThreads
+	if workers <= 0 {
+		workers = 8
+	}
+	c.server.RegisterDefaultProcessor(&DefaultRequestProcessor{c: c}, workers)
+	c.scan = service.New("NSScheduledThread")
+	if c.tr.Enabled() {
+		c.tr.Step("NamesrvController#initialize",
+			slog.Duration("scanNotActiveBrokerInterval", c.NamesrvConfig.ScanNotActiveBrokerInterval),
+			slog.Duration("brokerChannelExpiredTime", c.NamesrvConfig.BrokerChannelExpiredTime))
+	}
+	return nil
+}
+
+// Start opens the listening port and starts the scan service. Java: NamesrvController#start.
+func (c *NamesrvController) Start() error {
+	if err := c.server.Start(); err != nil {
+		return err
+	}
+	first := 5 * time.Second
+	if iv := c.NamesrvConfig.ScanNotActiveBrokerInterval; iv < first {
+		first = iv
+	}
+	c.scan.RunEvery(first, c.NamesrvConfig.ScanNotActiveBrokerInterval, func() { c.RouteInfoManager.ScanNotActiveBroker() })
+	c.started = true
+	return nil
+}
+
+// Addr is "ip:port" of the bound listener (the actual port when configured with port 0).
+func (c *NamesrvController) Addr() string { return c.server.Addr().String() }
+
+// Port is the bound port.
+func (c *NamesrvController) Port() int { return c.server.Port() }
+
+// Shutdown stops the scan service, then the server. Java: NamesrvController#shutdown.
+func (c *NamesrvController) Shutdown() {
+	if c.scan != nil {
+		c.scan.Shutdown()
+	}
+	if c.server != nil {
+		c.server.Shutdown()
+	}
+}

@@ -1,0 +1,45 @@
+package remoting
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Package sentinels. Errors returned by this package wrap one of them with context
+// (address, code, opaque), so callers test with errors.Is.
+var (
+	// ErrMalformedFrame: the frame bytes do not decode (short frame, header length beyond the
+	// frame, unknown serialize type, bad JSON or binary header). The connection is closed.
+	// Java: RemotingCommand#decode failing inside NettyDecoder.
+	ErrMalformedFrame = errors.New("remoting: malformed frame")
+	// ErrFrameTooLarge: a frame's length exceeds MaxFrameSize; the connection is closed.
+	// Java: NettyDecoder (LengthFieldBasedFrameDecoder's TooLongFrameException).
+	ErrFrameTooLarge = errors.New("remoting: frame too large")
+	// ErrChannelClosed: the connection is closed (or closing) and takes no more frames, or it
+	// closed while a request waited for its response. Java: RemotingSendRequestException.
+	ErrChannelClosed = errors.New("remoting: channel closed")
+	// ErrTimeout: the caller's context deadline passed before the response arrived. The error
+	// also wraps context.DeadlineExceeded. Java: RemotingTimeoutException.
+	ErrTimeout = errors.New("remoting: invoke timeout")
+	// ErrConnect: the client could not open a connection to the address.
+	// Java: RemotingConnectException.
+	ErrConnect = errors.New("remoting: connect failed")
+	// ErrShutdown: the client or server has been shut down.
+	ErrShutdown = errors.New("remoting: shut down")
+	// ErrDuplicateOpaque: a request with this opaque already waits for a response on the
+	// channel (a command was sent twice). A programmer error, reported rather than mis-matched.
+	ErrDuplicateOpaque = errors.New("remoting: opaque already pending")
+)
+
+// RemoteError is a response whose code is not SUCCESS, as an error: use
+// resp.Err() to get one and errors.As to read it back.
+// Java: MQBrokerException / MQClientException carrying responseCode and errorMessage.
+type RemoteError struct {
+	Code   int32
+	Remark string
+}
+
+// Error renders "CODE: 1 DESC: remark" like Java's MQBrokerException message.
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("CODE: %d DESC: %s", e.Code, e.Remark)
+}

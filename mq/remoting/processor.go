@@ -1,0 +1,271 @@
+package remoting
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+)
+
+// RequestProcessor answers requests of the codes it is registered for.
+// Mirrors org.apache.rocketmq.remoting.netty.NettyRequestProcessor.
+type RequestProcessor interface {
+	// ProcessRequest answers req, which arrived on ch. It runs on a worker of the processor's
+	// pool. A nil response with nil error means "no answer now": the processor answers later
+	// with ch.WriteResponse (a held pull), or never (a oneway request). An error (or a panic)
+	// becomes a SYSTEM_ERROR response whose remark is the error text, unless req is oneway.
+	// The server sets the response's opaque, flag and serialize type (ResponseTo).
+	ProcessRequest(ch *Channel, req *RemotingCommand) (*RemotingCommand, error)
+	// RejectRequest is asked before the request is queued; true answers SYSTEM_BUSY at once
+	// (flow control, e.g. the broker's page cache is busy).
+	RejectRequest() bool
+}
+
+// ProcessorFunc adapts a function to RequestProcessor; it never rejects.
+type ProcessorFunc func(ch *Channel, req *RemotingCommand) (*RemotingCommand, error)
+
+// ProcessRequest calls f.
+func (f ProcessorFunc) ProcessRequest(ch *Channel, req *RemotingCommand) (*RemotingCommand, error) {
+	return f(ch, req)
+}
+
+// RejectRequest is always false.
+func (ProcessorFunc) RejectRequest() bool { return false }
+
+// ChannelEventListener hears about connections of a Server. Calls come one at a time, in order,
+// from the server's event goroutine (never from a connection's own goroutines), so a slow
+// listener delays other events but never I/O. remoteAddr is "ip:port".
+// Mirrors org.apache.rocketmq.remoting.ChannelEventListener.
+type ChannelEventListener interface {
+	OnChannelConnect(remoteAddr string, ch *Channel)
+	OnChannelClose(remoteAddr string, ch *Channel)
+	OnChannelIdle(remoteAddr string, ch *Channel)
+	OnChannelException(remoteAddr string, ch *Channel)
+}
+
+// Remarks of the generic error answers, as Java words them.
+// Java: NettyRemotingAbstract#processRequestCommand.
+const (
+	remarkRejectRequest = "[REJECTREQUEST]system busy, start flow control for a while"
+	remarkOverload      = "[OVERLOAD]system busy, start flow control for a while"
+)
+
+// DefaultPoolQueueCapacity is the queue bound of pools made by RegisterProcessor: 10000
+// requests, Java's sendThreadPoolQueueCapacity default.
+const DefaultPoolQueueCapacity = 10000
+
+// WorkerPool runs requests on a fixed number of goroutines fed by a bounded FIFO queue: the
+// Go form of the ThreadPoolExecutor Java pairs with each processor. A full queue refuses the
+// request (the server answers SYSTEM_BUSY). Several registrations may share one pool (Java
+// registers SEND_MESSAGE, SEND_MESSAGE_V2 and SEND_BATCH_MESSAGE on one executor).
+// mu guards queue and closed; cond wakes workers.
+type WorkerPool struct {
+	capacity int
+
+	mu     sync.Mutex
+	cond   sync.Cond
+	queue  []poolTask
+	head   int
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type poolTask struct {
+	ch  *Channel
+	req *RemotingCommand
+	p   RequestProcessor
+}
+
+// NewWorkerPool starts workers goroutines (at least 1) serving a queue of at most
+// queueCapacity waiting requests (at least 1). Stop it with Shutdown; a Server stops the pools
+// registered with it.
+func NewWorkerPool(workers, queueCapacity int) *WorkerPool {
+	workers = max(workers, 1)
+	p := &WorkerPool{capacity: max(queueCapacity, 1)}
+	p.cond.L = &p.mu
+	p.wg.Add(workers)
+	for range workers {
+		go p.work()
+	}
+	return p
+}
+
+// submit queues a task; false when the queue is full or the pool is shut down.
+func (p *WorkerPool) submit(t poolTask) bool {
+	p.mu.Lock()
+	if p.closed || len(p.queue)-p.head >= p.capacity {
+		p.mu.Unlock()
+		return false
+	}
+	p.queue = append(p.queue, t)
+	p.mu.Unlock()
+	p.cond.Signal()
+	return true
+}
+
+func (p *WorkerPool) work() {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		for p.head == len(p.queue) && !p.closed {
+			p.cond.Wait()
+		}
+		if p.head == len(p.queue) { // closed and drained
+			p.mu.Unlock()
+			return
+		}
+		t := p.queue[p.head]
+		p.queue[p.head] = poolTask{}
+		p.head++
+		if p.head == len(p.queue) { // empty: reuse the array from the start
+			p.queue, p.head = p.queue[:0], 0
+		}
+		p.mu.Unlock()
+		runTask(t)
+	}
+}
+
+// Shutdown lets the workers finish every queued request, then stops them and waits. Safe to
+// call more than once.
+func (p *WorkerPool) Shutdown() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.cond.Broadcast()
+	p.wg.Wait()
+}
+
+// runTask runs one request and writes its answer; a panic is recovered and answered
+// SYSTEM_ERROR. The channel's in-flight count drops when the processor returns.
+func runTask(t poolTask) {
+	defer t.ch.inflight.Done()
+	log := t.ch.log
+	resp, err := callProcessor(t, log)
+	if t.req.IsOneway() {
+		return
+	}
+	if err != nil {
+		resp = NewResponse(SystemError, err.Error())
+	}
+	if resp == nil {
+		return
+	}
+	if werr := t.ch.WriteResponse(resp.ResponseTo(t.req)); werr != nil {
+		log.Warn("process request over, but response failed", "code", t.req.Code, "opaque", t.req.Opaque, "err", werr)
+	}
+}
+
+func callProcessor(t poolTask, log *slog.Logger) (resp *RemotingCommand, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("process request panic", "code", t.req.Code, "panic", r, "stack", string(debug.Stack()))
+			resp, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return t.p.ProcessRequest(t.ch, t.req)
+}
+
+// processorTable maps request codes to processors and their pools, plus an optional default.
+// Shared by Server and Client. mu guards all fields.
+type processorTable struct {
+	mu     sync.RWMutex
+	byCode map[int32]processorPair
+	def    *processorPair
+	pools  []*WorkerPool
+}
+
+type processorPair struct {
+	p    RequestProcessor
+	pool *WorkerPool
+}
+
+func (t *processorTable) register(code int32, p RequestProcessor, pool *WorkerPool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byCode == nil {
+		t.byCode = make(map[int32]processorPair)
+	}
+	t.byCode[code] = processorPair{p, pool}
+	t.own(pool)
+}
+
+func (t *processorTable) registerDefault(p RequestProcessor, pool *WorkerPool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.def = &processorPair{p, pool}
+	t.own(pool)
+}
+
+// own records pool for shutdown (once). Caller holds mu.
+func (t *processorTable) own(pool *WorkerPool) {
+	for _, q := range t.pools {
+		if q == pool {
+			return
+		}
+	}
+	t.pools = append(t.pools, pool)
+}
+
+func (t *processorTable) lookup(code int32) (processorPair, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if pair, ok := t.byCode[code]; ok {
+		return pair, true
+	}
+	if t.def != nil {
+		return *t.def, true
+	}
+	return processorPair{}, false
+}
+
+func (t *processorTable) shutdownPools() {
+	t.mu.RLock()
+	pools := append([]*WorkerPool(nil), t.pools...)
+	t.mu.RUnlock()
+	for _, p := range pools {
+		p.Shutdown()
+	}
+}
+
+// dispatch hands a request read from ch to its processor's pool, or answers it at once:
+// REQUEST_CODE_NOT_SUPPORTED for an unknown code, SYSTEM_BUSY when the processor rejects or the
+// pool's queue is full. Oneway requests never get an answer.
+// Java: NettyRemotingAbstract#processRequestCommand.
+//
+// Deviation: Java answers an unknown or rejected oneway request anyway; we keep the oneway
+// promise (the sender does not wait for an answer).
+func (t *processorTable) dispatch(ch *Channel, req *RemotingCommand, log *slog.Logger) {
+	pair, ok := t.lookup(req.Code)
+	if !ok {
+		log.Warn("request code not supported", "remoteAddr", ch.RemoteAddr(), "code", req.Code)
+		answerNow(ch, req, RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code))
+		return
+	}
+	if pair.p.RejectRequest() {
+		answerNow(ch, req, SystemBusy, remarkRejectRequest)
+		return
+	}
+	ch.inflight.Add(1)
+	if !pair.pool.submit(poolTask{ch: ch, req: req, p: pair.p}) {
+		ch.inflight.Done()
+		log.Warn("too many requests and system thread pool busy", "remoteAddr", ch.RemoteAddr(), "code", req.Code)
+		answerNow(ch, req, SystemBusy, remarkOverload)
+	}
+}
+
+func answerNow(ch *Channel, req *RemotingCommand, code int32, remark string) {
+	if req.IsOneway() {
+		return
+	}
+	_ = ch.WriteResponse(NewResponse(code, remark).ResponseTo(req)) // fails only if ch is closing
+}
+
+var discardLogger = slog.New(slog.DiscardHandler)
+
+// loggerOf returns l, or a logger that drops everything when l is nil.
+func loggerOf(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return discardLogger
+	}
+	return l
+}

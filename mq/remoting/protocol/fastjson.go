@@ -1,0 +1,153 @@
+package protocol
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// This file writes and reads the JSON dialect of fastjson (RocketMQ 4.x's JSON library) where
+// it differs from standard JSON: maps with numeric keys are written with the keys unquoted
+// ({0:"127.0.0.1:10911"}), which is not valid JSON (remoting-protocol.md §7.4).
+
+// jsonWriter appends compact JSON (no spaces, as fastjson writes it) to b.
+type jsonWriter struct {
+	b []byte
+	// quoteNumKeys writes numeric map keys quoted (standard JSON) instead of bare.
+	quoteNumKeys bool
+}
+
+func (w *jsonWriter) byte(c byte)     { w.b = append(w.b, c) }
+func (w *jsonWriter) str(s string)    { w.b = appendJSONString(w.b, s) }
+func (w *jsonWriter) int(n int64)     { w.b = strconv.AppendInt(w.b, n, 10) }
+func (w *jsonWriter) key(name string) { w.str(name); w.byte(':') }
+func (w *jsonWriter) comma(i int) {
+	if i > 0 {
+		w.byte(',')
+	}
+}
+
+// numKey writes a numeric map key followed by ':'.
+func (w *jsonWriter) numKey(n int64) {
+	if w.quoteNumKeys {
+		w.byte('"')
+		w.int(n)
+		w.byte('"')
+	} else {
+		w.int(n)
+	}
+	w.byte(':')
+}
+
+func (w *jsonWriter) strings(list []string) {
+	w.byte('[')
+	for i, s := range list {
+		w.comma(i)
+		w.str(s)
+	}
+	w.byte(']')
+}
+
+// appendJSONString appends s quoted, escaping '"', '\\' and control characters as fastjson
+// does; other bytes (UTF-8 included) are written as they are.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// quoteNumericKeys rewrites fastjson text into standard JSON by quoting object keys that are
+// bare numbers ({0:"a"} → {"0":"a"}); everything else is copied unchanged, so standard JSON
+// passes through as is. It never panics; an unterminated string is ErrBadBody.
+func quoteNumericKeys(in []byte) ([]byte, error) {
+	out := make([]byte, 0, len(in)+16)
+	var stack []byte
+	expectKey := false
+	for i := 0; i < len(in); {
+		c := in[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(in) && in[j] != '"' {
+				if in[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(in) {
+				return nil, fmt.Errorf("%w: unterminated JSON string at byte %d", ErrBadBody, i)
+			}
+			out = append(out, in[i:j+1]...)
+			i = j + 1
+			continue
+		case c == '{':
+			stack = append(stack, c)
+			expectKey = true
+		case c == '[':
+			stack = append(stack, c)
+			expectKey = false
+		case c == '}' || c == ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			expectKey = false
+		case c == ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
+		case c == ':':
+			expectKey = false
+		case expectKey && (c == '-' || '0' <= c && c <= '9'):
+			j := i
+			for j < len(in) && isNumberByte(in[j]) {
+				j++
+			}
+			out = append(out, '"')
+			out = append(out, in[i:j]...)
+			out = append(out, '"')
+			i = j
+			expectKey = false
+			continue
+		}
+		out = append(out, c)
+		i++
+	}
+	return out, nil
+}
+
+func isNumberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}

@@ -1,0 +1,266 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Flush disk types (MessageStoreConfig.FlushDiskType). Java: org.apache.rocketmq.store.config.FlushDiskType.
+const (
+	ASYNC_FLUSH = "ASYNC_FLUSH"
+	SYNC_FLUSH  = "SYNC_FLUSH"
+)
+
+// Broker roles (MessageStoreConfig.BrokerRole). Java: org.apache.rocketmq.store.config.BrokerRole.
+const (
+	ASYNC_MASTER = "ASYNC_MASTER"
+	SYNC_MASTER  = "SYNC_MASTER"
+	SLAVE        = "SLAVE"
+)
+
+// MessageStoreConfig holds the store's settings. Each field's prop tag is its RocketMQ
+// properties key; a time.Duration field is written in milliseconds in properties files (the
+// unit of the Java field). Fields tagged prop:"-" are Go-only knobs for tests and chapters.
+// Mirrors org.apache.rocketmq.store.config.MessageStoreConfig (4.9.x).
+type MessageStoreConfig struct {
+	// StorePathRootDir is the store root (default $HOME/store).
+	StorePathRootDir string `prop:"storePathRootDir"`
+	// StorePathCommitLog is the CommitLog directory; empty means <root>/commitlog.
+	StorePathCommitLog string `prop:"storePathCommitLog"`
+	// MappedFileSizeCommitLog is the size of one CommitLog file in bytes (1 GiB).
+	MappedFileSizeCommitLog int `prop:"mappedFileSizeCommitLog"`
+	// MappedFileSizeConsumeQueue is the size of one ConsumeQueue file in bytes (300000 × 20);
+	// rounded up to a multiple of 20 (see ConsumeQueueFileSize).
+	MappedFileSizeConsumeQueue int `prop:"mappedFileSizeConsumeQueue"`
+	// FlushIntervalCommitLog is the async CommitLog flush period (500 ms).
+	FlushIntervalCommitLog time.Duration `prop:"flushIntervalCommitLog"`
+	// FlushCommitLogTimed: true = sleep the interval; false = wait, woken by each put.
+	FlushCommitLogTimed bool `prop:"flushCommitLogTimed"`
+	// FlushCommitLogLeastPages is the number of new 4 KiB pages needed for an async flush (4).
+	FlushCommitLogLeastPages int `prop:"flushCommitLogLeastPages"`
+	// FlushCommitLogThoroughInterval: at least this often flush whatever is new (10 s).
+	FlushCommitLogThoroughInterval time.Duration `prop:"flushCommitLogThoroughInterval"`
+	// FlushIntervalConsumeQueue is the ConsumeQueue flush period (1 s).
+	FlushIntervalConsumeQueue time.Duration `prop:"flushIntervalConsumeQueue"`
+	// FlushConsumeQueueLeastPages is the number of new pages needed for a CQ flush (2).
+	FlushConsumeQueueLeastPages int `prop:"flushConsumeQueueLeastPages"`
+	// FlushConsumeQueueThoroughInterval: at least this often flush all CQs and the checkpoint (60 s).
+	FlushConsumeQueueThoroughInterval time.Duration `prop:"flushConsumeQueueThoroughInterval"`
+	// FlushDiskType is ASYNC_FLUSH or SYNC_FLUSH (only ASYNC_FLUSH is implemented yet).
+	FlushDiskType string `prop:"flushDiskType"`
+	// SyncFlushTimeout bounds a SYNC_FLUSH wait (5 s) → FLUSH_DISK_TIMEOUT.
+	SyncFlushTimeout time.Duration `prop:"syncFlushTimeout"`
+	// MaxMessageSize is the body limit in bytes (4 MiB); a whole record may be 64 KiB larger.
+	MaxMessageSize int `prop:"maxMessageSize"`
+	// CheckCRCOnRecover checks body CRCs during CommitLog recovery (true).
+	CheckCRCOnRecover bool `prop:"checkCRCOnRecover"`
+	// BrokerRole is ASYNC_MASTER, SYNC_MASTER or SLAVE.
+	BrokerRole string `prop:"brokerRole"`
+	// WarmMapedFileEnable touches every page of a new CommitLog file before use (false).
+	WarmMapedFileEnable bool `prop:"warmMapedFileEnable"`
+	// OsPageCacheBusyTimeOutMills: a put lock held longer than this (1000 ms) makes new puts
+	// OS_PAGECACHE_BUSY.
+	OsPageCacheBusyTimeOutMills time.Duration `prop:"osPageCacheBusyTimeOutMills"`
+	// MessageDelayLevel lists the delay levels (units s, m, h, d).
+	MessageDelayLevel string `prop:"messageDelayLevel"`
+
+	// Read path limits (store-formats.md §13).
+	MaxTransferBytesOnMessageInMemory int  `prop:"maxTransferBytesOnMessageInMemory"` // bytes (256 KiB)
+	MaxTransferCountOnMessageInMemory int  `prop:"maxTransferCountOnMessageInMemory"` // messages (32)
+	MaxTransferBytesOnMessageInDisk   int  `prop:"maxTransferBytesOnMessageInDisk"`   // bytes (64 KiB)
+	MaxTransferCountOnMessageInDisk   int  `prop:"maxTransferCountOnMessageInDisk"`   // messages (8)
+	AccessMessageInMemoryMaxRatio     int  `prop:"accessMessageInMemoryMaxRatio"`     // percent of RAM (40)
+	OffsetCheckInSlave                bool `prop:"offsetCheckInSlave"`                // false
+	DefaultQueryMaxNum                int  `prop:"defaultQueryMaxNum"`                // 32
+
+	// Cleanup (store-formats.md §10); read by the clean services.
+	FileReservedTime        int           `prop:"fileReservedTime"`        // hours (72)
+	DeleteWhen              string        `prop:"deleteWhen"`              // hours of day, "04"
+	DiskMaxUsedSpaceRatio   int           `prop:"diskMaxUsedSpaceRatio"`   // percent (75)
+	CleanResourceInterval   time.Duration `prop:"cleanResourceInterval"`   // 10 s
+	CleanFileForciblyEnable bool          `prop:"cleanFileForciblyEnable"` // true
+
+	// Index (store-formats.md §4); read by the index service.
+	MessageIndexEnable bool `prop:"messageIndexEnable"` // true
+	MessageIndexSafe   bool `prop:"messageIndexSafe"`   // false
+	MaxHashSlotNum     int  `prop:"maxHashSlotNum"`     // 5,000,000
+	MaxIndexNum        int  `prop:"maxIndexNum"`        // 20,000,000
+
+	// HA (read by store/ha).
+	HaListenPort            int           `prop:"haListenPort"`            // 10912
+	HaSendHeartbeatInterval time.Duration `prop:"haSendHeartbeatInterval"` // 5 s
+	HaHousekeepingInterval  time.Duration `prop:"haHousekeepingInterval"`  // 20 s
+	HaTransferBatchSize     int           `prop:"haTransferBatchSize"`     // bytes (32 KiB)
+	HaMasterAddress         string        `prop:"haMasterAddress"`         // "host:port", empty
+	HaSlaveFallbehindMax    int64         `prop:"haSlaveFallbehindMax"`    // bytes (256 MiB)
+
+	// Clock returns the store time in ms (nil = wall clock). Tests inject it so record bytes
+	// are reproducible.
+	Clock func() int64 `prop:"-"`
+	// ManualServices makes Start run no background goroutines (reput, flush): the caller
+	// drives DoReput, FlushCommitLog and FlushConsumeQueues step by step, so a chapter's trace
+	// is deterministic. Not a RocketMQ setting.
+	ManualServices bool `prop:"-"`
+}
+
+// DefaultMessageStoreConfig returns RocketMQ 4.9's defaults with StorePathRootDir = $HOME/store.
+func DefaultMessageStoreConfig() MessageStoreConfig {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = "."
+	}
+	return MessageStoreConfig{
+		StorePathRootDir:                  filepath.Join(home, "store"),
+		MappedFileSizeCommitLog:           1024 * 1024 * 1024,
+		MappedFileSizeConsumeQueue:        300000 * ConsumeQueueUnitSize,
+		FlushIntervalCommitLog:            500 * time.Millisecond,
+		FlushCommitLogLeastPages:          4,
+		FlushCommitLogThoroughInterval:    10 * time.Second,
+		FlushIntervalConsumeQueue:         time.Second,
+		FlushConsumeQueueLeastPages:       2,
+		FlushConsumeQueueThoroughInterval: 60 * time.Second,
+		FlushDiskType:                     ASYNC_FLUSH,
+		SyncFlushTimeout:                  5 * time.Second,
+		MaxMessageSize:                    4 * 1024 * 1024,
+		CheckCRCOnRecover:                 true,
+		BrokerRole:                        ASYNC_MASTER,
+		OsPageCacheBusyTimeOutMills:       1000 * time.Millisecond,
+		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
+		MaxTransferBytesOnMessageInMemory: 256 * 1024,
+		MaxTransferCountOnMessageInMemory: 32,
+		MaxTransferBytesOnMessageInDisk:   64 * 1024,
+		MaxTransferCountOnMessageInDisk:   8,
+		AccessMessageInMemoryMaxRatio:     40,
+		DefaultQueryMaxNum:                32,
+		FileReservedTime:                  72,
+		DeleteWhen:                        "04",
+		DiskMaxUsedSpaceRatio:             75,
+		CleanResourceInterval:             10 * time.Second,
+		CleanFileForciblyEnable:           true,
+		MessageIndexEnable:                true,
+		MaxHashSlotNum:                    5000000,
+		MaxIndexNum:                       5000000 * 4,
+		HaListenPort:                      10912,
+		HaSendHeartbeatInterval:           5 * time.Second,
+		HaHousekeepingInterval:            20 * time.Second,
+		HaTransferBatchSize:               32 * 1024,
+		HaSlaveFallbehindMax:              256 * 1024 * 1024,
+	}
+}
+
+// ErrInvalidConfig wraps every Validate failure.
+var ErrInvalidConfig = errors.New("store: invalid config")
+
+// Validate rejects impossible combinations.
+func (c *MessageStoreConfig) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, a...)...)
+	}
+	switch {
+	case c.StorePathRootDir == "":
+		return bad("storePathRootDir is empty")
+	case c.MappedFileSizeCommitLog < 4096:
+		return bad("mappedFileSizeCommitLog=%d: must be at least 4096 bytes", c.MappedFileSizeCommitLog)
+	case c.MappedFileSizeConsumeQueue < ConsumeQueueUnitSize:
+		return bad("mappedFileSizeConsumeQueue=%d: must hold at least one 20-byte unit", c.MappedFileSizeConsumeQueue)
+	case c.FlushDiskType == SYNC_FLUSH:
+		return bad("flushDiskType=SYNC_FLUSH is not implemented yet (GroupCommitService); use ASYNC_FLUSH")
+	case c.FlushDiskType != ASYNC_FLUSH:
+		return bad("flushDiskType=%q: want ASYNC_FLUSH or SYNC_FLUSH", c.FlushDiskType)
+	case c.BrokerRole != ASYNC_MASTER && c.BrokerRole != SYNC_MASTER && c.BrokerRole != SLAVE:
+		return bad("brokerRole=%q: want ASYNC_MASTER, SYNC_MASTER or SLAVE", c.BrokerRole)
+	case c.MaxMessageSize <= 0:
+		return bad("maxMessageSize=%d: must be positive", c.MaxMessageSize)
+	case c.FlushIntervalCommitLog <= 0 || c.FlushIntervalConsumeQueue <= 0:
+		return bad("flush intervals must be positive")
+	case c.MaxTransferCountOnMessageInMemory <= 0 || c.MaxTransferCountOnMessageInDisk <= 0:
+		return bad("maxTransferCount settings must be positive")
+	}
+	if _, err := parseDelayLevel(c.MessageDelayLevel); err != nil {
+		return bad("messageDelayLevel: %v", err)
+	}
+	return nil
+}
+
+// CommitLogDir is StorePathCommitLog or <root>/commitlog.
+func (c *MessageStoreConfig) CommitLogDir() string {
+	if c.StorePathCommitLog != "" {
+		return c.StorePathCommitLog
+	}
+	return filepath.Join(c.StorePathRootDir, "commitlog")
+}
+
+// ConsumeQueueDir is <root>/consumequeue. Java: StorePathConfigHelper#getStorePathConsumeQueue.
+func (c *MessageStoreConfig) ConsumeQueueDir() string {
+	return filepath.Join(c.StorePathRootDir, "consumequeue")
+}
+
+// ConsumeQueueFileSize is MappedFileSizeConsumeQueue rounded up to a multiple of 20.
+// Java: MessageStoreConfig#getMappedFileSizeConsumeQueue.
+func (c *MessageStoreConfig) ConsumeQueueFileSize() int {
+	n := (c.MappedFileSizeConsumeQueue + ConsumeQueueUnitSize - 1) / ConsumeQueueUnitSize
+	return n * ConsumeQueueUnitSize
+}
+
+// String prints the config in properties syntax (key=value lines, durations in ms, sorted as
+// declared).
+func (c MessageStoreConfig) String() string {
+	var b strings.Builder
+	v := reflect.ValueOf(c)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		key := t.Field(i).Tag.Get("prop")
+		if key == "" || key == "-" {
+			continue
+		}
+		f := v.Field(i)
+		var s string
+		switch x := f.Interface().(type) {
+		case time.Duration:
+			s = strconv.FormatInt(x.Milliseconds(), 10)
+		default:
+			s = fmt.Sprint(x)
+		}
+		b.WriteString(key)
+		b.WriteByte('=')
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// parseDelayLevel parses "1s 5s 1m 2h 1d" into delays in ms (index 0 = level 1).
+// Java: ScheduleMessageService#parseDelayLevel.
+func parseDelayLevel(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Fields(s) {
+		if len(f) < 2 {
+			return nil, fmt.Errorf("bad level %q", f)
+		}
+		var unit int64
+		switch f[len(f)-1] {
+		case 's':
+			unit = 1000
+		case 'm':
+			unit = 60 * 1000
+		case 'h':
+			unit = 60 * 60 * 1000
+		case 'd':
+			unit = 24 * 60 * 60 * 1000
+		default:
+			return nil, fmt.Errorf("bad unit in %q", f)
+		}
+		n, err := strconv.ParseInt(f[:len(f)-1], 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad number in %q", f)
+		}
+		out = append(out, n*unit)
+	}
+	return out, nil
+}

@@ -1,0 +1,315 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+	"golang.org/x/sys/unix"
+)
+
+// useMsync selects the flush system call: msync(MS_SYNC) of the dirty page range when true,
+// fdatasync of the file when false. BenchmarkFlush compares them (see doc.go).
+var useMsync = false
+
+// ErrFileSize is returned when an existing store file does not have the configured size.
+var ErrFileSize = errors.New("store: file length does not match the configured size")
+
+// MappedFile is one fixed-size store file (a CommitLog or ConsumeQueue segment) mapped into
+// memory. It is created at full size with fallocate, named by the offset of its first byte in
+// the whole log (20 digits), and written by one appender at a time.
+//
+// Positions are int32 byte positions inside the file, published with atomics: the appender
+// writes bytes, then advances wrotePosition; readers never read past it. Readers hold the
+// file (hold/release) while they touch its memory, so destroy unmaps only after the last
+// reader is gone.
+//
+// Mirrors org.apache.rocketmq.store.MappedFile (+ ReferenceResource).
+type MappedFile struct {
+	path           string
+	name           string // 20-digit file name
+	relName        string // path relative to the store root, for trace steps
+	fileFromOffset int64
+	fileSize       int
+	f              *os.File
+	fd             int
+	data           []byte
+
+	wrotePosition   atomic.Int32
+	flushedPosition atomic.Int32
+	// storeTimestamp is the store time (ms) of the last message appended.
+	storeTimestamp atomic.Int64
+	// firstCreateInQueue is true for a file created when its queue had no files.
+	firstCreateInQueue bool
+
+	refCount  atomic.Int64
+	available atomic.Bool
+	cleaned   atomic.Bool
+
+	tracer *trace.Tracer
+}
+
+// offset2FileName formats a start offset as a 20-digit zero-padded decimal.
+// Java: UtilAll#offset2FileName.
+func offset2FileName(offset int64) string {
+	var b [20]byte
+	for i := range b {
+		b[i] = '0'
+	}
+	s := strconv.FormatInt(offset, 10)
+	copy(b[20-len(s):], s)
+	return string(b[:])
+}
+
+// newMappedFile opens path, creating and allocating it at size bytes if it does not exist,
+// and maps it. An existing file must be exactly size bytes (ErrFileSize). The file's start
+// offset is its name.
+func newMappedFile(path string, size int) (*MappedFile, error) {
+	name := filepath.Base(path)
+	from, err := strconv.ParseInt(name, 10, 64)
+	if err != nil || len(name) != 20 || from < 0 {
+		return nil, fmt.Errorf("store: %s: file name is not a 20-digit offset", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	fail := func(err error, remove bool) (*MappedFile, error) {
+		f.Close()
+		if remove {
+			os.Remove(path)
+		}
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fail(fmt.Errorf("store: stat %s: %w", path, err), false)
+	}
+	fd := int(f.Fd())
+	switch st.Size() {
+	case int64(size):
+	case 0:
+		if err := allocateFile(fd, int64(size)); err != nil {
+			return fail(fmt.Errorf("store: allocate %d bytes for %s: %w", size, path, err), true)
+		}
+	default:
+		return fail(fmt.Errorf("%w: %s is %d bytes, want %d", ErrFileSize, path, st.Size(), size), false)
+	}
+	data, err := mmapFile(fd, size)
+	if err != nil {
+		return fail(fmt.Errorf("store: mmap %s: %w", path, err), st.Size() == 0)
+	}
+	mf := &MappedFile{path: path, name: name, relName: name, fileFromOffset: from, fileSize: size, f: f, fd: fd, data: data}
+	mf.refCount.Store(1)
+	mf.available.Store(true)
+	return mf, nil
+}
+
+// FileName is the file's 20-digit name.
+func (m *MappedFile) FileName() string { return m.name }
+
+// FileFromOffset is the offset of the file's first byte in its whole log (bytes).
+func (m *MappedFile) FileFromOffset() int64 { return m.fileFromOffset }
+
+// FileSize is the file's size in bytes.
+func (m *MappedFile) FileSize() int { return m.fileSize }
+
+// WrotePosition is the number of bytes written (appends go here). Java: getWrotePosition.
+func (m *MappedFile) WrotePosition() int { return int(m.wrotePosition.Load()) }
+
+// ReadPosition is what readers may read up to: the write position (no write buffer here).
+// Java: MappedFile#getReadPosition.
+func (m *MappedFile) ReadPosition() int { return int(m.wrotePosition.Load()) }
+
+// FlushedPosition is the number of bytes known to be on disk.
+func (m *MappedFile) FlushedPosition() int { return int(m.flushedPosition.Load()) }
+
+// StoreTimestamp is the store time (ms) of the last message appended to this file.
+func (m *MappedFile) StoreTimestamp() int64 { return m.storeTimestamp.Load() }
+
+func (m *MappedFile) setPositions(pos int) {
+	m.wrotePosition.Store(int32(pos))
+	m.flushedPosition.Store(int32(pos))
+}
+
+// IsFull reports whether the write position reached the end of the file.
+func (m *MappedFile) IsFull() bool { return m.ReadPosition() == m.fileSize }
+
+// appendContext carries what DoAppend needs besides the mapped bytes.
+type appendContext struct {
+	msg     *msgToAppend
+	tracing bool
+}
+
+// appendMessageCallback writes one message (or batch) into the free part of a file.
+// Java: AppendMessageCallback.
+type appendMessageCallback interface {
+	// doAppend writes into buf (the file from the write position to its end; len(buf) is
+	// maxBlank, the bytes left) and reports what it wrote.
+	doAppend(fileFromOffset int64, buf []byte, ctx *appendContext) AppendMessageResult
+}
+
+// appendMessagesInner hands the free part of the file to cb and advances the write position
+// by the bytes cb reports. The caller holds the put lock (one appender per file).
+// Java: MappedFile#appendMessagesInner.
+func (m *MappedFile) appendMessagesInner(cb appendMessageCallback, ctx *appendContext) AppendMessageResult {
+	pos := m.ReadPosition()
+	if ctx.tracing {
+		m.tracer.Step("MappedFile#appendMessagesInner", slog.String("file", m.relName),
+			slog.Int("currentPos", pos), slog.Int("fileSize", m.fileSize))
+	}
+	if pos >= m.fileSize {
+		return AppendMessageResult{Status: APPEND_UNKNOWN_ERROR}
+	}
+	r := cb.doAppend(m.fileFromOffset, m.data[pos:], ctx)
+	m.wrotePosition.Store(int32(pos) + r.WroteBytes)
+	m.storeTimestamp.Store(r.StoreTimestamp)
+	return r
+}
+
+// appendBytes appends b whole at the write position; false if it does not fit.
+// Java: MappedFile#appendMessage(byte[]).
+func (m *MappedFile) appendBytes(b []byte) bool {
+	pos := m.ReadPosition()
+	if pos+len(b) > m.fileSize {
+		return false
+	}
+	copy(m.data[pos:], b)
+	m.wrotePosition.Store(int32(pos + len(b)))
+	return true
+}
+
+// hold takes a reference so the mapping stays valid; false once the file is being
+// destroyed. Java: ReferenceResource#hold.
+func (m *MappedFile) hold() bool {
+	if m.available.Load() {
+		if m.refCount.Add(1) > 1 {
+			return true
+		}
+		m.refCount.Add(-1)
+	}
+	return false
+}
+
+// release drops a reference; the last one unmaps and closes the file.
+// Java: ReferenceResource#release.
+func (m *MappedFile) release() {
+	if m.refCount.Add(-1) > 0 {
+		return
+	}
+	if m.cleaned.CompareAndSwap(false, true) {
+		_ = munmap(m.data)
+		m.data = nil
+		_ = m.f.Close()
+	}
+}
+
+// shutdown makes the file unavailable to new readers and drops the initial reference, so the
+// mapping goes away when the last reader releases. Java: ReferenceResource#shutdown.
+func (m *MappedFile) shutdown() {
+	if m.available.CompareAndSwap(true, false) {
+		m.release()
+	}
+}
+
+// destroy shuts the file down and deletes it from disk (the mapping lives until the last
+// reader releases). Java: MappedFile#destroy. Deviation: never unmaps under a reader (Java
+// forces cleanup after an interval), because a Go reader would fault.
+func (m *MappedFile) destroy() error {
+	m.shutdown()
+	if err := os.Remove(m.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("store: remove %s: %w", m.path, err)
+	}
+	return nil
+}
+
+// SelectMappedBufferResult is a held view of a file's bytes. Data is valid until Release;
+// copy what you keep. Java: SelectMappedBufferResult.
+type SelectMappedBufferResult struct {
+	// StartOffset is the log offset (bytes) of Data[0].
+	StartOffset int64
+	Data        []byte
+	mf          *MappedFile
+}
+
+// Size is len(Data).
+func (r *SelectMappedBufferResult) Size() int { return len(r.Data) }
+
+// Release drops the hold on the file. Safe on a zero result.
+func (r *SelectMappedBufferResult) Release() {
+	if r.mf != nil {
+		r.mf.release()
+		r.mf = nil
+		r.Data = nil
+	}
+}
+
+// selectMappedBuffer returns the size bytes at pos, held; ok is false if they are not all
+// written yet or the file is going away. Java: MappedFile#selectMappedBuffer(int, int).
+func (m *MappedFile) selectMappedBuffer(pos, size int) (SelectMappedBufferResult, bool) {
+	if pos < 0 || size < 0 || pos+size > m.ReadPosition() || !m.hold() {
+		return SelectMappedBufferResult{}, false
+	}
+	return SelectMappedBufferResult{StartOffset: m.fileFromOffset + int64(pos), Data: m.data[pos : pos+size], mf: m}, true
+}
+
+// selectMappedBufferFrom returns the written bytes from pos to the read position, held.
+// Java: MappedFile#selectMappedBuffer(int).
+func (m *MappedFile) selectMappedBufferFrom(pos int) (SelectMappedBufferResult, bool) {
+	rp := m.ReadPosition()
+	if pos < 0 || pos >= rp || !m.hold() {
+		return SelectMappedBufferResult{}, false
+	}
+	return SelectMappedBufferResult{StartOffset: m.fileFromOffset + int64(pos), Data: m.data[pos:rp], mf: m}, true
+}
+
+// isAbleToFlush: a full file always; else at least leastPages new 4 KiB pages (leastPages >
+// 0) or any new byte (leastPages == 0). Java: MappedFile#isAbleToFlush.
+func (m *MappedFile) isAbleToFlush(leastPages int) bool {
+	flush := m.FlushedPosition()
+	write := m.ReadPosition()
+	if m.IsFull() {
+		return write > flush || flush != m.fileSize
+	}
+	if leastPages > 0 {
+		return write/osPageSize-flush/osPageSize >= leastPages
+	}
+	return write > flush
+}
+
+// flush forces the written bytes to disk if isAbleToFlush and returns the flushed position.
+// Java: MappedFile#flush.
+func (m *MappedFile) flush(leastPages int) (int, error) {
+	if !m.isAbleToFlush(leastPages) {
+		return m.FlushedPosition(), nil
+	}
+	if !m.hold() {
+		m.flushedPosition.Store(int32(m.ReadPosition()))
+		return m.FlushedPosition(), nil
+	}
+	defer m.release()
+	value := m.ReadPosition()
+	if err := flushRange(m.fd, m.data, m.FlushedPosition(), value); err != nil {
+		return m.FlushedPosition(), fmt.Errorf("store: flush %s: %w", m.path, err)
+	}
+	m.flushedPosition.Store(int32(value))
+	return value, nil
+}
+
+// warm touches one byte of every page from the write position on, so appends do not take
+// first-touch page faults. Java: MappedFile#warmMappedFile (without mlock).
+func (m *MappedFile) warm() {
+	if !m.hold() {
+		return
+	}
+	defer m.release()
+	for i := m.ReadPosition(); i < m.fileSize; i += osPageSize {
+		m.data[i] = 0
+	}
+	_ = unix.Madvise(m.data, unix.MADV_WILLNEED)
+}

@@ -1,0 +1,305 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// MappedFileQueue is a directory of equal-size MappedFiles forming one log: file n+1 starts
+// at file n's start + size. The list is copy-on-write: readers load a snapshot without
+// locking; creating, truncating and deleting files take mu and publish a new slice.
+// Mirrors org.apache.rocketmq.store.MappedFileQueue.
+type MappedFileQueue struct {
+	storePath      string
+	relDir         string // storePath relative to the store root, for trace steps
+	mappedFileSize int
+
+	files atomic.Pointer[[]*MappedFile]
+	mu    sync.Mutex // serializes changes to files
+
+	// flushedWhere is the log offset (bytes) up to which data is on disk.
+	flushedWhere atomic.Int64
+	// storeTimestamp is the store time (ms) of the last message known flushed.
+	storeTimestamp atomic.Int64
+
+	allocate *AllocateMappedFileService // nil: create files inline
+	warm     bool
+	tracer   *trace.Tracer // set for the CommitLog only
+}
+
+func newMappedFileQueue(storePath, relDir string, size int, allocate *AllocateMappedFileService, tr *trace.Tracer) *MappedFileQueue {
+	q := &MappedFileQueue{storePath: storePath, relDir: relDir, mappedFileSize: size, allocate: allocate, tracer: tr}
+	q.files.Store(&[]*MappedFile{})
+	return q
+}
+
+// MappedFiles returns a snapshot of the files in offset order.
+func (q *MappedFileQueue) MappedFiles() []*MappedFile { return *q.files.Load() }
+
+func (q *MappedFileQueue) publish(files []*MappedFile) { q.files.Store(&files) }
+
+func (q *MappedFileQueue) adopt(mf *MappedFile) {
+	mf.relName = filepath.ToSlash(filepath.Join(q.relDir, mf.name))
+	mf.tracer = q.tracer
+}
+
+// load maps every file of the directory. Each must be exactly mappedFileSize bytes, named by
+// its start offset, and the files must be contiguous; otherwise the store refuses to start.
+// Loaded files start with every position at the file size (recovery sets the real end).
+// Java: MappedFileQueue#load / doLoad.
+func (q *MappedFileQueue) load() error {
+	entries, err := os.ReadDir(q.storePath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: load %s: %w", q.storePath, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	var files []*MappedFile
+	fail := func(err error) error {
+		for _, f := range files {
+			f.shutdown()
+		}
+		return err
+	}
+	for _, name := range names {
+		path := filepath.Join(q.storePath, name)
+		st, err := os.Stat(path)
+		if err != nil {
+			return fail(fmt.Errorf("store: load %s: %w", path, err))
+		}
+		if st.Size() != int64(q.mappedFileSize) {
+			return fail(fmt.Errorf("%w: %s is %d bytes, want %d (check mappedFileSize settings)", ErrFileSize, path, st.Size(), q.mappedFileSize))
+		}
+		mf, err := newMappedFile(path, q.mappedFileSize)
+		if err != nil {
+			return fail(err)
+		}
+		if mf.fileFromOffset%int64(q.mappedFileSize) != 0 ||
+			(len(files) > 0 && mf.fileFromOffset != files[len(files)-1].fileFromOffset+int64(q.mappedFileSize)) {
+			mf.shutdown()
+			return fail(fmt.Errorf("store: load %s: file %s breaks the offset sequence (size %d)", q.storePath, name, q.mappedFileSize))
+		}
+		q.adopt(mf)
+		mf.setPositions(q.mappedFileSize)
+		files = append(files, mf)
+	}
+	q.publish(files)
+	return nil
+}
+
+// FirstMappedFile is the oldest file, or nil.
+func (q *MappedFileQueue) FirstMappedFile() *MappedFile {
+	fs := q.MappedFiles()
+	if len(fs) == 0 {
+		return nil
+	}
+	return fs[0]
+}
+
+// LastMappedFile is the newest file, or nil. Java: MappedFileQueue#getLastMappedFile().
+func (q *MappedFileQueue) LastMappedFile() *MappedFile {
+	fs := q.MappedFiles()
+	if len(fs) == 0 {
+		return nil
+	}
+	return fs[len(fs)-1]
+}
+
+// getLastMappedFile returns the newest file, first creating one if there is none (it then
+// starts at startOffset rounded down to the file size) or the newest is full (the next one)
+// and create is true. A creation failure is returned as an error (disk full, no permission).
+// Java: MappedFileQueue#getLastMappedFile(long, boolean).
+func (q *MappedFileQueue) getLastMappedFile(startOffset int64, create bool) (*MappedFile, error) {
+	last := q.LastMappedFile()
+	createOffset := int64(-1)
+	if last == nil {
+		createOffset = startOffset - startOffset%int64(q.mappedFileSize)
+	} else if last.IsFull() {
+		createOffset = last.fileFromOffset + int64(q.mappedFileSize)
+	}
+	if createOffset < 0 || !create {
+		return last, nil
+	}
+	return q.createMappedFile(createOffset)
+}
+
+func (q *MappedFileQueue) createMappedFile(createOffset int64) (*MappedFile, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	// another goroutine may have created it meanwhile
+	if last := q.LastMappedFile(); last != nil && last.fileFromOffset >= createOffset {
+		return last, nil
+	}
+	if err := os.MkdirAll(q.storePath, 0o755); err != nil {
+		return nil, fmt.Errorf("store: create %s: %w", q.storePath, err)
+	}
+	path := filepath.Join(q.storePath, offset2FileName(createOffset))
+	var mf *MappedFile
+	var err error
+	if q.allocate != nil {
+		next := filepath.Join(q.storePath, offset2FileName(createOffset+int64(q.mappedFileSize)))
+		mf, err = q.allocate.putRequestAndReturnMappedFile(path, next, q.mappedFileSize, q.warm)
+	} else {
+		mf, err = newMappedFile(path, q.mappedFileSize)
+		if err == nil && q.warm {
+			mf.warm()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	q.adopt(mf)
+	old := q.MappedFiles()
+	mf.firstCreateInQueue = len(old) == 0
+	files := make([]*MappedFile, len(old), len(old)+1)
+	copy(files, old)
+	q.publish(append(files, mf))
+	return mf, nil
+}
+
+// findMappedFileByOffset returns the file holding log offset (bytes), or the first file if
+// none does and returnFirstOnNotFound. Java: MappedFileQueue#findMappedFileByOffset.
+func (q *MappedFileQueue) findMappedFileByOffset(offset int64, returnFirstOnNotFound bool) *MappedFile {
+	fs := q.MappedFiles()
+	if len(fs) == 0 {
+		return nil
+	}
+	first, size := fs[0].fileFromOffset, int64(q.mappedFileSize)
+	if offset >= first && offset < fs[len(fs)-1].fileFromOffset+size {
+		idx := int((offset - first) / size)
+		if idx < len(fs) && offset >= fs[idx].fileFromOffset && offset < fs[idx].fileFromOffset+size {
+			return fs[idx]
+		}
+		for _, f := range fs {
+			if offset >= f.fileFromOffset && offset < f.fileFromOffset+size {
+				return f
+			}
+		}
+	}
+	if returnFirstOnNotFound {
+		return fs[0]
+	}
+	return nil
+}
+
+// getMinOffset is the first file's start offset, or -1 without files.
+// Java: MappedFileQueue#getMinOffset.
+func (q *MappedFileQueue) getMinOffset() int64 {
+	if f := q.FirstMappedFile(); f != nil {
+		return f.fileFromOffset
+	}
+	return -1
+}
+
+// getMaxOffset is the log offset (bytes) readers may read up to: the last file's start +
+// read position; 0 without files. Java: MappedFileQueue#getMaxOffset.
+func (q *MappedFileQueue) getMaxOffset() int64 {
+	if f := q.LastMappedFile(); f != nil {
+		return f.fileFromOffset + int64(f.ReadPosition())
+	}
+	return 0
+}
+
+// flush flushes the file at flushedWhere (if isAbleToFlush(leastPages)) and advances
+// flushedWhere. It reports whether nothing was left to flush in that file (flushedWhere did
+// not move). Java: MappedFileQueue#flush.
+func (q *MappedFileQueue) flush(leastPages int) (bool, error) {
+	where := q.flushedWhere.Load()
+	mf := q.findMappedFileByOffset(where, where == 0)
+	if mf == nil {
+		return true, nil
+	}
+	ts := mf.StoreTimestamp()
+	traced := q.tracer.Enabled() && mf.ReadPosition() > mf.FlushedPosition()
+	if traced {
+		q.tracer.Step("MappedFileQueue#flush", slog.Int64("flushedWhere", where), slog.Int("flushLeastPages", leastPages))
+		able := mf.isAbleToFlush(leastPages)
+		q.tracer.Step("MappedFile#isAbleToFlush", slog.String("file", mf.relName),
+			slog.Int("flushedPosition", mf.FlushedPosition()), slog.Int("wrotePosition", mf.ReadPosition()), slog.Bool("able", able))
+	}
+	pos, err := mf.flush(leastPages)
+	newWhere := mf.fileFromOffset + int64(pos)
+	if traced && newWhere != where {
+		q.tracer.Step("MappedFile#flush", slog.String("file", mf.relName), slog.Int("flushedPosition", pos))
+	}
+	q.flushedWhere.Store(newWhere)
+	if newWhere != where && ts > 0 {
+		q.storeTimestamp.Store(ts)
+	}
+	return newWhere == where, err
+}
+
+// truncateDirtyFiles makes offset (bytes) the end of the log: the file holding it gets its
+// positions set there, later files are destroyed. Java: MappedFileQueue#truncateDirtyFiles.
+func (q *MappedFileQueue) truncateDirtyFiles(offset int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var keep []*MappedFile
+	var errs []error
+	for _, f := range q.MappedFiles() {
+		tail := f.fileFromOffset + int64(q.mappedFileSize)
+		switch {
+		case tail <= offset:
+			keep = append(keep, f)
+		case offset >= f.fileFromOffset:
+			f.setPositions(int(offset - f.fileFromOffset))
+			keep = append(keep, f)
+		default:
+			errs = append(errs, f.destroy())
+		}
+	}
+	q.publish(keep)
+	return errors.Join(errs...)
+}
+
+// deleteLastMappedFile destroys the newest file. Java: MappedFileQueue#deleteLastMappedFile.
+func (q *MappedFileQueue) deleteLastMappedFile() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	fs := q.MappedFiles()
+	if len(fs) == 0 {
+		return nil
+	}
+	last := fs[len(fs)-1]
+	q.publish(append([]*MappedFile(nil), fs[:len(fs)-1]...))
+	return last.destroy()
+}
+
+// shutdown unmaps every file (when its readers are done); files stay on disk.
+func (q *MappedFileQueue) shutdown() {
+	for _, f := range q.MappedFiles() {
+		f.shutdown()
+	}
+}
+
+// destroy deletes every file and the directory. Java: MappedFileQueue#destroy.
+func (q *MappedFileQueue) destroy() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var errs []error
+	for _, f := range q.MappedFiles() {
+		errs = append(errs, f.destroy())
+	}
+	q.publish(nil)
+	q.flushedWhere.Store(0)
+	if err := os.Remove(q.storePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// osPageSize is RocketMQ's OS_PAGE_SIZE (MappedFile): the unit of flushLeastPages.
+const osPageSize = 4096
+
+// allocateFile gives fd size bytes of real disk blocks, so that a later write through the
+// mapping can never hit a hole on a full disk (SIGBUS). A file system without fallocate
+// (EOPNOTSUPP) falls back to ftruncate, which leaves a sparse file.
+func allocateFile(fd int, size int64) error {
+	err := unix.Fallocate(fd, 0, 0, size)
+	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
+		return unix.Ftruncate(fd, size)
+	}
+	return err
+}
+
+// mmapFile maps size bytes of fd shared, read-write.
+func mmapFile(fd int, size int) ([]byte, error) {
+	return unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+}
+
+func munmap(b []byte) error { return unix.Munmap(b) }
+
+// flushRange forces data[from:to] of a mapping of fd to disk: msync(MS_SYNC) of the pages
+// covering the range, or fdatasync of the whole file (see useMsync).
+func flushRange(fd int, data []byte, from, to int) error {
+	if !useMsync {
+		return unix.Fdatasync(fd)
+	}
+	from -= from % osPageSize
+	if to <= from {
+		return nil
+	}
+	return unix.Msync(data[from:to], unix.MS_SYNC)
+}
+
+// lockFileExclusive takes an exclusive open-file-description lock on byte 0 of fd. OFD locks
+// conflict with each other even inside one process (a second store in the same process
+// fails) and with the POSIX record lock Java's FileChannel#tryLock(0, 1, false) takes, so a
+// Java broker and ours cannot share a store either.
+func lockFileExclusive(fd int) error {
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Start: 0, Len: 1}
+	return unix.FcntlFlock(uintptr(fd), unix.F_OFD_SETLK, &lk)
+}
+
+func unlockFile(fd int) error {
+	lk := unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart, Start: 0, Len: 1}
+	return unix.FcntlFlock(uintptr(fd), unix.F_OFD_SETLK, &lk)
+}
+
+var totalPhysicalMemory = sync.OnceValue(func() int64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil {
+		return 8 << 30
+	}
+	return int64(si.Totalram) * int64(si.Unit)
+})

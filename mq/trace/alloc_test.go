@@ -1,0 +1,37 @@
+//go:build !race
+
+package trace
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestDisabledStepAllocatesNothing pins the design rule "off costs nothing": the guarded call
+// pattern allocates zero times for a nil tracer and for a tracer whose handler is above LevelStep.
+func TestDisabledStepAllocatesNothing(t *testing.T) {
+	var off *Tracer
+	info := New(slog.New(slog.NewTextHandler(io.Discard, nil)), "x")
+	off64 := int64(4096)
+	for _, tr := range []*Tracer{off, info} {
+		n := testing.AllocsPerRun(1000, func() {
+			if tr.Enabled() {
+				tr.Step("CommitLog#doAppend", slog.Int64("wroteOffset", off64))
+			}
+		})
+		require.Zero(t, n)
+	}
+}
+
+func BenchmarkDisabledStep(b *testing.B) {
+	var tr *Tracer
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if tr.Enabled() {
+			tr.Step("CommitLog#doAppend", slog.Int("i", i))
+		}
+	}
+}

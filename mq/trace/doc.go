@@ -1,0 +1,21 @@
+// Package trace carries the step trace: one line per mind-map node that happens, written by the
+// code under mq/ at the place the step happens.
+//
+// A step is a log/slog record at level LevelStep (below Debug) whose message is the step label,
+// exactly as in the chapter specs ("CommitLog#doAppend"), and whose attributes are the values
+// the step decided (offsets, queue ids, file names). Each component instance (a broker, the name
+// server, a client) owns one *Tracer, passed in its config; a nil *Tracer is off and costs one
+// nil check. Callers guard attribute building with Enabled:
+//
+//	if t.Enabled() {
+//		t.Step("CommitLog#doAppend", slog.Int64("wroteOffset", off), slog.Int("queueId", qid))
+//	}
+//
+// so a disabled trace allocates nothing (see TestDisabledStepAllocatesNothing).
+//
+// Printing is a slog.Handler's business: NewPrinter renders "[component] NN Label k=v ..." lines
+// with a shared step counter, and Recorder keeps the labels for tests. The same *slog.Logger can
+// carry operating logs at the normal levels.
+//
+// Java: none; RocketMQ logs with logback. This package exists for the annotated text.
+package trace
