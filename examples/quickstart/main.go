@@ -13,9 +13,11 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
 )
 
 func main() {
+	rlog.SetLogLevel("error") // the client logs every rebalance at info level
 	ns := primitive.NamesrvAddr{"127.0.0.1:9876"} // the client refuses "localhost"
 	p, _ := rocketmq.NewProducer(producer.WithNameServer(ns), producer.WithGroupName("quickstart-producer"))
 	if err := p.Start(); err != nil {

@@ -3,12 +3,13 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
-	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 )
 
 // BrokerConfig mirrors org.apache.rocketmq.common.BrokerConfig (the part this broker uses), plus
@@ -29,7 +30,8 @@ type BrokerConfig struct {
 	// 127.0.0.1, so the official client on the same machine works out of the box (and tests and
 	// chapters stay off the network). Set brokerIP1 to publish another address.
 	BrokerIP1 string `prop:"brokerIP1"`
-	// BrokerIP2 is the IP of the HA address (Java: defaults to the same address as brokerIP1).
+	// BrokerIP2 is the IP of the HA address published to name servers; "" means the same as
+	// BrokerIP1 (Java defaults both to the same host address).
 	BrokerIP2 string `prop:"brokerIP2"`
 	// ListenPort is the broker's remoting port (Java: NettyServerConfig.listenPort, 10911).
 	// 0 binds an ephemeral port; the broker then registers the port it actually bound. The HA
@@ -109,7 +111,7 @@ func DefaultBrokerConfig() BrokerConfig {
 		RocketmqHome:                   os.Getenv("ROCKETMQ_HOME"),
 		NamesrvAddr:                    os.Getenv("NAMESRV_ADDR"),
 		BrokerIP1:                      "127.0.0.1",
-		BrokerIP2:                      "127.0.0.1",
+		BrokerIP2:                      "",
 		ListenPort:                     10911,
 		BrokerName:                     host,
 		BrokerClusterName:              "DefaultCluster",
@@ -150,8 +152,11 @@ func (c *BrokerConfig) Validate() error {
 	if c.BrokerClusterName == "" {
 		bad("brokerClusterName must not be empty")
 	}
-	if c.BrokerIP1 == "" {
-		bad("brokerIP1 must not be empty")
+	if net.ParseIP(c.BrokerIP1) == nil {
+		bad("brokerIP1 %q is not an IP address", c.BrokerIP1)
+	}
+	if c.BrokerIP2 != "" && net.ParseIP(c.BrokerIP2) == nil {
+		bad("brokerIP2 %q is not an IP address", c.BrokerIP2)
 	}
 	if c.BrokerID < 0 {
 		bad("brokerId must be >= 0, got %d", c.BrokerID)
@@ -217,99 +222,5 @@ func (c *BrokerConfig) NamesrvAddrList() []string {
 // String prints the config in properties syntax (key=value per line, in field order), durations
 // in milliseconds.
 func (c BrokerConfig) String() string {
-	return propertiesString(&c)
-}
-
-// propertiesString prints the `prop`-tagged fields of the struct p points to.
-func propertiesString(p any) string {
-	var b strings.Builder
-	v := reflect.ValueOf(p).Elem()
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		key := t.Field(i).Tag.Get("prop")
-		if key == "" || key == "-" {
-			continue
-		}
-		f := v.Field(i)
-		var s string
-		if d, ok := f.Interface().(time.Duration); ok {
-			s = strconv.FormatInt(d.Milliseconds(), 10)
-		} else {
-			s = fmt.Sprint(f.Interface())
-		}
-		b.WriteString(key)
-		b.WriteByte('=')
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// setProperties overlays props (RocketMQ keys) onto the `prop`-tagged fields of the struct p points
-// to. Durations take integer milliseconds. Keys naming no field are returned in unknown, so a
-// caller can try another config struct with them.
-func setProperties(p any, props map[string]string) (unknown map[string]string, err error) {
-	v := reflect.ValueOf(p).Elem()
-	t := v.Type()
-	byKey := make(map[string]int, t.NumField())
-	for i := 0; i < t.NumField(); i++ {
-		if key := t.Field(i).Tag.Get("prop"); key != "" && key != "-" {
-			byKey[key] = i
-		}
-	}
-	unknown = map[string]string{}
-	for key, raw := range props {
-		i, ok := byKey[key]
-		if !ok {
-			unknown[key] = raw
-			continue
-		}
-		f := v.Field(i)
-		raw = strings.TrimSpace(raw)
-		if _, isDur := f.Interface().(time.Duration); isDur {
-			ms, perr := strconv.ParseInt(raw, 10, 64)
-			if perr != nil {
-				return nil, fmt.Errorf("property %s=%q: want milliseconds: %w", key, raw, perr)
-			}
-			f.SetInt(ms * int64(time.Millisecond))
-			continue
-		}
-		switch f.Kind() {
-		case reflect.String:
-			f.SetString(raw)
-		case reflect.Bool:
-			bv, perr := strconv.ParseBool(raw)
-			if perr != nil {
-				return nil, fmt.Errorf("property %s=%q: %w", key, raw, perr)
-			}
-			f.SetBool(bv)
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			n, perr := strconv.ParseInt(raw, 10, f.Type().Bits())
-			if perr != nil {
-				return nil, fmt.Errorf("property %s=%q: %w", key, raw, perr)
-			}
-			f.SetInt(n)
-		default:
-			return nil, fmt.Errorf("property %s: unsupported field kind %s", key, f.Kind())
-		}
-	}
-	return unknown, nil
-}
-
-// parseProperties reads RocketMQ properties text: one key=value per line, '#' or '!' comments,
-// blank lines ignored, surrounding spaces trimmed.
-func parseProperties(text string) (map[string]string, error) {
-	out := map[string]string{}
-	for n, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
-		}
-		i := strings.IndexAny(line, "=:")
-		if i <= 0 {
-			return nil, fmt.Errorf("properties line %d: %q is not key=value", n+1, line)
-		}
-		out[strings.TrimSpace(line[:i])] = strings.TrimSpace(line[i+1:])
-	}
-	return out, nil
+	return conf.Format(&c)
 }

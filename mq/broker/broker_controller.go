@@ -94,11 +94,19 @@ type BrokerController struct {
 	shutdownDone bool
 }
 
-// NewBrokerController returns a controller; nothing runs and nothing touches the disk until
-// Initialize. serverCfg.ListenAddr supplies the listen host only (empty = all interfaces): the
-// port is cfg.ListenPort. tr nil turns the step trace off; operating logs go to tr's logger.
+// NewBrokerController validates the configs and returns a controller; nothing runs and nothing
+// touches the disk until Initialize. The listen port is cfg.ListenPort; when that is 0, the
+// port of serverCfg.ListenAddr (0 = ephemeral). The listen host is serverCfg.ListenAddr's
+// (empty = all interfaces). tr nil turns the step trace off; operating logs go to tr's logger.
 // Java: BrokerController(brokerConfig, nettyServerConfig, nettyClientConfig, messageStoreConfig).
-func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig, tr *trace.Tracer) *BrokerController {
+func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
+	tr *trace.Tracer) (*BrokerController, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := storeCfg.Validate(); err != nil {
+		return nil, err
+	}
 	b := &BrokerController{
 		cfg:             cfg,
 		serverCfg:       serverCfg,
@@ -118,22 +126,16 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	b.clientHousekeepingService = NewClientHousekeepingService(b.consumerManager, b.producerManager, c.ClientHousekeepingInterval)
 	b.messageArrivingListener = &NotifyMessageArrivingListener{}
 	b.brokerOuterAPI = NewBrokerOuterAPI(remoting.ClientConfig{}, tr)
-	return b
+	return b, nil
 }
 
-// Initialize validates the configs, creates and loads the message store, creates the
-// remoting server and registers the processors. Java: BrokerController#initialize.
+// Initialize creates and loads the message store, creates the remoting server and registers
+// the processors. Java: BrokerController#initialize.
 func (b *BrokerController) Initialize() error {
 	b.stateMu.Lock()
 	defer b.stateMu.Unlock()
 	if b.initialized || b.shutdownDone {
 		return fmt.Errorf("%w: Initialize called twice or after Shutdown", ErrBrokerState)
-	}
-	if err := b.cfg.Validate(); err != nil {
-		return err
-	}
-	if err := b.storeCfg.Validate(); err != nil {
-		return err
 	}
 	ms, err := store.NewDefaultMessageStore(b.storeCfg, b.messageArrivingListener, b.tr)
 	if err != nil {
@@ -153,12 +155,8 @@ func (b *BrokerController) Initialize() error {
 	b.pullRequestHoldService = NewPullRequestHoldService(&b.cfg, ms, b.pullMessageProcessor.executeRequestWhenWakeup, b.tr, b.log)
 	b.messageArrivingListener.hold = b.pullRequestHoldService
 
-	host, _, err := net.SplitHostPort(b.serverCfg.ListenAddr)
-	if err != nil {
-		host = "" // no or bad address: all interfaces
-	}
 	sc := b.serverCfg
-	sc.ListenAddr = net.JoinHostPort(host, strconv.Itoa(b.cfg.ListenPort))
+	sc.ListenAddr = listenAddr(b.serverCfg.ListenAddr, b.cfg.ListenPort)
 	b.remotingServer = remoting.NewServer(sc, b.clientHousekeepingService, b.tr)
 	b.registerProcessor()
 	if len(b.cfg.NamesrvAddrList()) > 0 {
@@ -166,6 +164,18 @@ func (b *BrokerController) Initialize() error {
 	}
 	b.initialized = true
 	return nil
+}
+
+// listenAddr combines the host of addr with port, or with addr's own port when port is 0.
+func listenAddr(addr string, port int) string {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return net.JoinHostPort("", strconv.Itoa(port)) // no or bad address: all interfaces
+	}
+	if port == 0 {
+		return net.JoinHostPort(host, p)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 // registerProcessor routes request codes to processors, each group on its own worker pool, as

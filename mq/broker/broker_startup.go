@@ -5,11 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -30,7 +29,10 @@ func CreateBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, s
 		}
 	}
 	storeCfg.HaListenPort = cfg.ListenPort + 1
-	b := NewBrokerController(cfg, serverCfg, storeCfg, tr)
+	b, err := NewBrokerController(cfg, serverCfg, storeCfg, tr)
+	if err != nil {
+		return nil, err
+	}
 	if err := b.Initialize(); err != nil {
 		b.Shutdown()
 		return nil, err
@@ -47,13 +49,21 @@ func Start(b *BrokerController) (*BrokerController, error) {
 	return b, nil
 }
 
-// BrokerStartup is the broker's command line: it overlays a properties file (-c, RocketMQ keys
-// of BrokerConfig and MessageStoreConfig; unknown keys are reported on stderr and ignored) and
-// -n (name server list, "ip:port;ip:port") on the defaults, then creates, initializes and
-// starts the broker. With -p it prints the effective configuration to stdout and returns a nil
-// controller and nil error (nothing to run). tr may be nil.
-// Java: BrokerStartup#main.
-func BrokerStartup(args []string, stdout, stderr io.Writer, tr *trace.Tracer) (*BrokerController, error) {
+// StartupConfig is what the broker's command line resolves to.
+type StartupConfig struct {
+	Broker BrokerConfig
+	Server remoting.ServerConfig
+	Store  store.MessageStoreConfig
+	// PrintOnly is set by -p: the config was printed, nothing is to be started.
+	PrintOnly bool
+}
+
+// ParseCommandLine overlays a properties file (-c, RocketMQ keys of BrokerConfig and
+// MessageStoreConfig; unknown keys are reported on stderr and ignored) and -n (name server
+// list, "ip:port;ip:port") on the defaults; NAMESRV_ADDR is the default of namesrvAddr. With -p
+// it prints the effective configuration to stdout and sets PrintOnly.
+// Java: BrokerStartup#createBrokerController (its command-line half).
+func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, error) {
 	fs := flag.NewFlagSet("mqbroker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	namesrv := fs.String("n", "", "name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876'")
@@ -65,16 +75,14 @@ func BrokerStartup(args []string, stdout, stderr io.Writer, tr *trace.Tracer) (*
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("mqbroker: unexpected arguments %q", fs.Args())
 	}
-	cfg := DefaultBrokerConfig()
-	storeCfg := store.DefaultMessageStoreConfig()
-	serverCfg := remoting.DefaultServerConfig()
-	serverCfg.ListenAddr = "" // all interfaces; the port is cfg.ListenPort
+	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(), Server: remoting.DefaultServerConfig()}
+	sc.Server.ListenAddr = "" // all interfaces; the port is Broker.ListenPort
 	if *configFile != "" {
 		text, err := os.ReadFile(*configFile)
 		if err != nil {
 			return nil, fmt.Errorf("mqbroker: read config file: %w", err)
 		}
-		if err := applyProperties(string(text), &cfg, &storeCfg); err != nil {
+		if err := applyProperties(string(text), &sc.Broker, &sc.Store); err != nil {
 			if !isUnknownKeys(err) {
 				return nil, fmt.Errorf("mqbroker: config file %s: %w", *configFile, err)
 			}
@@ -83,14 +91,31 @@ func BrokerStartup(args []string, stdout, stderr io.Writer, tr *trace.Tracer) (*
 		fmt.Fprintf(stdout, "load config properties file OK, %s\n", *configFile)
 	}
 	if *namesrv != "" {
-		cfg.NamesrvAddr = *namesrv
+		sc.Broker.NamesrvAddr = *namesrv
 	}
 	if *printConfig {
-		fmt.Fprint(stdout, cfg.String())
-		fmt.Fprint(stdout, storeCfg.String())
-		return nil, nil
+		fmt.Fprint(stdout, sc.Broker.String())
+		fmt.Fprint(stdout, sc.Store.String())
+		sc.PrintOnly = true
 	}
-	b, err := CreateBrokerController(cfg, serverCfg, storeCfg, tr)
+	return sc, nil
+}
+
+// BrokerStartup is the broker's command line: ParseCommandLine, then create, initialize and
+// start the broker. With -p it returns a nil controller and nil error (nothing to run). tr may
+// be nil. Java: BrokerStartup#main.
+func BrokerStartup(args []string, stdout, stderr io.Writer, tr *trace.Tracer) (*BrokerController, error) {
+	sc, err := ParseCommandLine(args, stdout, stderr)
+	if err != nil || sc.PrintOnly {
+		return nil, err
+	}
+	return StartWithConfig(sc, stdout, tr)
+}
+
+// StartWithConfig creates, initializes and starts a broker from a resolved StartupConfig and
+// prints RocketMQ's boot banner to stdout.
+func StartWithConfig(sc *StartupConfig, stdout io.Writer, tr *trace.Tracer) (*BrokerController, error) {
+	b, err := CreateBrokerController(sc.Broker, sc.Server, sc.Store, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -110,22 +135,17 @@ func BrokerStartup(args []string, stdout, stderr io.Writer, tr *trace.Tracer) (*
 // an error; keys naming neither config are applied nowhere and reported as an
 // *unknownKeysError after everything else was applied.
 func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig) error {
-	props, err := parseProperties(text)
+	props, err := conf.ParseProperties(strings.NewReader(text))
 	if err != nil {
 		return err
 	}
-	rest, err := setProperties(cfg, props)
+	unknown, err := conf.Apply(props, cfg, storeCfg)
 	if err != nil {
 		return err
 	}
-	rest, err = setProperties(storeCfg, rest)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
+	if len(unknown) > 0 {
 		// Java ignores keys no config object knows; so do we (listed for the operator).
-		keys := slices.Sorted(maps.Keys(rest))
-		return &unknownKeysError{keys: keys}
+		return &unknownKeysError{keys: unknown}
 	}
 	return nil
 }

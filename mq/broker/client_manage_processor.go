@@ -49,8 +49,9 @@ func (p *ClientManageProcessor) heartBeat(ch *remoting.Channel, req *remoting.Re
 		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad heartbeat body: %v", err))
 	}
 	if tr := b.tr; tr.Enabled() {
-		tr.Step("ClientManageProcessor#heartBeat", slog.String("clientId", hb.ClientID),
-			slog.Int("consumerGroups", len(hb.ConsumerDataSet)), slog.Int("producerGroups", len(hb.ProducerDataSet)))
+		// The clientID holds the client's IP and PID, so it stays out of the (deterministic) step.
+		tr.Step("ClientManageProcessor#heartBeat", slog.Int("consumerGroups", len(hb.ConsumerDataSet)),
+			slog.Int("producerGroups", len(hb.ProducerDataSet)))
 	}
 	info := ClientChannelInfo{Channel: ch, ClientID: hb.ClientID, Language: req.Language, Version: req.Version}
 	for _, data := range hb.ConsumerDataSet {

@@ -100,7 +100,7 @@ func (m *ConsumerManager) RegisterConsumer(group string, info ClientChannelInfo,
 	changed := r1 || r2
 	if m.tr.Enabled() {
 		m.tr.Step("ConsumerManager#registerConsumer", slog.String("group", group),
-			slog.String("clientId", info.ClientID), slog.Bool("changed", changed))
+			slog.Int("channels", len(channels)), slog.Bool("changed", changed))
 	}
 	if changed && notify && m.listener != nil {
 		m.listener.Handle(ConsumerGroupEventChange, group, channels)
@@ -130,7 +130,7 @@ func (m *ConsumerManager) UnregisterConsumer(group string, info ClientChannelInf
 	m.mu.Unlock()
 	if m.tr.Enabled() {
 		m.tr.Step("ConsumerManager#unregisterConsumer", slog.String("group", group),
-			slog.String("clientId", info.ClientID), slog.Bool("groupRemoved", removedGroup))
+			slog.Int("channels", len(channels)), slog.Bool("groupRemoved", removedGroup))
 	}
 	if !ok || m.listener == nil {
 		return

@@ -24,7 +24,7 @@
 //	expression_message_filter.go      ExpressionMessageFilter: TAG filtering on ConsumeQueue tagsCode
 //	pull_request_hold_service.go      PullRequestHoldService, PullRequest, ManyPullRequest,
 //	                                  NotifyMessageArrivingListener
-//	client_manage_processor.go        ClientManageProcessor: HEART_BEAT, UNREGISTER_CLIENT
+//	client_manage_processor.go        ClientManageProcessor: HEART_BEAT, UNREGISTER_CLIENT, CHECK_CLIENT_CONFIG
 //	consumer_manage_processor.go      ConsumerManageProcessor: consumer list, query/update offset
 //	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset (default processor)
 //
@@ -63,8 +63,8 @@
 // ConsumerOffsetManager.mu, ConsumerManager.mu (all groups and their ConsumerGroupInfo; the
 // change listener runs after it is released), ProducerManager.mu, PullRequestHoldService.mu
 // (the hold table) plus one mutex per ManyPullRequest, BrokerController.registerMu (one
-// registration at a time) and stateMu (life cycle). No lock is held while calling another
-// component, except registerMu around a registration.
+// registration at a time) and stateMu (held through Initialize, Start and Shutdown). Apart
+// from those two, no lock is held while calling another component.
 //
 // Not built yet (later issues): CONSUMER_SEND_MSG_BACK and delay levels, transactions
 // (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, broker fast

@@ -195,3 +195,11 @@ func (n *recordingNamesrv) unregistrations() []*remoting.RemotingCommand {
 	defer n.mu.Unlock()
 	return append([]*remoting.RemotingCommand(nil), n.unr...)
 }
+
+// waitDispatched waits until the reput service has built n ConsumeQueue units for the queue
+// (a send is answered once it is in the CommitLog; the ConsumeQueue follows a moment later).
+func (tb *testBroker) waitDispatched(t *testing.T, topic string, queueID int32, n int64) {
+	t.Helper()
+	require.Eventually(t, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue(topic, queueID) == n },
+		5*time.Second, time.Millisecond, "dispatch of %s/%d to %d", topic, queueID, n)
+}

@@ -31,6 +31,7 @@ func TestPullStatusMapping(t *testing.T) {
 	tb.createTopic(t, "PullTopic", 2)
 	tb.sendOK(t, "PullTopic", 1, "", []byte("a"))
 	tb.sendOK(t, "PullTopic", 1, "", []byte("b"))
+	tb.waitDispatched(t, "PullTopic", 1, 2)
 
 	cases := []struct {
 		name    string
@@ -188,6 +189,7 @@ func TestPullHeldTimesOut(t *testing.T) {
 func TestPullCommitOffset(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	tb.sendOK(t, "C", 0, "", []byte("x"))
+	tb.waitDispatched(t, "C", 0, 1)
 	h := pullHeader("g", "C", 0, 0, protocol.PullFlagSubscription|protocol.PullFlagCommitOffset, 0, "*")
 	h.CommitOffset = 1
 	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
@@ -203,6 +205,7 @@ func TestPullTagFilteringNonASCII(t *testing.T) {
 	tb.createTopic(t, "Tags", 1)
 	tb.sendOK(t, "Tags", 0, "other", []byte("skip me"))
 	tb.sendOK(t, "Tags", 0, "中文", []byte("take me"))
+	tb.waitDispatched(t, "Tags", 0, 2)
 	require.Equal(t, int64(646394), primitive.TagsString2TagsCode("中文"))
 
 	sub := protocol.SubscriptionData{Topic: "Tags", SubString: "中文", TagsSet: []string{"中文"},
@@ -220,6 +223,7 @@ func TestPullTagFilteringNonASCII(t *testing.T) {
 
 	// only filtered-out messages ahead: PULL_RETRY_IMMEDIATELY (20)
 	tb.sendOK(t, "Tags", 0, "other", []byte("skip me too"))
+	tb.waitDispatched(t, "Tags", 0, 3)
 	h.QueueOffset = 2
 	resp = tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	require.Equal(t, int32(protocol.PullRetryImmediately), resp.Code, resp.Remark)

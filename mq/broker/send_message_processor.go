@@ -181,7 +181,7 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 		tr.Step("SendMessageProcessor#asyncSendMessage", slog.String("topic", msg.Topic),
 			slog.Int("queueId", int(msg.QueueID)), slog.Int("bodyLen", len(msg.Body)))
 	}
-	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), msg.Topic, queueID)
+	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), queueID)
 }
 
 // asyncSendBatchMessage stores a batch: the body is the client's batch encoding
@@ -242,7 +242,7 @@ func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *
 	}
 	result := make(chan store.PutMessageResult, 1)
 	result <- b.store.PutMessages(batch)
-	return p.awaitPut(ch, req, resp, result, batch.Topic, queueID)
+	return p.awaitPut(ch, req, resp, result, queueID)
 }
 
 // handleRetryAndDLQ sends a message for %RETRY%<group> whose reconsumeTimes reached the
@@ -309,17 +309,17 @@ func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.Mes
 
 // awaitPut answers at once when the store's result is ready, else later from a goroutine.
 func (p *SendMessageProcessor) awaitPut(ch *remoting.Channel, req, resp *remoting.RemotingCommand,
-	result <-chan store.PutMessageResult, topic string, queueID int32) (*remoting.RemotingCommand, error) {
+	result <-chan store.PutMessageResult, queueID int32) (*remoting.RemotingCommand, error) {
 	select {
 	case r := <-result:
-		return p.handlePutMessageResult(r, resp, topic, queueID), nil
+		return p.handlePutMessageResult(r, resp, queueID), nil
 	default:
 	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		r := <-result
-		out := p.handlePutMessageResult(r, resp, topic, queueID).ResponseTo(req)
+		out := p.handlePutMessageResult(r, resp, queueID).ResponseTo(req)
 		if err := ch.WriteResponse(out); err != nil {
 			p.b.log.Warn("send response failed", "remoteAddr", ch.RemoteAddr(), "err", err)
 		}
@@ -331,7 +331,7 @@ func (p *SendMessageProcessor) awaitPut(ch *remoting.Channel, req, resp *remotin
 // statuses where the message was stored, fills msgId (offsetMsgId), queueId and queueOffset.
 // Java: SendMessageProcessor#handlePutMessageResult.
 func (p *SendMessageProcessor) handlePutMessageResult(r store.PutMessageResult, resp *remoting.RemotingCommand,
-	topic string, queueID int32) *remoting.RemotingCommand {
+	queueID int32) *remoting.RemotingCommand {
 	sendOK := false
 	switch r.PutMessageStatus {
 	case store.PUT_OK:
@@ -366,7 +366,6 @@ func (p *SendMessageProcessor) handlePutMessageResult(r store.PutMessageResult, 
 		resp.AddExtField("queueId", fmt.Sprint(queueID))
 		resp.AddExtField("queueOffset", fmt.Sprint(a.LogicsOffset))
 	}
-	_ = topic
 	return resp
 }
 

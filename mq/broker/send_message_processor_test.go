@@ -39,6 +39,7 @@ func TestSendThenPull(t *testing.T) {
 		lastPhy = phy
 	}
 
+	tb.waitDispatched(t, "TopicTest", 0, 3)
 	resp := tb.pull(t, "g1", "TopicTest", 0, 0, "*")
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Equal(t, "FOUND", resp.Remark, "pull remark is the store status name")
@@ -162,7 +163,7 @@ func TestSendRetryTopicToDLQ(t *testing.T) {
 	require.NotNil(t, dlq)
 	require.Equal(t, int32(1), dlq.WriteQueueNums)
 	require.Equal(t, int32(6), dlq.Perm)
-	require.Equal(t, int64(1), tb.b.MessageStore().GetMaxOffsetInQueue("%DLQ%g", 0))
+	tb.waitDispatched(t, "%DLQ%g", 0, 1)
 	require.Equal(t, int64(0), tb.b.MessageStore().GetMaxOffsetInQueue("%RETRY%g", 0))
 }
 
@@ -195,6 +196,7 @@ func TestSendBatch(t *testing.T) {
 	require.Equal(t, int64(1), rh.QueueOffset)
 	require.Len(t, strings.Split(rh.MsgID, ","), 2)
 
+	tb.waitDispatched(t, "BatchTopic", 1, 3)
 	pr := tb.pull(t, "g", "BatchTopic", 1, 1, "*")
 	require.Equal(t, int32(protocol.Success), pr.Code, pr.Remark)
 	msgs, err := primitive.DecodeMessages(pr.Body)

@@ -6,9 +6,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// topicMaxLength is the longest topic name in bytes. Java: TopicValidator.TOPIC_MAX_LENGTH.
-const topicMaxLength = 127
-
 // validateTopic checks a topic name: not blank, only [%|a-zA-Z0-9_-], at most 127 bytes. On
 // failure it returns SYSTEM_ERROR and Java's remark. Java: TopicValidator#validateTopic.
 func validateTopic(topic string) (code int32, remark string, ok bool) {
@@ -22,12 +19,11 @@ func validateTopic(topic string) (code int32, remark string, ok bool) {
 			return protocol.SystemError, fmt.Sprintf("The specified topic[%s] contains illegal characters, allowing only ^[%%|a-zA-Z0-9_-]+$", topic), false
 		}
 	}
-	if len(topic) > topicMaxLength {
+	if len(topic) > protocol.MaxTopicLength {
 		return protocol.SystemError, "The specified topic is longer than topic max length.", false
 	}
 	return 0, "", true
 }
-
 
 // Topic sysFlag bits. Java: TopicSysFlag.FLAG_UNIT, FLAG_UNIT_SUB.
 const (

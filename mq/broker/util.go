@@ -14,4 +14,3 @@ func orDiscard(l *slog.Logger) *slog.Logger {
 	}
 	return l
 }
-

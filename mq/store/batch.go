@@ -52,15 +52,15 @@ func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tra
 	if err != nil {
 		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
 	}
-	if len(born) == 20 {
+	if born.n == 20 {
 		batch.SysFlag |= sysFlagBornHostV6
 	}
-	if len(storeHost) == 20 {
+	if storeHost.n == 20 {
 		batch.SysFlag |= sysFlagStoreHostV6
 	}
 	enc := c.encoders.Get().(*messageExtEncoder)
 	defer c.encoders.Put(enc)
-	n, st := enc.encodeBatch(batch, born, storeHost)
+	n, st := enc.encodeBatch(batch, born.bytes(), storeHost.bytes())
 	if tracing {
 		s.tracer.Step("MessageExtEncoder#encode", slog.Int("msgLen", len(enc.buf)), slog.Int("batchSize", n),
 			slog.String("status", st.String()))
@@ -156,7 +156,7 @@ func (e *messageExtEncoder) encodeBatch(batch *primitive.MessageExtBrokerInner, 
 
 // doAppendBatch writes all members of an encoded batch, or the blank END_OF_FILE record if
 // they do not all fit. Java: DefaultAppendMessageCallback#doAppend(MessageExtBatch).
-func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf []byte, ctx *appendContext, wroteOffset, queueOffset int64) AppendMessageResult {
+func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf []byte, ctx appendContext, wroteOffset, queueOffset int64) AppendMessageResult {
 	c := cb.c
 	m := ctx.msg
 	maxBlank := len(buf)
@@ -202,7 +202,7 @@ func (c *CommitLog) batchMsgIDs(m *msgToAppend) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(offsetMsgID(m.storeHost, off))
+		b.WriteString(offsetMsgID(m.storeHost.bytes(), off))
 	}
 	return b.String()
 }

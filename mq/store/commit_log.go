@@ -23,7 +23,7 @@ type msgToAppend struct {
 	inner     *primitive.MessageExtBrokerInner
 	encoded   []byte // whole record; QUEUEOFFSET, PHYSICALOFFSET, STORETIMESTAMP patched in doAppend
 	key       topicQueueKey
-	storeHost []byte
+	storeHost hostAddr
 	// batch: the encoded members back to back (see putMessages)
 	batch    bool
 	batchIDs []int64 // physical offsets of the members, filled by doAppend
@@ -127,16 +127,16 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) PutMes
 	if err != nil {
 		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
 	}
-	if len(born) == 20 {
+	if born.n == 20 {
 		msg.SysFlag |= sysFlagBornHostV6
 	}
-	if len(storeHost) == 20 {
+	if storeHost.n == 20 {
 		msg.SysFlag |= sysFlagStoreHostV6
 	}
 
 	enc := c.encoders.Get().(*messageExtEncoder)
 	defer c.encoders.Put(enc)
-	st := enc.encode(msg, born, storeHost)
+	st := enc.encode(msg, born.bytes(), storeHost.bytes())
 	if tracing {
 		s.tracer.Step("MessageExtEncoder#encode", slog.Int("msgLen", len(enc.buf)), slog.Int("bodyLength", len(msg.Body)),
 			slog.Int("topicLength", len(msg.Topic)), slog.Int("propertiesLength", len(msg.PropertiesString)), slog.String("status", st.String()))
@@ -168,7 +168,7 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 		s.logError("create mapped file failed", err)
 		return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED}
 	}
-	r := mf.appendMessagesInner(&c.callback, &ctx)
+	r := mf.appendMessagesInner(&c.callback, ctx)
 	if r.Status == END_OF_FILE {
 		mf, err = c.mfq.getLastMappedFile(0, true)
 		if err != nil || mf == nil {
@@ -177,7 +177,7 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 			s.logError("create mapped file failed", err)
 			return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED, AppendMessageResult: &r}
 		}
-		r = mf.appendMessagesInner(&c.callback, &ctx)
+		r = mf.appendMessagesInner(&c.callback, ctx)
 	}
 	c.beginTimeInLock.Store(0)
 	c.putMu.Unlock()
@@ -192,12 +192,10 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 	if m.batch {
 		r.MsgID = c.batchMsgIDs(m)
 	} else {
-		r.MsgID = offsetMsgID(m.storeHost, r.WroteOffset)
+		r.MsgID = offsetMsgID(m.storeHost.bytes(), r.WroteOffset)
 	}
-	res := new(AppendMessageResult)
-	*res = r
 	c.submitFlushRequest()
-	return PutMessageResult{PutMessageStatus: PUT_OK, AppendMessageResult: res}
+	return PutMessageResult{PutMessageStatus: PUT_OK, AppendMessageResult: &r}
 }
 
 // submitFlushRequest wakes the async flush service (unless it runs on a fixed timer).
@@ -251,7 +249,7 @@ type defaultAppendMessageCallback struct {
 // TOTALSIZE = bytes left, MAGIC 0xCBD43194) when record + 8 > bytes left, or patches
 // QUEUEOFFSET, PHYSICALOFFSET, STORETIMESTAMP into the record and copies it in.
 // Java: DefaultAppendMessageCallback#doAppend.
-func (cb *defaultAppendMessageCallback) doAppend(fileFromOffset int64, buf []byte, ctx *appendContext) AppendMessageResult {
+func (cb *defaultAppendMessageCallback) doAppend(fileFromOffset int64, buf []byte, ctx appendContext) AppendMessageResult {
 	c := cb.c
 	m := ctx.msg
 	maxBlank := len(buf)

@@ -140,24 +140,19 @@ func (m *MappedFile) setPositions(pos int) {
 // IsFull reports whether the write position reached the end of the file.
 func (m *MappedFile) IsFull() bool { return m.ReadPosition() == m.fileSize }
 
-// appendContext carries what DoAppend needs besides the mapped bytes.
+// appendContext carries what doAppend needs besides the mapped bytes. It is passed by value
+// so that nothing on the put path escapes to the heap.
 type appendContext struct {
 	msg     *msgToAppend
 	tracing bool
 }
 
-// appendMessageCallback writes one message (or batch) into the free part of a file.
-// Java: AppendMessageCallback.
-type appendMessageCallback interface {
-	// doAppend writes into buf (the file from the write position to its end; len(buf) is
-	// maxBlank, the bytes left) and reports what it wrote.
-	doAppend(fileFromOffset int64, buf []byte, ctx *appendContext) AppendMessageResult
-}
-
 // appendMessagesInner hands the free part of the file to cb and advances the write position
 // by the bytes cb reports. The caller holds the put lock (one appender per file).
-// Java: MappedFile#appendMessagesInner.
-func (m *MappedFile) appendMessagesInner(cb appendMessageCallback, ctx *appendContext) AppendMessageResult {
+// Java: MappedFile#appendMessagesInner. (Java's AppendMessageCallback interface has a single
+// implementation here, so cb is the concrete type: an interface call would make the put
+// path allocate.)
+func (m *MappedFile) appendMessagesInner(cb *defaultAppendMessageCallback, ctx appendContext) AppendMessageResult {
 	pos := m.ReadPosition()
 	if ctx.tracing {
 		m.tracer.Step("MappedFile#appendMessagesInner", slog.String("file", m.relName),

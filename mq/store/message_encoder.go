@@ -144,39 +144,52 @@ func (e *messageExtEncoder) encode(m *primitive.MessageExtBrokerInner, bornHost,
 	return PUT_OK
 }
 
+// hostAddr is a record host field (4-byte IPv4 or 16-byte IPv6 address + 4-byte port) held
+// by value, so building it does not allocate.
+type hostAddr struct {
+	b [20]byte
+	n int // 8 or 20
+}
+
+func (h *hostAddr) bytes() []byte { return h.b[:h.n] }
+
 // hostField returns the 8-byte (IPv4) or 20-byte (IPv6) record field for a host: raw if it
 // already has one of those lengths, else parsed from "ip:port", else 8 zero bytes.
-func hostField(raw []byte, hostPort string) ([]byte, error) {
+func hostField(raw []byte, hostPort string) (hostAddr, error) {
+	var h hostAddr
 	if len(raw) == 8 || len(raw) == 20 {
-		return raw, nil
+		h.n = copy(h.b[:], raw)
+		return h, nil
 	}
 	if len(raw) != 0 {
-		return nil, fmt.Errorf("host field of %d bytes, want 8 or 20", len(raw))
+		return h, fmt.Errorf("host field of %d bytes, want 8 or 20", len(raw))
 	}
+	h.n = 8
 	if hostPort == "" {
-		return make([]byte, 8), nil
+		return h, nil
 	}
 	host, port, err := net.SplitHostPort(hostPort)
 	if err != nil {
-		return nil, err
+		return h, err
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
-		return nil, err
+		return h, err
 	}
 	p, err := strconv.ParseUint(port, 10, 16)
 	if err != nil {
-		return nil, err
+		return h, err
 	}
-	var out []byte
 	if ip.Is4() || ip.Is4In6() {
 		a := ip.Unmap().As4()
-		out = append(out, a[:]...)
+		copy(h.b[:], a[:])
 	} else {
 		a := ip.As16()
-		out = append(out, a[:]...)
+		copy(h.b[:], a[:])
+		h.n = 20
 	}
-	return binary.BigEndian.AppendUint32(out, uint32(p)), nil
+	binary.BigEndian.PutUint32(h.b[h.n-4:], uint32(p))
+	return h, nil
 }
 
 // hostString renders a host field as "ip:port".

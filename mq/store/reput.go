@@ -54,6 +54,7 @@ type ReputMessageService struct {
 	// reputFromOffset is the CommitLog offset (bytes) of the next record to dispatch.
 	reputFromOffset atomic.Int64
 	reader          recordReader
+	req             DispatchRequest // reused for every record (handed to dispatchers by pointer)
 }
 
 func newReputMessageService(s *DefaultMessageStore) *ReputMessageService {
@@ -130,11 +131,12 @@ func (r *ReputMessageService) doReput() {
 		}
 		from := res.StartOffset
 		for read := 0; read < len(res.Data) && doNext; {
-			d := r.reader.checkMessageAndReturnSize(res.Data[read:], false, -1)
+			r.req = r.reader.checkMessageAndReturnSize(res.Data[read:], false, -1)
+			d := &r.req
 			switch {
 			case d.Success && d.MsgSize > 0:
 				for _, disp := range s.dispatchers {
-					disp.Dispatch(&d)
+					disp.Dispatch(d)
 				}
 				if notify {
 					s.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp)
@@ -157,4 +159,5 @@ func (r *ReputMessageService) doReput() {
 		}
 		res.Release()
 	}
+	r.req = DispatchRequest{} // drop the pointer into the mapping
 }

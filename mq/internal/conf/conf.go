@@ -43,28 +43,30 @@ func ParseProperties(r io.Reader) (map[string]string, error) {
 }
 
 type field struct {
+	key  string
 	v    reflect.Value
 	unit time.Duration
 }
 
-func fields(dsts ...any) map[string]field {
-	m := map[string]field{}
+// fields lists the tagged fields of the structs in declaration order.
+func fields(dsts ...any) []field {
+	var out []field
 	for _, d := range dsts {
 		v := reflect.ValueOf(d)
 		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 			panic("conf: destination must be a pointer to a struct")
 		}
-		collect(v.Elem(), m)
+		collect(v.Elem(), &out)
 	}
-	return m
+	return out
 }
 
-func collect(v reflect.Value, m map[string]field) {
+func collect(v reflect.Value, out *[]field) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-			collect(v.Field(i), m)
+			collect(v.Field(i), out)
 			continue
 		}
 		tag := sf.Tag.Get("prop")
@@ -76,14 +78,17 @@ func collect(v reflect.Value, m map[string]field) {
 		if opt == "s" {
 			unit = time.Second
 		}
-		m[name] = field{v: v.Field(i), unit: unit}
+		*out = append(*out, field{key: name, v: v.Field(i), unit: unit})
 	}
 }
 
 // Apply sets the fields tagged with the given keys. Keys no destination knows are returned
 // (RocketMQ ignores them; callers warn). A value that does not parse is an error naming the key.
 func Apply(props map[string]string, dsts ...any) (unknown []string, err error) {
-	fs := fields(dsts...)
+	fs := map[string]field{}
+	for _, f := range fields(dsts...) {
+		fs[f.key] = f
+	}
 	for k, s := range props {
 		f, ok := fs[k]
 		if !ok {
@@ -131,25 +136,19 @@ func set(f field, s string) error {
 	return nil
 }
 
-// Format returns the tagged fields of the structs as sorted `key=value` lines, durations in
-// their tag's unit — the output of a RocketMQ binary's `-p`.
+// Format returns the tagged fields of the structs as `key=value` lines in declaration order,
+// durations in their tag's unit — the output of a RocketMQ binary's `-p`
+// (Java: MixAll#printObjectProperties).
 func Format(dsts ...any) string {
-	fs := fields(dsts...)
-	keys := make([]string, 0, len(fs))
-	for k := range fs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
-		f := fs[k]
+	for _, f := range fields(dsts...) {
 		var s string
 		if f.v.Type() == durationType {
 			s = strconv.FormatInt(int64(f.v.Interface().(time.Duration)/f.unit), 10)
 		} else {
 			s = fmt.Sprint(f.v.Interface())
 		}
-		fmt.Fprintf(&b, "%s=%s\n", k, s)
+		fmt.Fprintf(&b, "%s=%s\n", f.key, s)
 	}
 	return b.String()
 }

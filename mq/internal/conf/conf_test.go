@@ -26,7 +26,7 @@ func TestParseAndApply(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"noSuchKey"}, unknown)
 	require.Equal(t, testCfg{Name: "broker-b", Port: 10921, Auto: false, Flush: 250 * time.Millisecond, Scan: 7 * time.Second}, c)
-	require.Equal(t, "autoCreateTopicEnable=false\nbrokerName=broker-b\nflushIntervalCommitLog=250\nlistenPort=10921\nscanInterval=7\n", Format(&c))
+	require.Equal(t, "brokerName=broker-b\nlistenPort=10921\nautoCreateTopicEnable=false\nflushIntervalCommitLog=250\nscanInterval=7\n", Format(&c))
 }
 
 func TestBadInput(t *testing.T) {
@@ -34,4 +34,19 @@ func TestBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "line 1")
 	_, err = Apply(map[string]string{"listenPort": "abc"}, &testCfg{})
 	require.ErrorContains(t, err, "listenPort")
+}
+
+// FuzzParseProperties: a properties file never panics the reader, and a parsed file applies
+// without panicking either (it may be refused with an error).
+func FuzzParseProperties(f *testing.F) {
+	f.Add("brokerName=a\n# c\nlistenPort = 1\n")
+	f.Add("x:y\n!z\n=\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		props, err := ParseProperties(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		var c testCfg
+		_, _ = Apply(props, &c)
+	})
 }

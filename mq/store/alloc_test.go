@@ -1,0 +1,41 @@
+//go:build !race
+
+package store
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestHotPathAllocations pins the allocation budget of the hot paths with the trace off:
+// a put allocates its result and the offsetMsgId string; dispatch allocates nothing per
+// record; a pull allocates the copy buffer and its slices.
+func TestHotPathAllocations(t *testing.T) {
+	cfg := smallConfig(t.TempDir())
+	cfg.MappedFileSizeCommitLog = 64 << 20
+	cfg.MappedFileSizeConsumeQueue = 300000 * ConsumeQueueUnitSize
+	s := openStore(t, cfg, nil, nil)
+	m := newMsg("T", 0, strings.Repeat("x", 1024), "TagA")
+	m.BornHostBytes = []byte{192, 168, 1, 20, 0, 0, 0xce, 0x4e}
+	m.StoreHostBytes = []byte{192, 168, 1, 10, 0, 0, 0x2a, 0x9f}
+	s.PutMessage(m)
+	put := testing.AllocsPerRun(1000, func() { s.PutMessage(m) })
+	require.LessOrEqual(t, put, 2.0, "PutMessage allocs")
+
+	s.DoReput()
+	for i := 0; i < 1000; i++ {
+		s.PutMessage(m)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s.DoReput()
+	runtime.ReadMemStats(&after)
+	require.Equal(t, int64(2002), s.GetMaxOffsetInQueue("T", 0))
+	require.LessOrEqual(t, after.Mallocs-before.Mallocs, uint64(10), "DoReput of 1000 records")
+
+	get := testing.AllocsPerRun(100, func() { s.GetMessage("g", "T", 0, 10, 32, nil) })
+	require.LessOrEqual(t, get, 5.0, "GetMessage allocs")
+}
