@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	rlog.SetLogLevel("error") // the client logs every rebalance at info level
+	rlog.SetLogLevel("error")                     // the client logs every rebalance at info level
 	ns := primitive.NamesrvAddr{"127.0.0.1:9876"} // the client refuses "localhost"
 	p, _ := rocketmq.NewProducer(producer.WithNameServer(ns), producer.WithGroupName("quickstart-producer"))
 	if err := p.Start(); err != nil {
