@@ -7,6 +7,7 @@ package tools
 import (
 	_ "github.com/apache/rocketmq-client-go/v2"
 	_ "github.com/google/go-cmp/cmp"
+	_ "github.com/olekukonko/tablewriter"
 	_ "github.com/stretchr/testify/require"
 	_ "golang.org/x/sys/unix"
 )

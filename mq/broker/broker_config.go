@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"runtime"
@@ -35,7 +36,8 @@ type BrokerConfig struct {
 	BrokerIP2 string `prop:"brokerIP2"`
 	// ListenPort is the broker's remoting port (Java: NettyServerConfig.listenPort, 10911).
 	// 0 binds an ephemeral port; the broker then registers the port it actually bound. The HA
-	// address published to name servers uses ListenPort+1 (BrokerStartup forces haListenPort so).
+	// address published to name servers uses ListenPort+1 (BrokerStartup forces haListenPort so);
+	// the fast (VIP) server listens on ListenPort-2 (an ephemeral port too when ListenPort is 0).
 	ListenPort int `prop:"listenPort"`
 	// BrokerName names the master/slave set (default: the host name).
 	BrokerName string `prop:"brokerName"`
@@ -98,6 +100,14 @@ type BrokerConfig struct {
 	// ClientHousekeepingInterval is the period of the client channel scan (Java:
 	// ClientHousekeepingService, 10 s, first after 10 s; not a Java key).
 	ClientHousekeepingInterval time.Duration `prop:"clientHousekeepingInterval"`
+	// FlushConsumerOffsetInterval is the period of writing config/consumerOffset.json (5 s).
+	FlushConsumerOffsetInterval time.Duration `prop:"flushConsumerOffsetInterval"`
+	// LogLevel is the level of the operating log mqbroker writes to stderr: DEBUG, INFO (the
+	// default), WARN or ERROR (case-insensitive).
+	//
+	// Deviation: not a RocketMQ key — RocketMQ sets log levels in logback_broker.xml, which has
+	// no counterpart here.
+	LogLevel string `prop:"logLevel"`
 }
 
 // DefaultBrokerConfig returns RocketMQ 4.9's defaults (with BrokerIP1 = 127.0.0.1, see there).
@@ -139,6 +149,8 @@ func DefaultBrokerConfig() BrokerConfig {
 		HeartbeatThreadPoolNums:        min(32, cores),
 		ChannelExpiredTimeout:          120 * time.Second,
 		ClientHousekeepingInterval:     10 * time.Second,
+		FlushConsumerOffsetInterval:    5 * time.Second,
+		LogLevel:                       "INFO",
 	}
 }
 
@@ -161,8 +173,9 @@ func (c *BrokerConfig) Validate() error {
 	if c.BrokerID < 0 {
 		bad("brokerId must be >= 0, got %d", c.BrokerID)
 	}
-	if c.ListenPort < 0 || c.ListenPort > 65534 {
-		bad("listenPort must be in [0, 65534] (listenPort+1 is the HA port), got %d", c.ListenPort)
+	if c.ListenPort != 0 && (c.ListenPort < 3 || c.ListenPort > 65534) {
+		bad("listenPort must be 0 (ephemeral) or in [3, 65534] (listenPort-2 is the fast port, "+
+			"listenPort+1 the HA port), got %d", c.ListenPort)
 	}
 	if c.BrokerPermission < 0 || c.BrokerPermission > 15 {
 		bad("brokerPermission must be in [0, 15], got %d", c.BrokerPermission)
@@ -184,6 +197,12 @@ func (c *BrokerConfig) Validate() error {
 	}
 	if c.ClientHousekeepingInterval <= 0 {
 		bad("clientHousekeepingInterval must be > 0")
+	}
+	if c.FlushConsumerOffsetInterval <= 0 {
+		bad("flushConsumerOffsetInterval must be > 0")
+	}
+	if _, err := ParseLogLevel(c.LogLevel); err != nil {
+		bad("%v", err)
 	}
 	for _, p := range []struct {
 		name string
@@ -223,4 +242,19 @@ func (c *BrokerConfig) NamesrvAddrList() []string {
 // in milliseconds.
 func (c BrokerConfig) String() string {
 	return conf.Format(&c)
+}
+
+// ParseLogLevel reads a logLevel value: DEBUG, INFO, WARN (or WARNING) or ERROR, any case.
+func ParseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "DEBUG":
+		return slog.LevelDebug, nil
+	case "INFO":
+		return slog.LevelInfo, nil
+	case "WARN", "WARNING":
+		return slog.LevelWarn, nil
+	case "ERROR":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("logLevel %q: want DEBUG, INFO, WARN or ERROR", s)
 }

@@ -67,7 +67,7 @@ func TestBrokerConfigValidate(t *testing.T) {
 }
 
 // TestPropertiesOverlay: RocketMQ keys, '#' comments, durations in ms, store keys go to the
-// store config, unknown keys are reported.
+// store config, unknown keys are reported, not-built keys are set apart for checkNotBuilt.
 func TestPropertiesOverlay(t *testing.T) {
 	text := `# broker.conf
 brokerClusterName = C1
@@ -79,12 +79,14 @@ registerNameServerPeriod=15000
 flushDiskType=ASYNC_FLUSH
 mappedFileSizeCommitLog=65536
 someFutureKey=1
+transientStorePoolEnable=false
 `
 	c := DefaultBrokerConfig()
 	s := store.DefaultMessageStoreConfig()
-	err := applyProperties(text, &c, &s)
-	require.True(t, isUnknownKeys(err), "%v", err)
-	require.Contains(t, err.Error(), "someFutureKey")
+	unknown, notBuilt, err := applyProperties(text, &c, &s)
+	require.NoError(t, err)
+	require.Equal(t, []string{"someFutureKey"}, unknown)
+	require.Equal(t, map[string]string{"transientStorePoolEnable": "false"}, notBuilt)
 	require.Equal(t, "C1", c.BrokerClusterName)
 	require.Equal(t, "broker-b", c.BrokerName)
 	require.Equal(t, 20911, c.ListenPort)
@@ -92,8 +94,10 @@ someFutureKey=1
 	require.Equal(t, 15*time.Second, c.RegisterNameServerPeriod)
 	require.Equal(t, 65536, s.MappedFileSizeCommitLog)
 
-	require.Error(t, applyProperties("listenPort=abc\n", &c, &s))
-	require.Error(t, applyProperties("just words\n", &c, &s))
+	_, _, err = applyProperties("listenPort=abc\n", &c, &s)
+	require.ErrorContains(t, err, "listenPort")
+	_, _, err = applyProperties("just words\n", &c, &s)
+	require.ErrorContains(t, err, "line 1")
 	require.Contains(t, c.String(), "registerNameServerPeriod=15000\n", "durations print in ms")
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
@@ -24,6 +25,14 @@ const registerFirstDelay = 10 * time.Second
 
 // registerMaxPeriod caps RegisterNameServerPeriod (Java: min(period, 60 s)).
 const registerMaxPeriod = 60 * time.Second
+
+// persistFirstDelay is the wait before the first periodic consumerOffset.json write.
+// Java: scheduleAtFixedRate(persist, 1000 * 10, flushConsumerOffsetInterval).
+const persistFirstDelay = 10 * time.Second
+
+// fastPortOffset is how far below listenPort the fast (VIP) server listens (10911 → 10909).
+// Java: BrokerController#initialize, fastConfig.setListenPort(listenPort - 2).
+const fastPortOffset = 2
 
 // Queue capacities of the worker pools (Java: BrokerConfig *ThreadPoolQueueCapacity).
 const (
@@ -72,7 +81,10 @@ type BrokerController struct {
 	messageStore *store.DefaultMessageStore
 	store        messageStore
 
-	remotingServer          *remoting.Server
+	remotingServer *remoting.Server
+	// fastRemotingServer is the VIP channel on listenPort-2: every processor but PULL_MESSAGE,
+	// on pools of its own (see registerProcessor).
+	fastRemotingServer      *remoting.Server
 	sendMessageProcessor    *SendMessageProcessor
 	pullMessageProcessor    *PullMessageProcessor
 	clientManageProcessor   *ClientManageProcessor
@@ -83,20 +95,30 @@ type BrokerController struct {
 	registerService *service.ServiceThread
 	// registerMu serializes registrations (Java: synchronized registerBrokerAll).
 	registerMu sync.Mutex
+	// persistService writes consumerOffset.json every FlushConsumerOffsetInterval and retries
+	// failed topics.json / subscriptionGroup.json writes.
+	persistService *service.ServiceThread
 
 	// addr is brokerIP1:boundPort once the server listens; hostBytes its raw store-host form.
 	addr      atomic.Pointer[string]
 	hostBytes atomic.Pointer[[]byte]
+	// vipAddr is brokerIP1:fastBoundPort once the fast server listens.
+	vipAddr atomic.Pointer[string]
 
-	stateMu      sync.Mutex
-	initialized  bool
+	stateMu     sync.Mutex
+	initialized bool
+	// storeLoaded: the store is loaded, so this broker holds the store's lock and may write
+	// its config files (Shutdown persists them only then).
+	storeLoaded  bool
 	started      bool
 	shutdownDone bool
 }
 
 // NewBrokerController validates the configs and returns a controller; nothing runs and nothing
-// touches the disk until Initialize. The listen port is cfg.ListenPort; when that is 0, the
-// port of serverCfg.ListenAddr (0 = ephemeral). The listen host is serverCfg.ListenAddr's
+// touches the disk until Initialize. Settings whose feature is not built (notBuiltKeys, e.g.
+// brokerRole=SLAVE) are refused with an error naming them. The listen port is cfg.ListenPort;
+// when that is 0, the port of serverCfg.ListenAddr (0 = ephemeral); the fast server's is 2
+// below it. The listen host is serverCfg.ListenAddr's
 // (empty = all interfaces). tr nil turns the step trace off; operating logs go to tr's logger.
 // Java: BrokerController(brokerConfig, nettyServerConfig, nettyClientConfig, messageStoreConfig).
 func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
@@ -107,6 +129,9 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	if err := storeCfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkNotBuilt(effectiveProperties(&cfg, &storeCfg)); err != nil {
+		return nil, err
+	}
 	b := &BrokerController{
 		cfg:             cfg,
 		serverCfg:       serverCfg,
@@ -114,12 +139,17 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 		tr:              tr,
 		log:             orDiscard(tr.Logger()),
 		registerService: service.New("BrokerRegisterService"),
+		persistService:  service.New("BrokerConfigPersistService"),
 	}
 	c := &b.cfg
 	b.topicConfigManager = NewTopicConfigManager(c, b.log)
 	b.topicConfigManager.SetRegisterBroker(b.registerService.Wakeup)
 	b.consumerOffsetManager = NewConsumerOffsetManager()
 	b.subscriptionGroupManager = NewSubscriptionGroupManager(c, b.log)
+	root := storeCfg.StorePathRootDir
+	b.topicConfigManager.SetConfigFilePath(TopicConfigPath(root))
+	b.consumerOffsetManager.SetConfigFilePath(ConsumerOffsetPath(root))
+	b.subscriptionGroupManager.SetConfigFilePath(SubscriptionGroupPath(root))
 	b.consumerIdsChangeListener = NewDefaultConsumerIdsChangeListener(c, tr, b.log)
 	b.consumerManager = NewConsumerManager(b.consumerIdsChangeListener, c.ChannelExpiredTimeout, tr, b.log)
 	b.producerManager = NewProducerManager(c.ChannelExpiredTimeout, b.log)
@@ -129,13 +159,19 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	return b, nil
 }
 
-// Initialize creates and loads the message store, creates the remoting server and registers
-// the processors. Java: BrokerController#initialize.
+// Initialize loads config/topics.json, consumerOffset.json and subscriptionGroup.json (each
+// falling back to its .bak; a file that is corrupt with no readable .bak is an error naming
+// it), creates and loads the message store, creates the remoting servers (main and fast) and
+// registers the processors. Java: BrokerController#initialize (same order: the config files
+// before the store).
 func (b *BrokerController) Initialize() error {
 	b.stateMu.Lock()
 	defer b.stateMu.Unlock()
 	if b.initialized || b.shutdownDone {
 		return fmt.Errorf("%w: Initialize called twice or after Shutdown", ErrBrokerState)
+	}
+	if err := b.loadConfigFiles(); err != nil {
+		return err
 	}
 	ms, err := store.NewDefaultMessageStore(b.storeCfg, b.messageArrivingListener, b.tr)
 	if err != nil {
@@ -150,6 +186,7 @@ func (b *BrokerController) Initialize() error {
 	if !ok {
 		return fmt.Errorf("broker: load message store failed")
 	}
+	b.storeLoaded = true
 
 	b.pullMessageProcessor = NewPullMessageProcessor(b)
 	b.pullRequestHoldService = NewPullRequestHoldService(&b.cfg, ms, b.pullMessageProcessor.executeRequestWhenWakeup, b.tr, b.log)
@@ -158,6 +195,9 @@ func (b *BrokerController) Initialize() error {
 	sc := b.serverCfg
 	sc.ListenAddr = listenAddr(b.serverCfg.ListenAddr, b.cfg.ListenPort)
 	b.remotingServer = remoting.NewServer(sc, b.clientHousekeepingService, b.tr)
+	fc := sc
+	fc.ListenAddr = fastListenAddr(sc.ListenAddr)
+	b.fastRemotingServer = remoting.NewServer(fc, b.clientHousekeepingService, b.tr)
 	b.registerProcessor()
 	if len(b.cfg.NamesrvAddrList()) > 0 {
 		b.brokerOuterAPI.UpdateNameServerAddressList(b.cfg.NamesrvAddrList())
@@ -178,26 +218,79 @@ func listenAddr(addr string, port int) string {
 	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
-// registerProcessor routes request codes to processors, each group on its own worker pool, as
-// Java does. Java: BrokerController#registerProcessor.
+// loadConfigFiles loads the three config files (Java: topicConfigManager.load(),
+// consumerOffsetManager.load(), subscriptionGroupManager.load()).
+func (b *BrokerController) loadConfigFiles() error {
+	for _, f := range []struct {
+		what string
+		load func() (string, error)
+	}{
+		{"topic config", b.topicConfigManager.Load},
+		{"consumer offsets", b.consumerOffsetManager.Load},
+		{"subscription groups", b.subscriptionGroupManager.Load},
+	} {
+		used, err := f.load()
+		if err != nil {
+			return err
+		}
+		if used != "" {
+			b.log.Info("load "+f.what+" OK", "file", used)
+		}
+	}
+	return nil
+}
+
+// fastListenAddr is the fast (VIP) server's address: main's host, main's port - 2, or an
+// ephemeral port when main's is (or is below 3).
+func fastListenAddr(mainAddr string) string {
+	host, p, err := net.SplitHostPort(mainAddr)
+	if err != nil {
+		return net.JoinHostPort("", "0")
+	}
+	port, _ := strconv.Atoi(p)
+	if port < fastPortOffset+1 {
+		port = 0
+	} else {
+		port -= fastPortOffset
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// registerProcessor routes request codes to processors on the main and the fast server.
+// Java: BrokerController#registerProcessor.
 func (b *BrokerController) registerProcessor() {
-	s, c := b.remotingServer, &b.cfg
 	b.sendMessageProcessor = NewSendMessageProcessor(b)
+	b.clientManageProcessor = NewClientManageProcessor(b)
+	b.consumerManageProcessor = NewConsumerManageProcessor(b)
+	b.adminBrokerProcessor = NewAdminBrokerProcessor(b)
+	b.registerProcessors(b.remotingServer, true)
+	b.registerProcessors(b.fastRemotingServer, false)
+}
+
+// registerProcessors routes the codes of one server, each group on its own worker pool, as
+// Java does; the fast server (withPull false) gets every processor but PULL_MESSAGE, which it
+// answers through the admin processor as REQUEST_CODE_NOT_SUPPORTED.
+//
+// Deviation: Java's two servers share one executor per processor; ours have a pool set each,
+// so each server's Shutdown can drain its own connections and then stop its own pools without
+// turning the other server's last requests into SYSTEM_BUSY.
+func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool) {
+	c := &b.cfg
 	sendPool := remoting.NewWorkerPool(c.SendMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
 	for _, code := range []int32{protocol.SendMessage, protocol.SendMessageV2, protocol.SendBatchMessage} {
 		s.RegisterProcessorPool(code, b.sendMessageProcessor, sendPool)
 	}
-	s.RegisterProcessorPool(protocol.PullMessage, b.pullMessageProcessor,
-		remoting.NewWorkerPool(c.PullMessageThreadPoolNums, pullPoolQueueCapacity))
+	if withPull {
+		s.RegisterProcessorPool(protocol.PullMessage, b.pullMessageProcessor,
+			remoting.NewWorkerPool(c.PullMessageThreadPoolNums, pullPoolQueueCapacity))
+	}
 
-	b.clientManageProcessor = NewClientManageProcessor(b)
 	s.RegisterProcessorPool(protocol.HeartBeat, b.clientManageProcessor,
 		remoting.NewWorkerPool(c.HeartbeatThreadPoolNums, heartbeatPoolQueueCapacity))
 	clientPool := remoting.NewWorkerPool(c.ClientManageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
 	s.RegisterProcessorPool(protocol.UnregisterClient, b.clientManageProcessor, clientPool)
 	s.RegisterProcessorPool(protocol.CheckClientConfig, b.clientManageProcessor, clientPool)
 
-	b.consumerManageProcessor = NewConsumerManageProcessor(b)
 	consumerPool := remoting.NewWorkerPool(c.ConsumerManageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
 	for _, code := range []int32{protocol.GetConsumerListByGroup, protocol.UpdateConsumerOffset, protocol.QueryConsumerOffset} {
 		s.RegisterProcessorPool(code, b.consumerManageProcessor, consumerPool)
@@ -205,12 +298,17 @@ func (b *BrokerController) registerProcessor() {
 
 	// Java registers the admin processor as the default one: it answers every other code,
 	// REQUEST_CODE_NOT_SUPPORTED for those it does not know.
-	b.adminBrokerProcessor = NewAdminBrokerProcessor(b)
 	s.RegisterDefaultProcessor(b.adminBrokerProcessor, c.AdminBrokerThreadPoolNums)
 }
 
-// Start starts the store, the server and the services, registers with the name servers once,
-// then every RegisterNameServerPeriod (first after 10 s). Java: BrokerController#start.
+// Start starts the store, the main and the fast server and the services, registers with the
+// name servers once, then every RegisterNameServerPeriod (first after 10 s), and persists
+// consumerOffset.json every FlushConsumerOffsetInterval (first after 10 s, or after the
+// interval when that is shorter). A taken port is an error naming it ("broker listen port
+// 10911 is taken: ..."). Java: BrokerController#start.
+//
+// Deviation: the first periodic persist comes after min(10 s, interval) rather than always
+// 10 s, so tests and chapters with short intervals see it.
 func (b *BrokerController) Start() error {
 	b.stateMu.Lock()
 	defer b.stateMu.Unlock()
@@ -225,9 +323,15 @@ func (b *BrokerController) Start() error {
 		return fmt.Errorf("broker: start message store: %w", err)
 	}
 	b.started = true // from here Shutdown has things to stop
+	mainAddr := listenAddr(b.serverCfg.ListenAddr, b.cfg.ListenPort)
 	if err := b.remotingServer.Start(); err != nil {
-		return fmt.Errorf("broker: start remoting server: %w", err)
+		return listenError("listen port", mainAddr, err)
 	}
+	if err := b.fastRemotingServer.Start(); err != nil {
+		return listenError("fast (VIP) listen port", fastListenAddr(mainAddr), err)
+	}
+	vip := net.JoinHostPort(b.cfg.BrokerIP1, strconv.Itoa(b.fastRemotingServer.Port()))
+	b.vipAddr.Store(&vip)
 	addr := net.JoinHostPort(b.cfg.BrokerIP1, strconv.Itoa(b.remotingServer.Port()))
 	hb, err := primitive.HostBytes(addr)
 	if err != nil {
@@ -241,7 +345,43 @@ func (b *BrokerController) Start() error {
 	b.RegisterBrokerAll()
 	period := min(b.cfg.RegisterNameServerPeriod, registerMaxPeriod)
 	b.registerService.RunEvery(registerFirstDelay, period, b.RegisterBrokerAll)
+	interval := b.cfg.FlushConsumerOffsetInterval
+	b.persistService.RunEvery(min(persistFirstDelay, interval), interval, b.persistPeriodically)
+	b.log.Info("broker started", "brokerName", b.cfg.BrokerName, "cluster", b.cfg.BrokerClusterName,
+		"brokerId", b.cfg.BrokerID, "addr", addr, "vipAddr", vip, "namesrvAddr", b.cfg.NamesrvAddr,
+		"storePathRootDir", b.storeCfg.StorePathRootDir)
 	return nil
+}
+
+// listenError names the port a server could not listen on; a port in use says so plainly.
+func listenError(what, addr string, err error) error {
+	_, port, _ := net.SplitHostPort(addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("broker %s %s is taken: %w", what, port, err)
+	}
+	return fmt.Errorf("broker: %s %s: %w", what, port, err)
+}
+
+// persistPeriodically is one pass of the persist service: consumerOffset.json, plus a retry of
+// topics.json / subscriptionGroup.json when their last write failed. Failures are logged.
+// Java: the scheduled consumerOffsetManager.persist() of BrokerController#initialize.
+func (b *BrokerController) persistPeriodically() {
+	if err := b.consumerOffsetManager.Persist(); err != nil {
+		b.log.Error("persist consumer offsets failed", "err", err)
+	}
+	if err := b.topicConfigManager.PersistIfDirty(); err != nil {
+		b.log.Error("persist topic config failed", "err", err)
+	}
+	if err := b.subscriptionGroupManager.PersistIfDirty(); err != nil {
+		b.log.Error("persist subscription groups failed", "err", err)
+	}
+}
+
+// PersistAll writes the three config files now (as Shutdown does); it returns the first
+// failure, after trying all three.
+func (b *BrokerController) PersistAll() error {
+	return errors.Join(b.consumerOffsetManager.Persist(), b.topicConfigManager.Persist(),
+		b.subscriptionGroupManager.Persist())
 }
 
 // RegisterBrokerAll registers this broker and its whole topic table with every name server
@@ -270,12 +410,26 @@ func (b *BrokerController) RegisterBrokerAll() {
 		b.HAServerAddr(), w, b.cfg.RegisterBrokerTimeoutMills)
 }
 
-// Shutdown unregisters from the name servers, then stops services, server and store, in
-// reverse order of Start, and waits for every goroutine. Safe to call more than once.
+// Shutdown stops the broker gracefully and waits for every goroutine; safe to call more than
+// once and at any point (also after a failed Initialize or Start). In order:
+//
+//  1. stop the periodic registration and persist services;
+//  2. unregister from the name servers (UNREGISTER_BROKER);
+//  3. stop client housekeeping and long polling (held pulls are answered);
+//  4. stop both servers together: no new connections, every request already read is
+//     answered, then the connections close;
+//  5. write consumerOffset.json, topics.json and subscriptionGroup.json (only when this broker
+//     loaded the store, i.e. holds its lock — a broker that failed to get the lock must not
+//     overwrite another broker's files);
+//  6. shut the store down (flush, checkpoint, remove abort, release the lock).
+//
 // Java: BrokerController#shutdown.
 //
-// Deviation: Java unregisters after closing its server and store; we unregister first, so name
-// servers stop routing clients here while the broker can still answer them.
+// Deviation: Java unregisters near the end, after closing its servers and store; we unregister
+// first, so the name servers stop routing new clients here while the broker still answers the
+// ones that have it cached (a client refreshes routes every 30 s). Java persists only the
+// offsets at shutdown (topics and groups are written on every change); we write all three, and
+// before the store releases its lock.
 func (b *BrokerController) Shutdown() {
 	b.stateMu.Lock()
 	defer b.stateMu.Unlock()
@@ -284,6 +438,7 @@ func (b *BrokerController) Shutdown() {
 	}
 	b.shutdownDone = true
 	b.registerService.Shutdown()
+	b.persistService.Shutdown()
 	if b.started && b.addr.Load() != nil {
 		b.brokerOuterAPI.UnregisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID)
 	}
@@ -291,11 +446,20 @@ func (b *BrokerController) Shutdown() {
 	if b.pullRequestHoldService != nil {
 		b.pullRequestHoldService.Shutdown()
 	}
-	if b.remotingServer != nil {
-		b.remotingServer.Shutdown()
+	var servers sync.WaitGroup
+	for _, s := range []*remoting.Server{b.remotingServer, b.fastRemotingServer} {
+		if s != nil {
+			servers.Go(s.Shutdown)
+		}
 	}
+	servers.Wait()
 	if b.pullMessageProcessor != nil {
 		b.pullMessageProcessor.shutdown()
+	}
+	if b.storeLoaded {
+		if err := b.PersistAll(); err != nil {
+			b.log.Error("persist config files at shutdown failed", "err", err)
+		}
 	}
 	if b.messageStore != nil {
 		b.messageStore.Shutdown()
@@ -304,6 +468,9 @@ func (b *BrokerController) Shutdown() {
 		b.sendMessageProcessor.shutdown()
 	}
 	b.brokerOuterAPI.Shutdown()
+	if b.started {
+		b.log.Info("broker shut down", "brokerName", b.cfg.BrokerName, "addr", b.BrokerAddr())
+	}
 }
 
 // BrokerAddr is "brokerIP1:port": the port actually bound once started (a broker configured
@@ -351,6 +518,20 @@ func (b *BrokerController) MessageStore() *store.DefaultMessageStore { return b.
 
 // RemotingServer returns the server (nil before Initialize).
 func (b *BrokerController) RemotingServer() *remoting.Server { return b.remotingServer }
+
+// FastRemotingServer returns the fast (VIP) server (nil before Initialize).
+func (b *BrokerController) FastRemotingServer() *remoting.Server { return b.fastRemotingServer }
+
+// VIPAddr is "brokerIP1:port" of the fast (VIP) server: the port actually bound once started
+// (ListenPort-2, or an ephemeral port when ListenPort is 0), "" before. Java clients with
+// sendMessageWithVIPChannel send here; the official Go client never does.
+// Java: MixAll#brokerVIPChannel.
+func (b *BrokerController) VIPAddr() string {
+	if a := b.vipAddr.Load(); a != nil {
+		return *a
+	}
+	return ""
+}
 
 // TopicConfigManager returns the topic table.
 func (b *BrokerController) TopicConfigManager() *TopicConfigManager { return b.topicConfigManager }

@@ -17,15 +17,18 @@ import (
 const unregisterBrokerTimeout = 3 * time.Second
 
 // RegisterBrokerResult is one name server's answer to REGISTER_BROKER: for a slave, the
-// master's HA and broker addresses. Mirrors org.apache.rocketmq.common.namesrv.RegisterBrokerResult.
+// master's HA and broker addresses; for every broker, the name server's ORDER_TOPIC_CONFIG
+// namespace (topic → "brokerName:queueNums;..."), nil when it has none.
+// Mirrors org.apache.rocketmq.common.namesrv.RegisterBrokerResult.
 type RegisterBrokerResult struct {
 	NamesrvAddr  string
 	HaServerAddr string
 	MasterAddr   string
+	KvTable      map[string]string
 }
 
-// BrokerOuterAPI is the broker's client side towards the name servers: REGISTER_BROKER and
-// UNREGISTER_BROKER over a remoting.Client.
+// BrokerOuterAPI is the broker's client side towards the name servers: REGISTER_BROKER,
+// QUERY_DATA_VERSION and UNREGISTER_BROKER over a remoting.Client.
 // Mirrors org.apache.rocketmq.broker.out.BrokerOuterAPI.
 type BrokerOuterAPI struct {
 	client *remoting.Client
@@ -121,7 +124,84 @@ func (a *BrokerOuterAPI) registerBroker(addr string, h protocol.RegisterBrokerRe
 	if err := rh.Decode(resp.ExtFields); err != nil {
 		return RegisterBrokerResult{}, fmt.Errorf("register broker response header: %w", err)
 	}
-	return RegisterBrokerResult{NamesrvAddr: addr, HaServerAddr: rh.HaServerAddr, MasterAddr: rh.MasterAddr}, nil
+	r := RegisterBrokerResult{NamesrvAddr: addr, HaServerAddr: rh.HaServerAddr, MasterAddr: rh.MasterAddr}
+	if len(resp.Body) > 0 {
+		kv, err := protocol.DecodeKVTable(resp.Body)
+		if err != nil {
+			return RegisterBrokerResult{}, fmt.Errorf("register broker response body: %w", err)
+		}
+		r.KvTable = kv.Table
+	}
+	return r, nil
+}
+
+// NeedRegister asks every name server, in parallel (timeout each), whether the broker's topic
+// configuration changed since its last registration: QUERY_DATA_VERSION with the broker's
+// identity in the header and dv as the body. A name server counts as "changed" when its answer
+// says changed=true, when the DataVersion it returns differs from dv, or when the call fails
+// (it may have lost the broker); a non-SUCCESS answer counts as unchanged, as in Java. It
+// returns true when any name server needs a registration. An unchanged answer also refreshes
+// the broker's liveness on that name server. With no name server it returns false.
+// Java: BrokerOuterAPI#needRegister together with BrokerController#needRegister.
+func (a *BrokerOuterAPI) NeedRegister(clusterName, brokerAddr, brokerName string, brokerID int64,
+	dv protocol.DataVersion, timeout time.Duration) bool {
+	h := protocol.QueryDataVersionRequestHeader{BrokerName: brokerName, BrokerAddr: brokerAddr,
+		ClusterName: clusterName, BrokerID: brokerID}
+	body := dv.Encode()
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		changed bool
+	)
+	for _, addr := range a.NameServerAddressList() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := a.queryDataVersion(addr, h, body, dv, timeout)
+			if err != nil {
+				a.log.Warn("query data version from name server failed", "namesrvAddr", addr, "err", err)
+				c = true
+			}
+			if c {
+				mu.Lock()
+				changed = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return changed
+}
+
+// queryDataVersion is one QUERY_DATA_VERSION call; see NeedRegister.
+func (a *BrokerOuterAPI) queryDataVersion(addr string, h protocol.QueryDataVersionRequestHeader, body []byte,
+	dv protocol.DataVersion, timeout time.Duration) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.QueryDataVersion, h.Encode(), body))
+	if err != nil {
+		return false, err
+	}
+	if resp.Code != protocol.Success {
+		a.log.Warn("query data version: not SUCCESS, counted as unchanged", "namesrvAddr", addr,
+			"code", resp.Code, "remark", resp.Remark)
+		return false, nil
+	}
+	var rh protocol.QueryDataVersionResponseHeader
+	if err := rh.Decode(resp.ExtFields); err != nil {
+		return false, fmt.Errorf("query data version response header: %w", err)
+	}
+	changed := rh.Changed
+	if len(resp.Body) > 0 {
+		stored, err := protocol.DecodeDataVersion(resp.Body)
+		if err != nil {
+			return false, fmt.Errorf("query data version response body: %w", err)
+		}
+		changed = changed || stored != dv
+	}
+	a.log.Info("query data version from name server OK", "namesrvAddr", addr, "changed", changed,
+		"counter", dv.Counter)
+	return changed, nil
 }
 
 // UnregisterBrokerAll sends UNREGISTER_BROKER to every name server (in parallel, 3 s each);
@@ -148,6 +228,16 @@ func (a *BrokerOuterAPI) UnregisterBrokerAll(clusterName, brokerAddr, brokerName
 		}()
 	}
 	wg.Wait()
+}
+
+// CloseNameServerChannels closes the connections to every name server, as a broker process
+// that dies or loses its network would; the next call reconnects. The name servers see the
+// channels close and drop the broker at once (RouteInfoManager#onChannelDestroy). Tests and
+// chapters use it; Java has no such method (NettyRemotingClient#closeChannel is the mechanism).
+func (a *BrokerOuterAPI) CloseNameServerChannels() {
+	for _, addr := range a.NameServerAddressList() {
+		a.client.CloseChannel(addr)
+	}
 }
 
 // Shutdown closes the client. Java: BrokerOuterAPI#shutdown.

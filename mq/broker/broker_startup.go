@@ -1,10 +1,11 @@
 package broker
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"os"
 	"strings"
 
@@ -54,14 +55,30 @@ type StartupConfig struct {
 	Broker BrokerConfig
 	Server remoting.ServerConfig
 	Store  store.MessageStoreConfig
+	// UnknownKeys are the -c file's keys no config knows, sorted; RocketMQ ignores them, and
+	// so do we after a warning (StartWithConfig logs it).
+	UnknownKeys []string
 	// PrintOnly is set by -p: the config was printed, nothing is to be started.
 	PrintOnly bool
 }
 
+// NewLogger returns the operating logger of the binaries: text lines on w at the configured
+// logLevel (INFO when it does not parse; Validate reports that).
+func (sc *StartupConfig) NewLogger(w io.Writer) *slog.Logger {
+	level, err := ParseLogLevel(sc.Broker.LogLevel)
+	if err != nil {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
 // ParseCommandLine overlays a properties file (-c, RocketMQ keys of BrokerConfig and
-// MessageStoreConfig; unknown keys are reported on stderr and ignored) and -n (name server
-// list, "ip:port;ip:port") on the defaults; NAMESRV_ADDR is the default of namesrvAddr. With -p
-// it prints the effective configuration to stdout and sets PrintOnly.
+// MessageStoreConfig) and -n (name server list, "ip:port;ip:port") on the defaults;
+// NAMESRV_ADDR is the default of namesrvAddr (so the order is: default < NAMESRV_ADDR < -c
+// file < -n). Unknown keys are collected in UnknownKeys (ignored). A setting whose feature is
+// not built (notBuiltKeys, e.g. brokerRole=SLAVE, transientStorePoolEnable=true) is an error
+// naming it, as is an invalid value. With -p it prints the effective configuration to stdout
+// (unknown keys as a warning on stderr) and sets PrintOnly.
 // Java: BrokerStartup#createBrokerController (its command-line half).
 func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, error) {
 	fs := flag.NewFlagSet("mqbroker", flag.ContinueOnError)
@@ -77,23 +94,31 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	}
 	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(), Server: remoting.DefaultServerConfig()}
 	sc.Server.ListenAddr = "" // all interfaces; the port is Broker.ListenPort
+	extra := map[string]string{}
 	if *configFile != "" {
 		text, err := os.ReadFile(*configFile)
 		if err != nil {
 			return nil, fmt.Errorf("mqbroker: read config file: %w", err)
 		}
-		if err := applyProperties(string(text), &sc.Broker, &sc.Store); err != nil {
-			if !isUnknownKeys(err) {
-				return nil, fmt.Errorf("mqbroker: config file %s: %w", *configFile, err)
-			}
-			fmt.Fprintf(stderr, "mqbroker: config file %s: %v\n", *configFile, err)
+		unknown, notBuilt, err := applyProperties(string(text), &sc.Broker, &sc.Store)
+		if err != nil {
+			return nil, fmt.Errorf("mqbroker: config file %s: %w", *configFile, err)
 		}
+		sc.UnknownKeys, extra = unknown, notBuilt
 		fmt.Fprintf(stdout, "load config properties file OK, %s\n", *configFile)
 	}
 	if *namesrv != "" {
 		sc.Broker.NamesrvAddr = *namesrv
 	}
+	props := effectiveProperties(&sc.Broker, &sc.Store)
+	maps.Copy(props, extra)
+	if err := checkNotBuilt(props); err != nil {
+		return nil, fmt.Errorf("mqbroker: %w", err)
+	}
 	if *printConfig {
+		if len(sc.UnknownKeys) > 0 {
+			fmt.Fprintf(stderr, "mqbroker: unknown config keys ignored: %s\n", strings.Join(sc.UnknownKeys, ", "))
+		}
 		fmt.Fprint(stdout, sc.Broker.String())
 		fmt.Fprint(stdout, sc.Store.String())
 		sc.PrintOnly = true
@@ -102,19 +127,25 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 }
 
 // BrokerStartup is the broker's command line: ParseCommandLine, then create, initialize and
-// start the broker. With -p it returns a nil controller and nil error (nothing to run). tr may
-// be nil. Java: BrokerStartup#main.
+// start the broker. With -p it returns a nil controller and nil error (nothing to run). tr nil
+// logs to stderr at the configured logLevel (steps off). Java: BrokerStartup#main.
 func BrokerStartup(args []string, stdout, stderr io.Writer, tr *trace.Tracer) (*BrokerController, error) {
 	sc, err := ParseCommandLine(args, stdout, stderr)
 	if err != nil || sc.PrintOnly {
 		return nil, err
 	}
+	if tr == nil {
+		tr = trace.New(sc.NewLogger(stderr), sc.Broker.BrokerName)
+	}
 	return StartWithConfig(sc, stdout, tr)
 }
 
-// StartWithConfig creates, initializes and starts a broker from a resolved StartupConfig and
-// prints RocketMQ's boot banner to stdout.
+// StartWithConfig creates, initializes and starts a broker from a resolved StartupConfig,
+// logs the unknown config keys through tr's logger and prints RocketMQ's boot banner to stdout.
 func StartWithConfig(sc *StartupConfig, stdout io.Writer, tr *trace.Tracer) (*BrokerController, error) {
+	if len(sc.UnknownKeys) > 0 {
+		orDiscard(tr.Logger()).Warn("unknown config keys ignored", "keys", strings.Join(sc.UnknownKeys, ","))
+	}
 	b, err := CreateBrokerController(sc.Broker, sc.Server, sc.Store, tr)
 	if err != nil {
 		return nil, err
@@ -131,34 +162,27 @@ func StartWithConfig(sc *StartupConfig, stdout io.Writer, tr *trace.Tracer) (*Br
 	return b, nil
 }
 
-// applyProperties overlays properties text onto the broker and store configs. A bad value is
-// an error; keys naming neither config are applied nowhere and reported as an
-// *unknownKeysError after everything else was applied.
-func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig) error {
+// applyProperties overlays properties text onto the broker and store configs. It returns the
+// keys neither config knows (sorted; applied nowhere) and, apart, the ones of notBuiltKeys
+// with their values (for checkNotBuilt). A line that is not key=value or a value that does
+// not parse is an error naming it.
+func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig) (unknown []string,
+	notBuilt map[string]string, err error) {
 	props, err := conf.ParseProperties(strings.NewReader(text))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	unknown, err := conf.Apply(props, cfg, storeCfg)
+	all, err := conf.Apply(props, cfg, storeCfg)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if len(unknown) > 0 {
-		// Java ignores keys no config object knows; so do we (listed for the operator).
-		return &unknownKeysError{keys: unknown}
+	notBuilt = map[string]string{}
+	for _, k := range all {
+		if isNotBuiltKey(k) {
+			notBuilt[k] = props[k]
+			continue
+		}
+		unknown = append(unknown, k)
 	}
-	return nil
-}
-
-// unknownKeysError lists property keys no config knows (reported, not fatal).
-type unknownKeysError struct{ keys []string }
-
-func (e *unknownKeysError) Error() string {
-	return "unknown property keys ignored: " + strings.Join(e.keys, ", ")
-}
-
-// isUnknownKeys reports whether err only lists unknown keys.
-func isUnknownKeys(err error) bool {
-	var u *unknownKeysError
-	return errors.As(err, &u)
+	return unknown, notBuilt, nil
 }

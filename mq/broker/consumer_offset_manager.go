@@ -1,9 +1,16 @@
 package broker
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // TopicGroupSeparator joins topic and group in the offset table key ("TopicTest@group1").
@@ -14,12 +21,16 @@ const TopicGroupSeparator = "@"
 // ConsumeQueue offset to consume (ConsumeQueue units, not bytes).
 // Mirrors org.apache.rocketmq.broker.offset.ConsumerOffsetManager.
 //
-// The table is in memory only for now; OffsetTable returns the snapshot a persister
-// (consumerOffset.json, store-formats.md §7.3) will write, and SetOffsetTable is what its loader
-// will call.
+// The table is kept in config/consumerOffset.json (store-formats.md §7.3) once
+// SetConfigFilePath named it: Load replaces it at start; the broker persists it every
+// flushConsumerOffsetInterval and at shutdown (not on every commit: clients commit every 5 s
+// per queue).
 type ConsumerOffsetManager struct {
 	mu          sync.RWMutex
 	offsetTable map[string]map[int32]int64
+
+	// file persists the table (path, write serialization).
+	file configFile
 }
 
 // NewConsumerOffsetManager returns an empty manager.
@@ -104,3 +115,100 @@ func (m *ConsumerOffsetManager) SetOffsetTable(t map[string]map[int32]int64) {
 	m.offsetTable = cp
 	m.mu.Unlock()
 }
+
+// SetConfigFilePath names the file the table is loaded from and persisted to
+// (<storePathRootDir>/config/consumerOffset.json; "" keeps it in memory only).
+func (m *ConsumerOffsetManager) SetConfigFilePath(path string) { m.file.setPath(path) }
+
+// ConfigFilePath returns the file set by SetConfigFilePath.
+// Java: ConsumerOffsetManager#configFilePath.
+func (m *ConsumerOffsetManager) ConfigFilePath() string { return m.file.getPath() }
+
+// Encode returns consumerOffset.json's content in fastjson's pretty form, queue ids unquoted
+// (keys and queue ids in ascending order):
+//
+//	{
+//		"offsetTable":{
+//			"TopicTest@group1":{0:250,1:248
+//			}
+//		}
+//	}
+//
+// Java: ConsumerOffsetManager#encode(prettyFormat=true).
+func (m *ConsumerOffsetManager) Encode() ([]byte, error) {
+	t := m.OffsetTable()
+	var b bytes.Buffer
+	b.WriteString("{\n\t\"offsetTable\":{")
+	keys := slices.Sorted(maps.Keys(t))
+	for i, key := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(key)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("\n\t\t")
+		b.Write(k)
+		b.WriteString(":{")
+		for j, q := range slices.Sorted(maps.Keys(t[key])) {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatInt(int64(q), 10))
+			b.WriteByte(':')
+			b.WriteString(strconv.FormatInt(t[key][q], 10))
+		}
+		if len(t[key]) > 0 {
+			b.WriteString("\n\t\t")
+		}
+		b.WriteByte('}')
+	}
+	if len(keys) > 0 {
+		b.WriteString("\n\t")
+	}
+	b.WriteString("}\n}")
+	return b.Bytes(), nil
+}
+
+// Decode reads consumerOffset.json's content — queue ids quoted or not, unknown fields
+// ignored — and replaces the table with it. A queue id that is not a 32-bit integer is an
+// error; nothing changes when an error is returned. Java: ConsumerOffsetManager#decode.
+func (m *ConsumerOffsetManager) Decode(data []byte) error {
+	std, err := protocol.QuoteNumericKeys(data)
+	if err != nil {
+		return err
+	}
+	var f struct {
+		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
+	}
+	if err := json.Unmarshal(std, &f); err != nil {
+		return err
+	}
+	t := make(map[string]map[int32]int64, len(f.OffsetTable))
+	for key, queues := range f.OffsetTable {
+		if queues == nil {
+			continue
+		}
+		q := make(map[int32]int64, len(queues))
+		for id, off := range queues {
+			n, err := strconv.ParseInt(id, 10, 32)
+			if err != nil {
+				return fmt.Errorf("offsetTable %q: queue id %q: %w", key, id, err)
+			}
+			q[int32(n)] = off
+		}
+		t[key] = q
+	}
+	m.mu.Lock()
+	m.offsetTable = t
+	m.mu.Unlock()
+	return nil
+}
+
+// Load reads the table from its file (or the file's .bak); a missing file is a first start.
+// It returns the file used ("" when none). Java: ConfigManager#load.
+func (m *ConsumerOffsetManager) Load() (string, error) { return m.file.load(m.Decode) }
+
+// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
+func (m *ConsumerOffsetManager) Persist() error { return m.file.store(m.Encode) }

@@ -6,8 +6,11 @@
 //
 //	broker_startup.go                 BrokerStartup: flags (-n, -c, -p), CreateBrokerController, Start
 //	broker_config.go                  BrokerConfig (RocketMQ keys in `prop` tags), properties reader/printer
-//	broker_controller.go              BrokerController: initialize (store, server, processors), start,
-//	                                  registerBrokerAll, shutdown
+//	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
+//	broker_controller.go              BrokerController: initialize (config files, store, main and fast
+//	                                  servers, processors), start, registerBrokerAll, shutdown
+//	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect, ConfigManager
+//	                                  load/persist (over internal/configfile)
 //	broker_outer_api.go               BrokerOuterAPI: REGISTER_BROKER / UNREGISTER_BROKER to the name servers
 //	topic_config_manager.go           TopicConfigManager: built-in topics, auto-create, DataVersion
 //	topic_validator.go                TopicValidator: topic name rules
@@ -44,30 +47,51 @@
 // clusterName, haServerAddr (brokerIP2:port+1), brokerId, compressed=false, bodyCrc32 (CRC-32
 // IEEE of the body & 0x7FFFFFFF). Body: RegisterBrokerBody JSON
 // {"filterServerList":[],"topicConfigSerializeWrapper":{"dataVersion":{...},"topicConfigTable":{...}}}.
-// Shutdown sends UNREGISTER_BROKER.
+// Shutdown sends UNREGISTER_BROKER first (see BrokerController.Shutdown for the order).
 //
-// State kept in memory for now (persistence to config/*.json is the next issue; each manager
-// has a persist() hook called after every change): topics, subscription groups, consumer
-// offsets. Consumer and producer tables are in memory in Java too.
+// Ports: listenPort (10911) serves everything; the fast (VIP) server on listenPort-2 (10909)
+// serves every code but PULL_MESSAGE (Java's fastRemotingServer; with listenPort 0 both are
+// ephemeral). Both share the ClientHousekeepingService; each has its own worker pools.
+//
+// Config files under storePathRootDir/config/ (store-formats.md §7), in fastjson's dialect
+// (pretty-printed with tabs; consumerOffset.json's queue ids unquoted), each written atomically
+// with a .bak copy (internal/configfile) and read back with a .bak fallback:
+//
+//	topics.json             {"dataVersion":{"counter","timestamp"},"topicConfigTable":{name:TopicConfig}}
+//	                        written on every change; loaded over the built-in topics
+//	subscriptionGroup.json  {"dataVersion":{...},"subscriptionGroupTable":{group:SubscriptionGroupConfig}}
+//	                        written on every change; loaded over the built-in groups
+//	consumerOffset.json     {"offsetTable":{"topic@group":{queueId:offset}}}
+//	                        written every flushConsumerOffsetInterval (5 s) and at shutdown
+//
+// All three are loaded in Initialize before the store (Java's order) and written at Shutdown
+// while the store lock is still held. A file that does not decode falls back to its .bak; with
+// no readable .bak the broker refuses to start with an error naming the file. Consumer and
+// producer tables are in memory, as in Java.
 //
 // Goroutines (each a service.ServiceThread unless said otherwise; Shutdown stops them all):
 //   - BrokerRegisterService: RegisterBrokerAll every registerNameServerPeriod; woken when a topic
 //     is created on demand.
 //   - PullRequestHoldService: CheckHoldRequest every 5 s (long polling) or shortPollingTimeMills.
 //   - ClientHousekeepingService: expiry scan of client channels every 10 s.
+//   - BrokerConfigPersistService: consumerOffset.json every flushConsumerOffsetInterval (first
+//     after min(10 s, interval)); retries a failed topics.json / subscriptionGroup.json write.
 //   - wake-up replays of held pulls and delayed send answers: one short-lived goroutine each,
 //     counted by a WaitGroup in their processor.
 //   - the remoting server's and the store's own goroutines.
 //
 // Locks: TopicConfigManager.mu (table + DataVersion), SubscriptionGroupManager.mu,
-// ConsumerOffsetManager.mu, ConsumerManager.mu (all groups and their ConsumerGroupInfo; the
-// change listener runs after it is released), ProducerManager.mu, PullRequestHoldService.mu
+// ConsumerOffsetManager.mu, each manager's configFile.mu (one file write at a time; taken
+// before, never inside, the manager's mu, which the encoder takes briefly for its snapshot),
+// ConsumerManager.mu (all groups and their ConsumerGroupInfo; the change listener runs after
+// it is released), ProducerManager.mu, PullRequestHoldService.mu
 // (the hold table) plus one mutex per ManyPullRequest, BrokerController.registerMu (one
 // registration at a time) and stateMu (held through Initialize, Start and Shutdown). Apart
 // from those two, no lock is held while calling another component.
 //
 // Not built yet (later issues): CONSUMER_SEND_MSG_BACK and delay levels, transactions
 // (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, broker fast
-// failure, persistence of the config JSON files, slave synchronization, OFFSET_MOVED_EVENT
-// messages, SQL92 filtering.
+// failure, slave synchronization, OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that
+// would turn such a feature on (brokerRole=SLAVE, slaveReadEnable=true, aclEnable=true, ...)
+// are refused at start: notBuiltKeys in not_built_config.go is the one list.
 package broker

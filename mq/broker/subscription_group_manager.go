@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"strings"
@@ -11,26 +13,28 @@ import (
 )
 
 // SubscriptionGroupConfig is one consumer group's broker-side settings; JSON names are
-// RocketMQ's (subscriptionGroup.json, store-formats.md §7.5).
-// Mirrors org.apache.rocketmq.common.subscription.SubscriptionGroupConfig.
+// RocketMQ's (subscriptionGroup.json, store-formats.md §7.5). The fields are declared in
+// alphabetical JSON order, so encoding/json writes them in the order fastjson does.
+// Mirrors org.apache.rocketmq.common.subscription.SubscriptionGroupConfig (4.9.x).
 type SubscriptionGroupConfig struct {
-	GroupName string `json:"groupName"`
+	// BrokerID is the broker consumers are sent to with slaveReadEnable (0 = master).
+	BrokerID int64 `json:"brokerId"`
+	// ConsumeBroadcastEnable false refuses pulls of a BROADCASTING group (16).
+	ConsumeBroadcastEnable bool `json:"consumeBroadcastEnable"`
 	// ConsumeEnable false makes pulls answer NO_PERMISSION (16).
 	ConsumeEnable bool `json:"consumeEnable"`
 	// ConsumeFromMinEnable is kept for compatibility (unused by 4.9's broker logic).
 	ConsumeFromMinEnable bool `json:"consumeFromMinEnable"`
-	// ConsumeBroadcastEnable false refuses pulls of a BROADCASTING group (16).
-	ConsumeBroadcastEnable bool `json:"consumeBroadcastEnable"`
-	// RetryQueueNums is the queue count of %RETRY%<group> (1).
-	RetryQueueNums int32 `json:"retryQueueNums"`
-	// RetryMaxTimes is the reconsume count after which a message goes to %DLQ%<group> (16).
-	RetryMaxTimes int32 `json:"retryMaxTimes"`
-	// BrokerID is the broker consumers are sent to with slaveReadEnable (0 = master).
-	BrokerID int64 `json:"brokerId"`
-	// WhichBrokerWhenConsumeSlowly is the broker suggested when the backlog is on disk (1).
-	WhichBrokerWhenConsumeSlowly int64 `json:"whichBrokerWhenConsumeSlowly"`
+	// GroupName is the consumer group this config belongs to.
+	GroupName string `json:"groupName"`
 	// NotifyConsumerIdsChangedEnable sends NOTIFY_CONSUMER_IDS_CHANGED on membership changes.
 	NotifyConsumerIdsChangedEnable bool `json:"notifyConsumerIdsChangedEnable"`
+	// RetryMaxTimes is the reconsume count after which a message goes to %DLQ%<group> (16).
+	RetryMaxTimes int32 `json:"retryMaxTimes"`
+	// RetryQueueNums is the queue count of %RETRY%<group> (1).
+	RetryQueueNums int32 `json:"retryQueueNums"`
+	// WhichBrokerWhenConsumeSlowly is the broker suggested when the backlog is on disk (1).
+	WhichBrokerWhenConsumeSlowly int64 `json:"whichBrokerWhenConsumeSlowly"`
 }
 
 // NewSubscriptionGroupConfig returns group's config with Java's defaults.
@@ -52,12 +56,16 @@ func NewSubscriptionGroupConfig(group string) SubscriptionGroupConfig {
 // autoCreateSubscriptionGroup=false. Java: MixAll.CID_SYS_RMQ_TRANS prefix "CID_RMQ_SYS_".
 const SysConsumerGroupPrefix = "CID_RMQ_SYS_"
 
-// SubscriptionGroupManager holds the subscription group configs.
-// Mirrors org.apache.rocketmq.broker.subscription.SubscriptionGroupManager (in memory for now;
-// persist() is where subscriptionGroup.json will be written).
+// SubscriptionGroupManager holds the subscription group configs, kept in
+// config/subscriptionGroup.json once SetConfigFilePath named it (loaded over the built-ins at
+// start, written again after every change).
+// Mirrors org.apache.rocketmq.broker.subscription.SubscriptionGroupManager.
 type SubscriptionGroupManager struct {
 	cfg *BrokerConfig
 	log *slog.Logger
+
+	// file persists the table (path, write serialization, retry flag).
+	file configFile
 
 	mu          sync.RWMutex
 	table       map[string]SubscriptionGroupConfig
@@ -93,15 +101,16 @@ func (m *SubscriptionGroupManager) FindSubscriptionGroupConfig(group string) *Su
 		return nil
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if c, ok := m.table[group]; ok {
+		m.mu.Unlock()
 		return &c
 	}
 	c = NewSubscriptionGroupConfig(group)
 	m.table[group] = c
 	m.dataVersion.NextVersion(time.Now().UnixMilli())
-	m.persist()
+	m.mu.Unlock()
 	m.log.Info("auto create a subscription group", "group", group)
+	m.persistChange()
 	return &c
 }
 
@@ -109,10 +118,16 @@ func (m *SubscriptionGroupManager) FindSubscriptionGroupConfig(group string) *Su
 // Java: SubscriptionGroupManager#updateSubscriptionGroupConfig.
 func (m *SubscriptionGroupManager) UpdateSubscriptionGroupConfig(c SubscriptionGroupConfig) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	old, existed := m.table[c.GroupName]
 	m.table[c.GroupName] = c
 	m.dataVersion.NextVersion(time.Now().UnixMilli())
-	m.persist()
+	m.mu.Unlock()
+	if existed {
+		m.log.Info("update subscription group config", "old", old, "new", c)
+	} else {
+		m.log.Info("create new subscription group", "new", c)
+	}
+	m.persistChange()
 }
 
 // SubscriptionGroupTable returns a copy of the table.
@@ -129,5 +144,95 @@ func (m *SubscriptionGroupManager) DataVersion() protocol.DataVersion {
 	return m.dataVersion
 }
 
-// persist is where subscriptionGroup.json will be written (next issue); called with mu held.
-func (m *SubscriptionGroupManager) persist() {}
+// SetConfigFilePath names the file the table is loaded from and persisted to
+// (<storePathRootDir>/config/subscriptionGroup.json; "" keeps it in memory only).
+func (m *SubscriptionGroupManager) SetConfigFilePath(path string) { m.file.setPath(path) }
+
+// ConfigFilePath returns the file set by SetConfigFilePath.
+// Java: SubscriptionGroupManager#configFilePath.
+func (m *SubscriptionGroupManager) ConfigFilePath() string { return m.file.getPath() }
+
+// subscriptionGroupsFile is subscriptionGroup.json's shape; Encode writes it, Decode reads it
+// (unknown fields of newer RocketMQ versions, e.g. forbiddenTable, are ignored).
+type subscriptionGroupsFile struct {
+	DataVersion            *protocol.DataVersion      `json:"dataVersion"`
+	SubscriptionGroupTable map[string]json.RawMessage `json:"subscriptionGroupTable"`
+}
+
+// Encode returns subscriptionGroup.json's content: {"dataVersion":{...},
+// "subscriptionGroupTable":{group: SubscriptionGroupConfig}}, fastjson's pretty form (tabs,
+// fields and groups in alphabetical order). Java: SubscriptionGroupManager#encode(true).
+func (m *SubscriptionGroupManager) Encode() ([]byte, error) {
+	m.mu.RLock()
+	v := struct {
+		DataVersion            protocol.DataVersion               `json:"dataVersion"`
+		SubscriptionGroupTable map[string]SubscriptionGroupConfig `json:"subscriptionGroupTable"`
+	}{m.dataVersion, maps.Clone(m.table)}
+	m.mu.RUnlock()
+	compact, err := json.Marshal(&v)
+	if err != nil {
+		return nil, err
+	}
+	return fastjsonPretty(compact), nil
+}
+
+// Decode reads subscriptionGroup.json's content (fastjson's dialect and unknown fields
+// accepted) and puts its groups over the table, adopting the file's DataVersion. A group takes
+// SubscriptionGroupConfig's defaults for fields the file leaves out and the map key as its
+// name when groupName is missing; a null entry is skipped. Nothing changes when an error is
+// returned. Java: SubscriptionGroupManager#decode (putAll, assignNewOne).
+func (m *SubscriptionGroupManager) Decode(data []byte) error {
+	std, err := protocol.QuoteNumericKeys(data)
+	if err != nil {
+		return err
+	}
+	var f subscriptionGroupsFile
+	if err := json.Unmarshal(std, &f); err != nil {
+		return err
+	}
+	loaded := make(map[string]SubscriptionGroupConfig, len(f.SubscriptionGroupTable))
+	for name, raw := range f.SubscriptionGroupTable {
+		if string(raw) == "null" {
+			continue
+		}
+		c := NewSubscriptionGroupConfig(name)
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return fmt.Errorf("group %q: %w", name, err)
+		}
+		if c.GroupName == "" {
+			c.GroupName = name
+		}
+		loaded[name] = c
+	}
+	m.mu.Lock()
+	maps.Copy(m.table, loaded)
+	if f.DataVersion != nil {
+		m.dataVersion = *f.DataVersion
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// Load reads the table from its file (or the file's .bak), see Decode, and returns the file
+// used ("" when neither exists: a first start). Called once, before the broker starts.
+// Java: ConfigManager#load.
+func (m *SubscriptionGroupManager) Load() (string, error) { return m.file.load(m.Decode) }
+
+// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
+func (m *SubscriptionGroupManager) Persist() error { return m.file.store(m.Encode) }
+
+// PersistIfDirty retries a write that failed (a no-op otherwise).
+func (m *SubscriptionGroupManager) PersistIfDirty() error {
+	if !m.file.dirty.Load() {
+		return nil
+	}
+	return m.Persist()
+}
+
+// persistChange persists after a change; a failure is logged and retried by the broker's
+// periodic persist pass.
+func (m *SubscriptionGroupManager) persistChange() {
+	if err := m.Persist(); err != nil {
+		m.log.Error("persist subscription group config failed", "err", err)
+	}
+}

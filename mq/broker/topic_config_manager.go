@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"sync"
@@ -22,13 +24,15 @@ const (
 // topics at start and topics on demand (auto-create on send, %RETRY% on heartbeat).
 // Mirrors org.apache.rocketmq.broker.topic.TopicConfigManager.
 //
-// The table is in memory only for now. Persistence (config/topics.json,
-// store-formats.md §7.2) slots in at persist(), called after every change under the lock, and
-// at a loader that replaces the table with SetTopicConfigTable before the built-ins are
-// re-inserted.
+// The table is kept in config/topics.json (store-formats.md §7.2) once SetConfigFilePath named
+// it: Load merges the file over the built-ins at start, and every change writes the whole
+// table again (Persist).
 type TopicConfigManager struct {
 	cfg *BrokerConfig
 	log *slog.Logger
+
+	// file persists the table (path, write serialization, retry flag).
+	file configFile
 
 	// mu guards table and dataVersion (Java: topicConfigTableLock + ConcurrentHashMap).
 	mu          sync.RWMutex
@@ -157,8 +161,8 @@ func (m *TopicConfigManager) CreateTopicInSendMessageMethod(topic, defaultTopic,
 	tc.TopicFilterType = tmpl.TopicFilterType
 	m.table[topic] = tc
 	m.dataVersion.NextVersion(m.now().UnixMilli())
-	m.persist()
 	m.mu.Unlock()
+	m.persistChange()
 	m.log.Info("create new topic by default topic", "topic", topic, "defaultTopic", defaultTopic,
 		"queueNums", queueNums, "perm", tc.Perm, "producer", remoteAddr)
 	if m.registerBroker != nil {
@@ -185,8 +189,8 @@ func (m *TopicConfigManager) CreateTopicInSendMessageBackMethod(topic string, cl
 	tc.TopicSysFlag = topicSysFlag
 	m.table[topic] = tc
 	m.dataVersion.NextVersion(m.now().UnixMilli())
-	m.persist()
 	m.mu.Unlock()
+	m.persistChange()
 	m.log.Info("create new topic", "topic", topic, "queueNums", clientDefaultTopicQueueNums, "perm", perm)
 	if m.registerBroker != nil {
 		m.registerBroker()
@@ -202,8 +206,8 @@ func (m *TopicConfigManager) UpdateTopicConfig(tc protocol.TopicConfig) {
 	old, existed := m.table[tc.TopicName]
 	m.table[tc.TopicName] = tc
 	m.dataVersion.NextVersion(m.now().UnixMilli())
-	m.persist()
 	m.mu.Unlock()
+	m.persistChange()
 	if existed {
 		m.log.Info("update topic config", "old", old, "new", tc)
 	} else {
@@ -215,13 +219,15 @@ func (m *TopicConfigManager) UpdateTopicConfig(tc protocol.TopicConfig) {
 // Java: TopicConfigManager#deleteTopicConfig.
 func (m *TopicConfigManager) DeleteTopicConfig(topic string) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if _, ok := m.table[topic]; !ok {
+		m.mu.Unlock()
 		return
 	}
 	delete(m.table, topic)
 	m.dataVersion.NextVersion(m.now().UnixMilli())
-	m.persist()
+	m.mu.Unlock()
+	m.persistChange()
+	m.log.Info("delete topic config OK", "topic", topic)
 }
 
 // DataVersion returns a copy of the current DataVersion.
@@ -251,6 +257,95 @@ func (m *TopicConfigManager) BuildTopicConfigSerializeWrapper() protocol.TopicCo
 	return protocol.TopicConfigSerializeWrapper{TopicConfigTable: table, DataVersion: m.dataVersion}
 }
 
-// persist is where topics.json will be written (next issue); called with mu held after every
-// change. Java: ConfigManager#persist.
-func (m *TopicConfigManager) persist() {}
+// SetConfigFilePath names the file the table is loaded from and persisted to
+// (<storePathRootDir>/config/topics.json; "" keeps it in memory only).
+func (m *TopicConfigManager) SetConfigFilePath(path string) { m.file.setPath(path) }
+
+// ConfigFilePath returns the file set by SetConfigFilePath. Java: TopicConfigManager#configFilePath.
+func (m *TopicConfigManager) ConfigFilePath() string { return m.file.getPath() }
+
+// Encode returns topics.json's content: {"dataVersion":{...},"topicConfigTable":{name:
+// TopicConfig}}, fastjson's pretty form (tabs, fields and topics in alphabetical order).
+// Java: TopicConfigManager#encode(prettyFormat=true).
+func (m *TopicConfigManager) Encode() ([]byte, error) {
+	w := m.BuildTopicConfigSerializeWrapper()
+	compact, err := w.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return fastjsonPretty(compact), nil
+}
+
+// topicsFile is topics.json as read: unknown fields (newer RocketMQ versions) are ignored.
+type topicsFile struct {
+	DataVersion      *protocol.DataVersion      `json:"dataVersion"`
+	TopicConfigTable map[string]json.RawMessage `json:"topicConfigTable"`
+}
+
+// Decode reads topics.json's content (fastjson's unquoted numeric keys and unknown fields
+// accepted) and puts its topics over the table, adopting the file's DataVersion. A topic
+// takes the TopicConfig defaults for fields the file leaves out and the map key as its name
+// when topicName is missing; a null entry is skipped. Nothing changes when an error is
+// returned. Java: TopicConfigManager#decode (putAll over the built-ins, assignNewOne).
+func (m *TopicConfigManager) Decode(data []byte) error {
+	std, err := protocol.QuoteNumericKeys(data)
+	if err != nil {
+		return err
+	}
+	var f topicsFile
+	if err := json.Unmarshal(std, &f); err != nil {
+		return err
+	}
+	loaded := make(map[string]protocol.TopicConfig, len(f.TopicConfigTable))
+	for name, raw := range f.TopicConfigTable {
+		if string(raw) == "null" {
+			continue
+		}
+		tc := *protocol.NewTopicConfig(name)
+		if err := json.Unmarshal(raw, &tc); err != nil {
+			return fmt.Errorf("topic %q: %w", name, err)
+		}
+		if tc.TopicName == "" {
+			tc.TopicName = name
+		}
+		switch tc.TopicFilterType {
+		case "":
+			tc.TopicFilterType = protocol.SingleTag
+		case protocol.SingleTag, protocol.MultiTag:
+		default:
+			return fmt.Errorf("topic %q: unknown topicFilterType %q", name, tc.TopicFilterType)
+		}
+		loaded[name] = tc
+	}
+	m.mu.Lock()
+	maps.Copy(m.table, loaded)
+	if f.DataVersion != nil {
+		m.dataVersion = *f.DataVersion
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// Load reads the table from its file (or the file's .bak), see Decode, and returns the file
+// used ("" when neither exists: a first start). Called once, before the broker starts.
+// Java: ConfigManager#load.
+func (m *TopicConfigManager) Load() (string, error) { return m.file.load(m.Decode) }
+
+// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
+func (m *TopicConfigManager) Persist() error { return m.file.store(m.Encode) }
+
+// PersistIfDirty retries a write that failed (a no-op otherwise).
+func (m *TopicConfigManager) PersistIfDirty() error {
+	if !m.file.dirty.Load() {
+		return nil
+	}
+	return m.Persist()
+}
+
+// persistChange persists after a change; a failure is logged and retried by the broker's
+// periodic persist pass (Java logs it and waits for the next change).
+func (m *TopicConfigManager) persistChange() {
+	if err := m.Persist(); err != nil {
+		m.log.Error("persist topic config failed", "err", err)
+	}
+}

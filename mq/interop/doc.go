@@ -2,6 +2,23 @@
 // RocketMQ Go client (github.com/apache/rocketmq-client-go/v2), unmodified: the client no one
 // here wrote is the judge of the protocol.
 //
-// The tests start an embedded cluster on ephemeral loopback ports in a temp dir. They are left
-// out of the race detector run: the official client has data races of its own.
+// The tests start an embedded cluster on ephemeral loopback ports in a temp dir, one per test,
+// and run in parallel. They are left out of the race detector run: the official client has data
+// races of its own. Every official client gets a unique instance name (the client keeps
+// process-wide state per ip@instanceName); "exactly once" means every expected message arrived,
+// then nothing more within a quiet window of a few seconds.
+//
+// Files, in reading order:
+//   - helpers_test.go: TestMain (and its child-broker mode), cluster, producer and push-consumer
+//     helpers, the collector that checks "exactly once", a raw remoting connection.
+//   - interop_test.go: 100 sync sends and a push consumer (the smoke test).
+//   - sends_test.go: 1,000 tagged sync sends (per-queue offsets 0..n-1, tag and non-ASCII tag
+//     subscriptions), async, oneway and batch sends.
+//   - limits_test.go: an oversize incompressible body is refused with MESSAGE_ILLEGAL;
+//     malformed frames close only their own connection.
+//   - restart_test.go: a broker in a child process (this test binary re-run with
+//     ROCKETMQ_GO_INTEROP_CHILD=broker) is stopped with SIGTERM and restarted on the same store;
+//     the group's offsets and the queues' offsets survive.
+//   - commitlog_test.go: CommitLog files written by the official client, read back with plain
+//     file reads and checked field by field against store-formats.md §2.1 and §2.3.
 package interop

@@ -3,10 +3,8 @@ package interop
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,40 +12,8 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
-	"github.com/apache/rocketmq-client-go/v2/rlog"
 	"github.com/stretchr/testify/require"
-
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
-
-func TestMain(m *testing.M) {
-	rlog.SetLogLevel("fatal")
-	os.Exit(m.Run())
-}
-
-var instanceSeq atomic.Int64
-
-// instance gives each official client a unique instance name: the client keeps one instance per
-// ip@instanceName and would otherwise reuse one bound to another test's name server.
-func instance(t *testing.T) string {
-	return fmt.Sprintf("%s-%d-%d", t.Name(), os.Getpid(), instanceSeq.Add(1))
-}
-
-func startCluster(t *testing.T) *embedded.Cluster {
-	t.Helper()
-	c, err := embedded.Start(embedded.Config{
-		Dir: t.TempDir(),
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 64 * 1024 // rolls a few times in these tests
-			sc.MappedFileSizeConsumeQueue = 100 * 20
-		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
-	return c
-}
 
 // The official client sends 100 messages to a topic that does not exist yet (auto-created
 // through TBW102), every send returns SEND_OK, and each OffsetMsgID decodes to our broker's
@@ -55,6 +21,7 @@ func startCluster(t *testing.T) *embedded.Cluster {
 // offset, receives all 100 bodies with their tags, keys and user properties, and nothing more
 // within a quiet window.
 func TestOfficialClientSendsAndConsumes(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t)
 	ns := primitive.NamesrvAddr{c.NamesrvAddr()}
 	const topic, n = "InteropTopic", 100

@@ -17,7 +17,8 @@ type NamesrvConfig struct {
 	KvConfigPath string `prop:"kvConfigPath"`
 	// ClusterTest is RocketMQ's test-cluster switch (unused).
 	ClusterTest bool `prop:"clusterTest"`
-	// OrderMessageEnable adds orderTopicConf to routes (not supported yet: must be false).
+	// OrderMessageEnable puts a topic's ORDER_TOPIC_CONFIG KV item ("brokerName:queueNums;...")
+	// into its route as orderTopicConf (default false).
 	OrderMessageEnable bool `prop:"orderMessageEnable"`
 	// ScanNotActiveBrokerInterval is the period of scanNotActiveBroker (Java: 10 s).
 	ScanNotActiveBrokerInterval time.Duration `prop:"scanNotActiveBrokerInterval"`
@@ -37,16 +38,13 @@ func DefaultNamesrvConfig() NamesrvConfig {
 	}
 }
 
-// Validate rejects impossible or not-yet-supported settings.
+// Validate rejects impossible settings.
 func (c *NamesrvConfig) Validate() error {
 	if c.ScanNotActiveBrokerInterval <= 0 {
 		return errors.New("namesrv config: scanNotActiveBrokerInterval must be > 0")
 	}
 	if c.BrokerChannelExpiredTime <= 0 {
 		return errors.New("namesrv config: brokerChannelExpiredTime must be > 0")
-	}
-	if c.OrderMessageEnable {
-		return errors.New("namesrv config: orderMessageEnable=true is not supported yet")
 	}
 	return nil
 }

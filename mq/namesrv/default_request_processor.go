@@ -26,6 +26,14 @@ func (p *DefaultRequestProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 		tr.Step("DefaultRequestProcessor#processRequest", slog.Int("code", int(req.Code)))
 	}
 	switch req.Code {
+	case protocol.PutKVConfig:
+		return p.putKVConfig(req)
+	case protocol.GetKVConfig:
+		return p.getKVConfig(req)
+	case protocol.DeleteKVConfig:
+		return p.deleteKVConfig(req)
+	case protocol.QueryDataVersion:
+		return p.queryBrokerTopicConfig(req)
 	case protocol.RegisterBroker:
 		return p.registerBroker(ch, req)
 	case protocol.UnregisterBroker:
@@ -36,13 +44,20 @@ func (p *DefaultRequestProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 		return p.getBrokerClusterInfo()
 	case protocol.GetAllTopicListFromNameserver:
 		return p.getAllTopicList()
+	case protocol.DeleteTopicInNamesrv:
+		return p.deleteTopicInNamesrv(req)
+	case protocol.GetKVListByNamespace:
+		return p.getKVListByNamespace(req)
+	case protocol.GetTopicsByCluster:
+		return p.getTopicsByCluster(req)
 	}
 	return remoting.NewResponse(remoting.RequestCodeNotSupported,
 		fmt.Sprintf("request type %d not supported", req.Code)), nil
 }
 
 // registerBroker checks the body CRC, decodes the RegisterBrokerBody and records the broker.
-// A slave's response carries its master's address and HA address.
+// A slave's response carries its master's address and HA address; every response carries the
+// ORDER_TOPIC_CONFIG namespace as a KVTable body when that namespace exists.
 // Java: DefaultRequestProcessor#registerBroker (registerBrokerWithFilterServer).
 func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.RegisterBrokerRequestHeader
@@ -56,8 +71,8 @@ func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remo
 		}
 	}
 	if p.c.tr.Enabled() {
-		p.c.tr.Step("DefaultRequestProcessor#registerBroker", slog.String("brokerName", h.BrokerName),
-			slog.String("brokerAddr", h.BrokerAddr), slog.Int64("brokerId", h.BrokerID))
+		p.c.tr.Step("DefaultRequestProcessor#registerBroker", slog.String("cluster", h.ClusterName),
+			slog.String("brokerName", h.BrokerName), slog.Int64("brokerId", h.BrokerID))
 	}
 	body := &protocol.RegisterBrokerBody{}
 	if len(req.Body) > 0 {
@@ -70,6 +85,7 @@ func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remo
 		h.HaServerAddr, &body.TopicConfigSerializeWrapper, body.FilterServerList, ch)
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.ExtFields = (&protocol.RegisterBrokerResponseHeader{HaServerAddr: res.HaServerAddr, MasterAddr: res.MasterAddr}).Encode()
+	resp.Body = p.c.KVConfigManager.GetKVListByNamespace(protocol.NamespaceOrderTopicConfig)
 	return resp, nil
 }
 
@@ -86,7 +102,9 @@ func (p *DefaultRequestProcessor) unregisterBroker(req *remoting.RemotingCommand
 // getRouteInfoByTopic answers the TopicRouteData JSON of a topic, or TOPIC_NOT_EXIST. Requests
 // older than 4.9.4 (version < 401, like the official Go client's 317) get fastjson's default
 // form with unquoted numeric brokerAddrs keys; newer ones, or acceptStandardJsonOnly=true, get
-// standard JSON. Java: DefaultRequestProcessor#getRouteInfoByTopic.
+// standard JSON. With orderMessageEnable, the route's orderTopicConf is the topic's item of the
+// ORDER_TOPIC_CONFIG KV namespace ("brokerName:queueNums;..."), omitted when there is none.
+// Java: DefaultRequestProcessor#getRouteInfoByTopic.
 func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.GetRouteInfoRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
@@ -99,6 +117,9 @@ func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingComm
 	if route == nil {
 		return remoting.NewResponse(protocol.TopicNotExist,
 			"No topic route info in name server for the topic: "+h.Topic), nil
+	}
+	if p.c.NamesrvConfig.OrderMessageEnable {
+		route.OrderTopicConf, _ = p.c.KVConfigManager.GetKVConfig(protocol.NamespaceOrderTopicConfig, h.Topic)
 	}
 	resp := remoting.NewResponse(remoting.Success, "")
 	if req.Version >= 401 || req.ExtFields["acceptStandardJsonOnly"] == "true" {
@@ -120,5 +141,120 @@ func (p *DefaultRequestProcessor) getBrokerClusterInfo() (*remoting.RemotingComm
 func (p *DefaultRequestProcessor) getAllTopicList() (*remoting.RemotingCommand, error) {
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.Body = (&protocol.TopicList{TopicList: p.c.RouteInfoManager.GetAllTopicList()}).Encode()
+	return resp, nil
+}
+
+// deleteTopicInNamesrv forgets a topic's queue data, everywhere or (with clusterName) on one
+// cluster's brokers. Java: DefaultRequestProcessor#deleteTopicInNamesrv.
+func (p *DefaultRequestProcessor) deleteTopicInNamesrv(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.DeleteTopicFromNamesrvRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	if h.ClusterName != "" {
+		p.c.RouteInfoManager.DeleteTopicInCluster(h.Topic, h.ClusterName)
+	} else {
+		p.c.RouteInfoManager.DeleteTopic(h.Topic)
+	}
+	return remoting.NewResponse(remoting.Success, ""), nil
+}
+
+// getTopicsByCluster answers {"topicList":[...]}: the topics with queue data on the cluster's
+// brokers. Java: DefaultRequestProcessor#getTopicsByCluster.
+func (p *DefaultRequestProcessor) getTopicsByCluster(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.GetTopicsByClusterRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	resp := remoting.NewResponse(remoting.Success, "")
+	resp.Body = (&protocol.TopicList{TopicList: p.c.RouteInfoManager.GetTopicsByCluster(h.Cluster)}).Encode()
+	return resp, nil
+}
+
+// queryBrokerTopicConfig answers QUERY_DATA_VERSION: header changed=true when the broker's
+// DataVersion (the request body) differs from the one it last registered, body = that stored
+// DataVersion (none for an unknown broker). An unchanged answer also refreshes the broker's
+// liveness, so a broker with forceRegister=false stays alive without re-registering.
+// Java: DefaultRequestProcessor#queryBrokerTopicConfig.
+func (p *DefaultRequestProcessor) queryBrokerTopicConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.QueryDataVersionRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	dv, err := protocol.DecodeDataVersion(req.Body)
+	if err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	rim := p.c.RouteInfoManager
+	changed := rim.IsBrokerTopicConfigChanged(h.BrokerAddr, dv)
+	if !changed {
+		rim.UpdateBrokerInfoUpdateTimestamp(h.BrokerAddr)
+	}
+	resp := remoting.NewResponse(remoting.Success, "")
+	if stored, ok := rim.QueryBrokerTopicConfig(h.BrokerAddr); ok {
+		resp.Body = stored.Encode()
+	}
+	resp.ExtFields = (&protocol.QueryDataVersionResponseHeader{Changed: changed}).Encode()
+	return resp, nil
+}
+
+// putKVConfig sets one KV-config item and persists the table. Java: DefaultRequestProcessor#putKVConfig.
+//
+// Deviation: when writing kvConfigPath fails, Java still answers SUCCESS (it only logs); we
+// answer SYSTEM_ERROR naming the failure. The item is set in memory either way, as in Java.
+func (p *DefaultRequestProcessor) putKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.PutKVConfigRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	if err := p.c.KVConfigManager.PutKVConfig(h.Namespace, h.Key, h.Value); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	return remoting.NewResponse(remoting.Success, ""), nil
+}
+
+// getKVConfig answers the item's value in the header, or QUERY_NOT_FOUND.
+// Java: DefaultRequestProcessor#getKVConfig.
+func (p *DefaultRequestProcessor) getKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.GetKVConfigRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	v, ok := p.c.KVConfigManager.GetKVConfig(h.Namespace, h.Key)
+	if !ok {
+		return remoting.NewResponse(protocol.QueryNotFound,
+			"No config item, Namespace: "+h.Namespace+" Key: "+h.Key), nil
+	}
+	resp := remoting.NewResponse(remoting.Success, "")
+	resp.ExtFields = (&protocol.GetKVConfigResponseHeader{Value: v}).Encode()
+	return resp, nil
+}
+
+// deleteKVConfig removes one item and persists the table (same Deviation as putKVConfig).
+// Java: DefaultRequestProcessor#deleteKVConfig.
+func (p *DefaultRequestProcessor) deleteKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.DeleteKVConfigRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	if err := p.c.KVConfigManager.DeleteKVConfig(h.Namespace, h.Key); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	return remoting.NewResponse(remoting.Success, ""), nil
+}
+
+// getKVListByNamespace answers a namespace's items as a KVTable body, or QUERY_NOT_FOUND.
+// Java: DefaultRequestProcessor#getKVListByNamespace.
+func (p *DefaultRequestProcessor) getKVListByNamespace(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.GetKVListByNamespaceRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+	}
+	body := p.c.KVConfigManager.GetKVListByNamespace(h.Namespace)
+	if body == nil {
+		return remoting.NewResponse(protocol.QueryNotFound, "No config item, Namespace: "+h.Namespace), nil
+	}
+	resp := remoting.NewResponse(remoting.Success, "")
+	resp.Body = body
 	return resp, nil
 }

@@ -15,7 +15,8 @@ import (
 type NamesrvController struct {
 	NamesrvConfig    NamesrvConfig
 	ServerConfig     remoting.ServerConfig
-	RouteInfoManager *RouteInfoManager
+	RouteInfoManager *RouteInfoManager // set by Initialize
+	KVConfigManager  *KVConfigManager  // set by Initialize
 
 	server  *remoting.Server
 	scan    *service.ServiceThread
@@ -28,11 +29,16 @@ func NewNamesrvController(cfg NamesrvConfig, serverCfg remoting.ServerConfig, tr
 	return &NamesrvController{NamesrvConfig: cfg, ServerConfig: serverCfg, tr: tr}
 }
 
-// Initialize creates the route tables, the remoting server with the housekeeping listener and
-// the default processor, and the scanNotActiveBroker service (first pass after 5 s, then every
-// ScanNotActiveBrokerInterval). Java: NamesrvController#initialize.
+// Initialize loads the KV config from KvConfigPath, creates the route tables, the remoting
+// server with the housekeeping listener and the default processor, and the scanNotActiveBroker
+// service (first pass after 5 s, then every ScanNotActiveBrokerInterval). A KV config file that
+// exists but does not decode is an error. Java: NamesrvController#initialize.
 func (c *NamesrvController) Initialize() error {
 	if err := c.NamesrvConfig.Validate(); err != nil {
+		return err
+	}
+	c.KVConfigManager = NewKVConfigManager(c.NamesrvConfig.KvConfigPath, c.tr.Logger())
+	if err := c.KVConfigManager.Load(); err != nil {
 		return err
 	}
 	c.RouteInfoManager = NewRouteInfoManager(c.NamesrvConfig.BrokerChannelExpiredTime, nil, c.tr)

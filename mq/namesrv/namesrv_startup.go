@@ -23,10 +23,15 @@ var ErrPrintedConfig = errors.New("config printed")
 const DefaultListenPort = 9876
 
 // startupConfig is what a properties file may set: NamesrvConfig's keys plus the server's
-// listenPort (Java keeps it in NettyServerConfig).
+// listenPort and bindAddress (Java keeps them in NettyServerConfig).
 type startupConfig struct {
 	NamesrvConfig
 	ListenPort int `prop:"listenPort"`
+	// BindAddress is the IP to listen on; "" listens on every interface (Java 4.9: always).
+	//
+	// Deviation: RocketMQ 4.9 has no such key (5.x's NettyServerConfig has bindAddress); it lets
+	// tests and chapters keep the name server on loopback.
+	BindAddress string `prop:"bindAddress"`
 }
 
 // Main parses the command line, creates the controller and starts it, as mqnamesrv does.
@@ -85,7 +90,7 @@ func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer) 
 		return nil, err
 	}
 	serverCfg := remoting.DefaultServerConfig()
-	serverCfg.ListenAddr = net.JoinHostPort("", strconv.Itoa(sc.ListenPort))
+	serverCfg.ListenAddr = net.JoinHostPort(sc.BindAddress, strconv.Itoa(sc.ListenPort))
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#createNamesrvController", slog.Int("listenPort", sc.ListenPort))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"hash/crc32"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 func startNamesrv(t *testing.T, tr *trace.Tracer) *NamesrvController {
 	t.Helper()
 	cfg := DefaultNamesrvConfig()
+	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json") // never the user's home
 	sc := remoting.DefaultServerConfig()
 	sc.ListenAddr = "127.0.0.1:0"
 	c := NewNamesrvController(cfg, sc, tr)

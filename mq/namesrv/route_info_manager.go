@@ -40,12 +40,16 @@ type RouteInfoManager struct {
 	filterServerTable map[string][]string                       // brokerAddr → filter servers
 
 	expired time.Duration
-	now     func() time.Time
+	now     func() time.Time // guarded by mu (SetClock may swap it)
 	tr      *trace.Tracer
+
+	// scanMu serializes ScanNotActiveBroker passes: the scan service's and a direct call (a test,
+	// a chapter) never both expire one broker.
+	scanMu sync.Mutex
 }
 
 // NewRouteInfoManager returns empty tables. expired is the broker channel expiry (120 s in
-// RocketMQ); now is the clock (nil: time.Now).
+// RocketMQ); now is the clock of liveness timestamps and expiry (nil: time.Now).
 func NewRouteInfoManager(expired time.Duration, now func() time.Time, tr *trace.Tracer) *RouteInfoManager {
 	if now == nil {
 		now = time.Now
@@ -60,6 +64,17 @@ func NewRouteInfoManager(expired time.Duration, now func() time.Time, tr *trace.
 		now:               now,
 		tr:                tr,
 	}
+}
+
+// SetClock replaces the clock of liveness timestamps and of the expiry check (nil: time.Now).
+// Tests and chapters inject a clock they advance by hand, then call ScanNotActiveBroker.
+func (r *RouteInfoManager) SetClock(now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	r.mu.Lock()
+	r.now = now
+	r.mu.Unlock()
 }
 
 // RegisterBroker records a broker's registration: cluster membership, its address under its
@@ -129,18 +144,50 @@ func (r *RouteInfoManager) RegisterBroker(clusterName, brokerAddr, brokerName st
 		}
 	}
 	if r.tr.Enabled() {
+		// No brokerAddr: it holds the broker's (often ephemeral) port, and step lines are
+		// deterministic. brokerName and brokerId name the broker as well.
 		r.tr.Step("RouteInfoManager#registerBroker",
 			slog.String("cluster", clusterName), slog.String("brokerName", brokerName),
-			slog.Int64("brokerId", brokerID), slog.String("brokerAddr", brokerAddr),
-			slog.Bool("first", registerFirst), slog.Int("topicsUpdated", topics),
-			slog.Int64("dataVersion", dv.Counter))
+			slog.Int64("brokerId", brokerID), slog.Bool("first", registerFirst),
+			slog.Int("topicsUpdated", topics), slog.Int64("dataVersion", dv.Counter))
 	}
 	return result
+}
+
+// IsBrokerTopicConfigChanged reports whether dv differs from the DataVersion last registered by
+// brokerAddr (true for an unknown broker). DataVersions are equal when timestamp and counter
+// are. Java: RouteInfoManager#isBrokerTopicConfigChanged.
+func (r *RouteInfoManager) IsBrokerTopicConfigChanged(brokerAddr string, dv protocol.DataVersion) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.isBrokerTopicConfigChanged(brokerAddr, dv)
 }
 
 func (r *RouteInfoManager) isBrokerTopicConfigChanged(brokerAddr string, dv protocol.DataVersion) bool {
 	prev := r.brokerLiveTable[brokerAddr]
 	return prev == nil || prev.DataVersion != dv
+}
+
+// QueryBrokerTopicConfig returns the DataVersion last registered by brokerAddr, false when the
+// broker is not live. Java: RouteInfoManager#queryBrokerTopicConfig.
+func (r *RouteInfoManager) QueryBrokerTopicConfig(brokerAddr string) (protocol.DataVersion, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if live := r.brokerLiveTable[brokerAddr]; live != nil {
+		return live.DataVersion, true
+	}
+	return protocol.DataVersion{}, false
+}
+
+// UpdateBrokerInfoUpdateTimestamp refreshes a live broker's liveness to now (nothing for an
+// unknown broker): QUERY_DATA_VERSION counts as a heartbeat when nothing changed.
+// Java: RouteInfoManager#updateBrokerInfoUpdateTimestamp.
+func (r *RouteInfoManager) UpdateBrokerInfoUpdateTimestamp(brokerAddr string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if live := r.brokerLiveTable[brokerAddr]; live != nil {
+		live.LastUpdateTimestamp = r.now()
+	}
 }
 
 // createAndUpdateQueueData sets the queue data of one topic on one broker name.
@@ -182,8 +229,9 @@ func (r *RouteInfoManager) UnregisterBroker(clusterName, brokerAddr, brokerName 
 
 // removeBrokerName drops a broker name that has no address left: from the broker table, from
 // its cluster (and the cluster if it empties) and from every topic's queue data (and the topic
-// if it empties). Caller holds the write lock.
-func (r *RouteInfoManager) removeBrokerName(brokerName string) {
+// if it empties). It returns how many topics lost that broker's queue data and how many of them
+// were left with none (and so were removed). Caller holds the write lock.
+func (r *RouteInfoManager) removeBrokerName(brokerName string) (queueDatasRemoved, topicsRemoved int) {
 	delete(r.brokerAddrTable, brokerName)
 	for cluster, names := range r.clusterAddrTable {
 		delete(names, brokerName)
@@ -192,11 +240,62 @@ func (r *RouteInfoManager) removeBrokerName(brokerName string) {
 		}
 	}
 	for topic, qds := range r.topicQueueTable {
-		delete(qds, brokerName)
+		if _, ok := qds[brokerName]; ok {
+			delete(qds, brokerName)
+			queueDatasRemoved++
+		}
 		if len(qds) == 0 {
 			delete(r.topicQueueTable, topic)
+			topicsRemoved++
 		}
 	}
+	return queueDatasRemoved, topicsRemoved
+}
+
+// DeleteTopic forgets a topic's queue data on every broker (DELETE_TOPIC_IN_NAMESRV without a
+// cluster). A broker that still has the topic brings it back when its DataVersion changes.
+// Java: RouteInfoManager#deleteTopic(topic).
+func (r *RouteInfoManager) DeleteTopic(topic string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.topicQueueTable, topic)
+}
+
+// DeleteTopicInCluster forgets a topic's queue data on the brokers of one cluster, and the topic
+// when no queue data is left. Java: RouteInfoManager#deleteTopic(topic, clusterName).
+func (r *RouteInfoManager) DeleteTopicInCluster(topic, clusterName string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	qds := r.topicQueueTable[topic]
+	if qds == nil {
+		return
+	}
+	for name := range r.clusterAddrTable[clusterName] {
+		delete(qds, name)
+	}
+	if len(qds) == 0 {
+		delete(r.topicQueueTable, topic)
+	}
+}
+
+// GetTopicsByCluster returns, sorted and without duplicates, the topics that have queue data on
+// at least one broker of cluster (none for an unknown cluster).
+// Java: RouteInfoManager#getTopicsByCluster.
+func (r *RouteInfoManager) GetTopicsByCluster(cluster string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := []string{}
+	names := r.clusterAddrTable[cluster]
+	for topic, qds := range r.topicQueueTable {
+		for name := range qds {
+			if _, ok := names[name]; ok {
+				out = append(out, topic)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // PickupTopicRouteData builds the route of one topic: its queue data and the brokers that carry
@@ -271,29 +370,41 @@ func (r *RouteInfoManager) GetAllClusterInfo() *protocol.ClusterInfo {
 	return ci
 }
 
-// ScanNotActiveBroker removes every broker whose last registration is older than the expiry,
-// closing its channel and cleaning its routes as onChannelDestroy does. It returns the number
-// removed. Java: RouteInfoManager#scanNotActiveBroker.
+// ScanNotActiveBroker removes every broker whose last registration (or unchanged
+// QUERY_DATA_VERSION) is older than the expiry: its live entry goes first, then its channel is
+// closed and its routes are cleaned by OnChannelDestroy. It returns the number removed. Passes
+// are serialized, so the scan service and a direct call never remove one broker twice.
+// Java: RouteInfoManager#scanNotActiveBroker.
 func (r *RouteInfoManager) ScanNotActiveBroker() int {
-	now := r.now()
+	r.scanMu.Lock()
+	defer r.scanMu.Unlock()
 	type victim struct {
-		addr string
-		ch   *remoting.Channel
+		addr, name string
+		id         int64
+		silent     time.Duration
+		ch         *remoting.Channel
 	}
 	var victims []victim
-	r.mu.RLock()
+	r.mu.Lock()
+	now := r.now()
 	for addr, live := range r.brokerLiveTable {
 		if live.LastUpdateTimestamp.Add(r.expired).Before(now) {
-			victims = append(victims, victim{addr, live.Channel})
+			name, id := r.brokerOf(addr)
+			victims = append(victims, victim{addr, name, id, now.Sub(live.LastUpdateTimestamp), live.Channel})
+			// Removed before the channel closes, as Java's it.remove(): the close event then finds
+			// no broker behind the channel, and only the call below cleans (and logs) the routes.
+			delete(r.brokerLiveTable, addr)
 		}
 	}
-	r.mu.RUnlock()
+	r.mu.Unlock()
 	sort.Slice(victims, func(i, j int) bool { return victims[i].addr < victims[j].addr })
 	for _, v := range victims {
 		if r.tr.Enabled() {
-			r.tr.Step("RouteInfoManager#scanNotActiveBroker", slog.String("brokerAddr", v.addr),
+			r.tr.Step("RouteInfoManager#scanNotActiveBroker", slog.String("brokerName", v.name),
+				slog.Int64("brokerId", v.id), slog.Duration("silentFor", v.silent),
 				slog.Duration("expiredAfter", r.expired))
 		}
+		r.log().Warn("The broker channel expired", "brokerAddr", v.addr, "expiredAfter", r.expired)
 		if v.ch != nil {
 			_ = v.ch.Close()
 		}
@@ -302,10 +413,25 @@ func (r *RouteInfoManager) ScanNotActiveBroker() int {
 	return len(victims)
 }
 
-// OnChannelDestroy forgets the broker behind a closed (or expired) channel: its address, and,
-// if its broker name has no address left, the broker name's cluster membership and queue data.
-// The broker is found by its channel; when no live entry holds that channel, remoteAddr is taken
-// as the broker address. Java: RouteInfoManager#onChannelDestroy.
+// brokerOf returns the broker name and id registered under addr ("" and -1 when none).
+// Caller holds mu.
+func (r *RouteInfoManager) brokerOf(addr string) (string, int64) {
+	for name, bd := range r.brokerAddrTable {
+		for id, a := range bd.BrokerAddrs {
+			if a == addr {
+				return name, id
+			}
+		}
+	}
+	return "", -1
+}
+
+// OnChannelDestroy forgets the broker behind a closed (or expired) channel: its live entry, its
+// address in the broker table, and — if its broker name has no address left — the broker name's
+// cluster membership and queue data (topics left without queue data disappear). The broker is
+// found by its channel; when no live entry holds that channel, remoteAddr is taken as the broker
+// address. A channel that belongs to no broker (a producer's, a consumer's) changes nothing.
+// Java: RouteInfoManager#onChannelDestroy.
 func (r *RouteInfoManager) OnChannelDestroy(remoteAddr string, ch *remoting.Channel) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -326,23 +452,39 @@ func (r *RouteInfoManager) OnChannelDestroy(remoteAddr string, ch *remoting.Chan
 	}
 	delete(r.brokerLiveTable, brokerAddr)
 	delete(r.filterServerTable, brokerAddr)
-	removedNames := 0
-	for name, bd := range r.brokerAddrTable {
-		for id, addr := range bd.BrokerAddrs {
+	name, id := r.brokerOf(brokerAddr)
+	nameRemoved, queueDatas, topics := false, 0, 0
+	for n, bd := range r.brokerAddrTable {
+		for i, addr := range bd.BrokerAddrs {
 			if addr == brokerAddr {
-				delete(bd.BrokerAddrs, id)
+				delete(bd.BrokerAddrs, i)
 			}
 		}
 		if len(bd.BrokerAddrs) == 0 {
-			r.removeBrokerName(name)
-			removedNames++
+			q, t := r.removeBrokerName(n)
+			nameRemoved = nameRemoved || n == name
+			queueDatas += q
+			topics += t
 		}
 	}
 	if r.tr.Enabled() {
-		r.tr.Step("RouteInfoManager#onChannelDestroy", slog.String("brokerAddr", brokerAddr),
-			slog.Int("brokerNamesRemoved", removedNames))
+		r.tr.Step("RouteInfoManager#onChannelDestroy", slog.String("brokerName", name),
+			slog.Int64("brokerId", id), slog.Bool("brokerNameRemoved", nameRemoved),
+			slog.Int("queueDatasRemoved", queueDatas), slog.Int("topicsRemoved", topics))
 	}
+	r.log().Info("the broker's channel destroyed, its routes cleaned", "brokerAddr", brokerAddr,
+		"brokerName", name, "brokerId", id)
 }
+
+// log is the operating logger (the tracer's; silent when there is none).
+func (r *RouteInfoManager) log() *slog.Logger {
+	if l := r.tr.Logger(); l != nil {
+		return l
+	}
+	return discardLogger
+}
+
+var discardLogger = slog.New(slog.DiscardHandler)
 
 func (r *RouteInfoManager) knownAddr(addr string) bool {
 	for _, bd := range r.brokerAddrTable {

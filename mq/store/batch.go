@@ -122,7 +122,7 @@ func (e *messageExtEncoder) encodeBatch(batch *primitive.MessageExtBrokerInner, 
 		}
 		msgLen := calMsgLength(batch.SysFlag, bodyLen, topicLen, total)
 		b = be.AppendUint32(b, uint32(msgLen))
-		b = be.AppendUint32(b, MessageMagicCode)
+		b = be.AppendUint32(b, messageMagicCode)
 		b = be.AppendUint32(b, uint32(bodyCRC(body)))
 		b = be.AppendUint32(b, uint32(batch.QueueID))
 		b = be.AppendUint32(b, flag)
@@ -164,7 +164,7 @@ func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf 
 	be := binary.BigEndian
 	if len(enc)+EndFileMinBlankLength > maxBlank {
 		be.PutUint32(buf[0:], uint32(maxBlank))
-		be.PutUint32(buf[4:], BlankMagicCode)
+		be.PutUint32(buf[4:], blankMagicCode)
 		if ctx.tracing {
 			c.store.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.String("result", "END_OF_FILE"),
 				slog.Int64("wroteOffset", wroteOffset), slog.Int("blankBytes", maxBlank), slog.Int("msgSize", len(enc)))
@@ -202,7 +202,7 @@ func (c *CommitLog) batchMsgIDs(m *msgToAppend) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(offsetMsgID(m.storeHost.bytes(), off))
+		b.WriteString(primitive.CreateOffsetMsgID(m.storeHost.bytes(), off))
 	}
 	return b.String()
 }

@@ -113,7 +113,7 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) PutMes
 	if tracing {
 		s.tracer.Step("CommitLog#asyncPutMessage", slog.String("topic", msg.Topic), slog.Int("queueId", int(msg.QueueID)))
 	}
-	msg.StoreTimestamp = s.now()
+	// Java also stamps the store time here; the one that counts is taken under the lock.
 	msg.BodyCRC = bodyCRC(msg.Body)
 	tranType := msg.SysFlag & sysFlagTransactionMask
 	if tranType == tranNotType || tranType == tranCommitType {
@@ -192,7 +192,7 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 	if m.batch {
 		r.MsgID = c.batchMsgIDs(m)
 	} else {
-		r.MsgID = offsetMsgID(m.storeHost.bytes(), r.WroteOffset)
+		r.MsgID = primitive.CreateOffsetMsgID(m.storeHost.bytes(), r.WroteOffset)
 	}
 	c.submitFlushRequest()
 	return PutMessageResult{PutMessageStatus: PUT_OK, AppendMessageResult: &r}
@@ -266,7 +266,7 @@ func (cb *defaultAppendMessageCallback) doAppend(fileFromOffset int64, buf []byt
 	msgLen := len(m.encoded)
 	if msgLen+EndFileMinBlankLength > maxBlank {
 		binary.BigEndian.PutUint32(buf[0:], uint32(maxBlank))
-		binary.BigEndian.PutUint32(buf[4:], BlankMagicCode)
+		binary.BigEndian.PutUint32(buf[4:], blankMagicCode)
 		if ctx.tracing {
 			c.store.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.String("result", "END_OF_FILE"),
 				slog.Int64("wroteOffset", wroteOffset), slog.Int("blankBytes", maxBlank), slog.Int("msgSize", msgLen))
@@ -300,7 +300,7 @@ func storeTimestampPos(sysFlag int32) int {
 	return posBornHost + 8
 }
 
-// queueOffsets returns a copy of the next-offset table (for tests and the broker's stats).
+// queueOffset reads the next queue offset (units) the table holds for a queue.
 func (c *CommitLog) queueOffset(topic string, queueID int32) (int64, bool) {
 	c.putMu.Lock()
 	defer c.putMu.Unlock()
@@ -384,8 +384,8 @@ func (r *recordReader) checkMessageAndReturnSize(b []byte, checkCRC bool, expect
 	}
 	totalSize := int32(be.Uint32(b[posTotalSize:]))
 	switch be.Uint32(b[posMagic:]) {
-	case MessageMagicCode:
-	case BlankMagicCode:
+	case messageMagicCode:
+	case blankMagicCode:
 		return DispatchRequest{Success: true}
 	default:
 		return bad

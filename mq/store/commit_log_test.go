@@ -7,16 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/stretchr/testify/require"
 )
 
 // TestRecordConstants pins the disk constants of store-formats.md §2 and §3 as literal values.
 func TestRecordConstants(t *testing.T) {
-	require.Equal(t, uint32(0xDAA320A7), MessageMagicCode)
-	magic, blankMagic := MessageMagicCode, BlankMagicCode
-	require.Equal(t, int32(-626843481), int32(magic))
-	require.Equal(t, uint32(0xCBD43194), BlankMagicCode)
-	require.Equal(t, int32(-875286124), int32(blankMagic))
+	require.Equal(t, uint32(0xDAA320A7), messageMagicCode)
+	require.Equal(t, uint32(0xCBD43194), blankMagicCode)
+	require.Equal(t, 127, maxTopicLength)
+	require.Equal(t, 32767, maxPropertiesLength)
+	require.Equal(t, 65536, recordReserve)
 	require.Equal(t, 8, EndFileMinBlankLength)
 	require.Equal(t, 20, ConsumeQueueUnitSize)
 	require.Equal(t, 91, calMsgLength(0, 0, 0, 0))
@@ -50,6 +51,7 @@ func TestTagsCode(t *testing.T) {
 		{"😀", int64(int32(0xD83D)*31 + 0xDE00)},
 	} {
 		require.Equal(t, tc.want, tagsString2TagsCode([]byte(tc.tags)), tc.tags)
+		require.Equal(t, primitive.TagsString2TagsCode(tc.tags), tagsString2TagsCode([]byte(tc.tags)), tc.tags)
 	}
 }
 
@@ -138,7 +140,7 @@ func TestRollToNextFile(t *testing.T) {
 	require.Equal(t, 4, g.MessageCount)
 	for i, m := range g.Messages {
 		require.Equal(t, uint32(size), binary.BigEndian.Uint32(m))
-		require.Equal(t, MessageMagicCode, binary.BigEndian.Uint32(m[4:]), "never a blank record")
+		require.Equal(t, messageMagicCode, binary.BigEndian.Uint32(m[4:]), "never a blank record")
 		require.Equal(t, uint64(offsets[i]), binary.BigEndian.Uint64(m[posPhysicalOffset:]))
 	}
 	require.Equal(t, []int64{0, 1, 2, 3}, g.MessageQueueOffsets)

@@ -3,12 +3,14 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 )
 
 // Flush disk types (MessageStoreConfig.FlushDiskType). Java: org.apache.rocketmq.store.config.FlushDiskType.
@@ -167,6 +169,8 @@ func (c *MessageStoreConfig) Validate() error {
 		return bad("storePathRootDir is empty")
 	case c.MappedFileSizeCommitLog < 4096:
 		return bad("mappedFileSizeCommitLog=%d: must be at least 4096 bytes", c.MappedFileSizeCommitLog)
+	case c.MappedFileSizeCommitLog > math.MaxInt32 || c.MappedFileSizeConsumeQueue > math.MaxInt32-ConsumeQueueUnitSize:
+		return bad("mapped file sizes must stay below 2 GiB (positions are int32)")
 	case c.MappedFileSizeConsumeQueue < ConsumeQueueUnitSize:
 		return bad("mappedFileSizeConsumeQueue=%d: must hold at least one 20-byte unit", c.MappedFileSizeConsumeQueue)
 	case c.FlushDiskType == SYNC_FLUSH:
@@ -208,31 +212,10 @@ func (c *MessageStoreConfig) ConsumeQueueFileSize() int {
 	return n * ConsumeQueueUnitSize
 }
 
-// String prints the config in properties syntax (key=value lines, durations in ms, sorted as
-// declared).
+// String prints the config in properties syntax (key=value lines in declaration order,
+// durations in ms). Java: MixAll#printObjectProperties.
 func (c MessageStoreConfig) String() string {
-	var b strings.Builder
-	v := reflect.ValueOf(c)
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		key := t.Field(i).Tag.Get("prop")
-		if key == "" || key == "-" {
-			continue
-		}
-		f := v.Field(i)
-		var s string
-		switch x := f.Interface().(type) {
-		case time.Duration:
-			s = strconv.FormatInt(x.Milliseconds(), 10)
-		default:
-			s = fmt.Sprint(x)
-		}
-		b.WriteString(key)
-		b.WriteByte('=')
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return conf.Format(&c)
 }
 
 // parseDelayLevel parses "1s 5s 1m 2h 1d" into delays in ms (index 0 = level 1).

@@ -71,7 +71,9 @@ func (cq *ConsumeQueue) recover() error {
 			size := int32(be.Uint32(mf.data[i+8:]))
 			if offset >= 0 && size > 0 {
 				fileOffset = i + ConsumeQueueUnitSize
-				cq.maxPhysicOffset.Store(offset + int64(size))
+				if !isBlankUnit(offset, size) {
+					cq.maxPhysicOffset.Store(offset + int64(size))
+				}
 			} else {
 				break
 			}
@@ -145,7 +147,9 @@ func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset int64) error {
 				break
 			}
 			mf.setPositions(i + ConsumeQueueUnitSize)
-			cq.maxPhysicOffset.Store(offset + int64(size))
+			if !isBlankUnit(offset, size) {
+				cq.maxPhysicOffset.Store(offset + int64(size))
+			}
 		}
 		cq.zeroStaleUnits()
 		return nil
@@ -268,6 +272,11 @@ func (cq *ConsumeQueue) putMessagePositionInfo(offset int64, size int32, tagsCod
 	}
 	return true, nil
 }
+
+// isBlankUnit recognizes a fillPreBlank unit. Deviation: Java lets a blank unit's
+// offset + size (0x7FFFFFFF) become maxPhysicOffset in recovery and truncation, which would
+// make later dispatches look already built if only blanks remained; we skip blanks there.
+func isBlankUnit(offset int64, size int32) bool { return offset == 0 && size == 0x7FFFFFFF }
 
 // fillPreBlank writes blank units (offset 0, size 0x7FFFFFFF, tagsCode 0) before untilWhere
 // in a queue's first file. Java: ConsumeQueue#fillPreBlank.

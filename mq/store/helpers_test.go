@@ -107,3 +107,9 @@ type tagFilter map[int64]bool
 func (f tagFilter) IsMatchedByConsumeQueue(tagsCode int64) bool { return f[tagsCode] }
 
 type msgT = primitive.MessageExtBrokerInner
+
+// decodeRecord decodes one stored record with mq/primitive's decoder.
+func decodeRecord(b []byte) (*primitive.MessageExt, error) {
+	m, _, err := primitive.DecodeMessage(b)
+	return m, err
+}

@@ -66,6 +66,10 @@ func offset2FileName(offset int64) string {
 	return string(b[:])
 }
 
+// tmpSuffix marks a file being created: it gets its final name only once allocated at full
+// size, so a crash during creation never leaves a short store file behind.
+const tmpSuffix = ".tmp"
+
 // newMappedFile opens path, creating and allocating it at size bytes if it does not exist,
 // and maps it. An existing file must be exactly size bytes (ErrFileSize). The file's start
 // offset is its name.
@@ -75,39 +79,53 @@ func newMappedFile(path string, size int) (*MappedFile, error) {
 	if err != nil || len(name) != 20 || from < 0 {
 		return nil, fmt.Errorf("store: %s: file name is not a 20-digit offset", path)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = createAllocated(path, size)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	fail := func(err error, remove bool) (*MappedFile, error) {
-		f.Close()
-		if remove {
-			os.Remove(path)
-		}
-		return nil, err
-	}
 	st, err := f.Stat()
 	if err != nil {
-		return fail(fmt.Errorf("store: stat %s: %w", path, err), false)
+		f.Close()
+		return nil, fmt.Errorf("store: stat %s: %w", path, err)
+	}
+	if st.Size() != int64(size) {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is %d bytes, want %d", ErrFileSize, path, st.Size(), size)
 	}
 	fd := int(f.Fd())
-	switch st.Size() {
-	case int64(size):
-	case 0:
-		if err := allocateFile(fd, int64(size)); err != nil {
-			return fail(fmt.Errorf("store: allocate %d bytes for %s: %w", size, path, err), true)
-		}
-	default:
-		return fail(fmt.Errorf("%w: %s is %d bytes, want %d", ErrFileSize, path, st.Size(), size), false)
-	}
 	data, err := mmapFile(fd, size)
 	if err != nil {
-		return fail(fmt.Errorf("store: mmap %s: %w", path, err), st.Size() == 0)
+		f.Close()
+		return nil, fmt.Errorf("store: mmap %s: %w", path, err)
 	}
 	mf := &MappedFile{path: path, name: name, relName: name, fileFromOffset: from, fileSize: size, f: f, fd: fd, data: data}
 	mf.refCount.Store(1)
 	mf.available.Store(true)
 	return mf, nil
+}
+
+// createAllocated creates path at size bytes of allocated disk: written as path.tmp, then
+// renamed. A full disk fails here (fallocate: ENOSPC), not later as SIGBUS.
+func createAllocated(path string, size int) (*os.File, error) {
+	tmp := path + tmpSuffix
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := allocateFile(int(f.Fd()), int64(size)); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("allocate %d bytes: %w", size, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	return f, nil
 }
 
 // FileName is the file's 20-digit name.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -65,7 +66,12 @@ func (q *MappedFileQueue) load() error {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() {
+		switch {
+		case e.IsDir():
+		case strings.HasSuffix(e.Name(), tmpSuffix):
+			// a creation interrupted by a crash
+			_ = os.Remove(filepath.Join(q.storePath, e.Name()))
+		default:
 			names = append(names, e.Name())
 		}
 	}

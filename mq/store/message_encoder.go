@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"net"
 	"net/netip"
 	"strconv"
@@ -12,20 +11,16 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
-// Record constants (store-formats.md §2). Pinned by TestRecordConstants.
+// Record constants of the store (the magic codes, MinRecordSize and the length limits are in
+// mq/primitive). Pinned by TestRecordConstants.
 const (
-	// MessageMagicCode marks a message record (v1, 4.x): int 0xDAA320A7.
-	MessageMagicCode uint32 = 0xDAA320A7
-	// BlankMagicCode marks the END_OF_FILE blank record: int 0xCBD43194.
-	BlankMagicCode uint32 = 0xCBD43194
 	// EndFileMinBlankLength is the room always kept for a blank record (TOTALSIZE + MAGIC).
 	EndFileMinBlankLength = 8
-	// maxTopicLength is the largest topic (1-byte TOPICLENGTH, Java Byte.MAX_VALUE).
-	maxTopicLength = 127
-	// maxPropertiesLength is the largest properties string (2-byte length, Short.MAX_VALUE).
-	maxPropertiesLength = 32767
 	// recordReserve is what a whole record may exceed the body limit by (64 KiB).
 	recordReserve = 64 * 1024
+	// maxTopicLength and maxPropertiesLength: 1-byte TOPICLENGTH, 2-byte PROPERTIESLENGTH.
+	maxTopicLength      = primitive.MaxTopicLength
+	maxPropertiesLength = primitive.MaxPropertiesLength
 )
 
 // Fixed byte positions inside a record (IPv4 born host). Java: MessageDecoder position constants.
@@ -42,30 +37,30 @@ const (
 	posBornHost       = 48
 )
 
-// sysFlag bits (remoting-protocol.md §6.6). Java: MessageSysFlag.
-// (Local copies until mq/primitive carries them.)
+// sysFlag bits and property names used here (mq/primitive holds them all).
 const (
-	sysFlagCompressed      = 0x1
-	sysFlagMultiTags       = 0x2
 	sysFlagTransactionMask = 0xC
-	tranNotType            = 0x0
-	tranPreparedType       = 0x4
-	tranCommitType         = 0x8
-	tranRollbackType       = 0xC
-	sysFlagBornHostV6      = 0x10
-	sysFlagStoreHostV6     = 0x20
-)
+	tranNotType            = primitive.TransactionNotType
+	tranPreparedType       = primitive.TransactionPreparedType
+	tranCommitType         = primitive.TransactionCommitType
+	tranRollbackType       = primitive.TransactionRollbackType
+	sysFlagBornHostV6      = primitive.BornHostV6Flag
+	sysFlagStoreHostV6     = primitive.StoreHostAddressV6Flag
 
-// Property names the store reads. Java: MessageConst.
-const (
-	propertyTags      = "TAGS"
-	propertyKeys      = "KEYS"
-	propertyUniqKey   = "UNIQ_KEY"
-	propertyDelay     = "DELAY"
-	propertyRealTopic = "REAL_TOPIC"
-	propertyRealQID   = "REAL_QID"
+	propertyTags      = primitive.PropertyTags
+	propertyKeys      = primitive.PropertyKeys
+	propertyUniqKey   = primitive.PropertyUniqClientMessageIDKeyIdx
+	propertyDelay     = primitive.PropertyDelayTimeLevel
+	propertyRealTopic = primitive.PropertyRealTopic
+	propertyRealQID   = primitive.PropertyRealQueueID
 	// scheduleTopic receives delayed messages. Java: TopicValidator#RMQ_SYS_SCHEDULE_TOPIC.
 	scheduleTopic = "SCHEDULE_TOPIC_XXXX"
+)
+
+// Magic codes (aliases of mq/primitive's, for brevity).
+const (
+	messageMagicCode = primitive.MessageMagicCode
+	blankMagicCode   = primitive.BlankMagicCode
 )
 
 // calMsgLength is the TOTALSIZE of a record: 91 + body + topic + properties for IPv4 hosts,
@@ -83,9 +78,7 @@ func calMsgLength(sysFlag int32, bodyLength, topicLength, propertiesLength int) 
 }
 
 // bodyCRC is CRC-32 (IEEE) of body masked to 31 bits. Java: UtilAll#crc32.
-func bodyCRC(body []byte) int32 {
-	return int32(crc32.ChecksumIEEE(body) & 0x7FFFFFFF)
-}
+func bodyCRC(body []byte) int32 { return primitive.CRC32(body) }
 
 // messageExtEncoder builds a record in a reusable buffer, outside the put lock; doAppend then
 // patches QUEUEOFFSET, PHYSICALOFFSET and STORETIMESTAMP and copies it into the file.
@@ -121,7 +114,7 @@ func (e *messageExtEncoder) encode(m *primitive.MessageExtBrokerInner, bornHost,
 	}
 	be := binary.BigEndian
 	b = be.AppendUint32(b, uint32(msgLen))                      // 1 TOTALSIZE
-	b = be.AppendUint32(b, MessageMagicCode)                    // 2 MAGICCODE
+	b = be.AppendUint32(b, messageMagicCode)                    // 2 MAGICCODE
 	b = be.AppendUint32(b, uint32(m.BodyCRC))                   // 3 BODYCRC
 	b = be.AppendUint32(b, uint32(m.QueueID))                   // 4 QUEUEID
 	b = be.AppendUint32(b, uint32(m.Flag))                      // 5 FLAG
@@ -192,36 +185,9 @@ func hostField(raw []byte, hostPort string) (hostAddr, error) {
 	return h, nil
 }
 
-// hostString renders a host field as "ip:port".
-func hostString(field []byte) string {
-	if len(field) != 8 && len(field) != 20 {
-		return ""
-	}
-	n := len(field) - 4
-	ip, _ := netip.AddrFromSlice(field[:n])
-	port := binary.BigEndian.Uint32(field[n:])
-	return netip.AddrPortFrom(ip, uint16(port)).String()
-}
-
-// offsetMsgID is the offsetMsgId: uppercase hex of store host IP, port and the physical offset.
-// Java: MessageDecoder#createMessageId. (Local until mq/primitive carries CreateOffsetMsgID.)
-func offsetMsgID(storeHost []byte, offset int64) string {
-	const hexdigits = "0123456789ABCDEF"
-	var tmp [56]byte
-	out := tmp[:0]
-	for _, c := range storeHost {
-		out = append(out, hexdigits[c>>4], hexdigits[c&0xF])
-	}
-	for i := 7; i >= 0; i-- {
-		c := byte(offset >> (8 * i))
-		out = append(out, hexdigits[c>>4], hexdigits[c&0xF])
-	}
-	return string(out)
-}
-
-// tagsString2TagsCode is Java String.hashCode of tags (over UTF-16 code units, h = 31h + c,
-// 32-bit wrap) sign-extended to 64 bits; 0 for no tags. Invalid UTF-8 decodes as U+FFFD per
-// byte. Java: MessageExtBrokerInner#tagsString2tagsCode. (Local until mq/primitive has it.)
+// tagsString2TagsCode is primitive.TagsString2TagsCode over bytes, so the dispatcher hashes a
+// tag inside the mapped record without building a string (TestTagsCode compares the two).
+// Java: MessageExtBrokerInner#tagsString2tagsCode.
 func tagsString2TagsCode(tags []byte) int64 {
 	var h int32
 	for i := 0; i < len(tags); {
@@ -292,3 +258,6 @@ func appendProperty(props, name, value string) string {
 	}
 	return props + name + "\x01" + value
 }
+
+func be32(b []byte) uint32 { return binary.BigEndian.Uint32(b) }
+func be64(b []byte) uint64 { return binary.BigEndian.Uint64(b) }

@@ -23,6 +23,8 @@ var (
 	ErrStoreLocked = errors.New("store: lock failed, MQ already started (another store holds the lock file)")
 	// ErrNotLoaded: Start before a successful Load.
 	ErrNotLoaded = errors.New("store: not loaded")
+	// ErrClosed: Load on a store that was started and shut down (create a new one to reopen).
+	ErrClosed = errors.New("store: shut down; create a new store to reopen the directory")
 )
 
 // MessageFilter decides, from a ConsumeQueue unit's tagsCode, whether a message goes into a
@@ -61,6 +63,7 @@ type DefaultMessageStore struct {
 	stateMu  sync.Mutex // Load, Start, Shutdown
 	loaded   bool
 	started  bool
+	closed   bool // shut down after Start: make a new store to reopen
 	lockFile *os.File
 
 	shutdown    atomic.Bool // true until Start; puts and gets are refused
@@ -149,6 +152,9 @@ func (s *DefaultMessageStore) Load() (bool, error) {
 	defer s.stateMu.Unlock()
 	if s.loaded {
 		return true, nil
+	}
+	if s.closed {
+		return false, ErrClosed
 	}
 	if err := os.MkdirAll(s.rootAbs, 0o755); err != nil {
 		return false, fmt.Errorf("store: create root: %w", err)
@@ -330,17 +336,17 @@ func (s *DefaultMessageStore) Start() error {
 	s.reput.doReput()
 	s.recoverTopicQueueTable()
 
+	f, err := os.OpenFile(s.abortFile(), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("store: create abort file: %w", err)
+	}
+	f.Close()
 	s.allocate.start()
 	if !s.cfg.ManualServices {
 		s.reput.start()
 		s.flushCQ.start()
 		s.flushCommitLog.start()
 	}
-	f, err := os.OpenFile(s.abortFile(), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return fmt.Errorf("store: create abort file: %w", err)
-	}
-	f.Close()
 	s.started = true
 	s.shutdown.Store(false)
 	return nil
@@ -385,7 +391,11 @@ func (s *DefaultMessageStore) Shutdown() {
 	s.forEachConsumeQueue(func(cq *ConsumeQueue) { cq.mfq.shutdown() })
 	_ = s.checkpoint.shutdown()
 	s.unlock()
-	s.loaded, s.started = false, false
+	s.loaded = false
+	if s.started {
+		s.closed = true // its services cannot run again
+	}
+	s.started = false
 }
 
 // ---- put ----
@@ -899,7 +909,7 @@ func (s *DefaultMessageStore) SelectOneMessageByOffset(commitLogOffset int64) ([
 	size := int(int32(be32(head.Data)))
 	magic := be32(head.Data[4:])
 	head.Release()
-	if magic != MessageMagicCode || size < 91 {
+	if magic != messageMagicCode || size < 91 {
 		return nil, false
 	}
 	r, ok := s.commitLog.getMessage(commitLogOffset, size)
@@ -917,7 +927,8 @@ func (s *DefaultMessageStore) LookMessageByOffset(commitLogOffset int64) (*primi
 	if !ok {
 		return nil, fmt.Errorf("store: no message at commitlog offset %d", commitLogOffset)
 	}
-	return decodeRecord(rec)
+	m, _, err := primitive.DecodeMessage(rec)
+	return m, err
 }
 
 // GetCommitLogData returns the written CommitLog bytes from offset to the end of its file,

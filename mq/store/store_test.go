@@ -198,6 +198,9 @@ func TestRestart(t *testing.T) {
 
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, maxPhy, s2.GetMaxPhyOffset())
+	next, ok := s2.commitLog.queueOffset("T", 1)
+	require.True(t, ok, "topicQueueTable rebuilt from the ConsumeQueues")
+	require.Equal(t, int64(5), next)
 	require.Equal(t, int64(5), s2.GetMaxOffsetInQueue("T", 0))
 	require.Equal(t, int64(5), s2.GetMaxOffsetInQueue("T", 1))
 	g := s2.GetMessage("g", "T", 1, 0, 32, nil)
@@ -503,4 +506,28 @@ func TestConfigValidate(t *testing.T) {
 	require.Contains(t, out, "flushIntervalCommitLog=500\n")
 	require.Contains(t, out, "mappedFileSizeCommitLog=1073741824\n")
 	require.NotContains(t, out, "Clock")
+}
+
+// TestFillPreBlank: a queue whose first unit arrives at a non-zero offset starts its file with
+// blank units (offset 0, size 0x7FFFFFFF, tagsCode 0) and its min offset at the first real
+// unit. Java: ConsumeQueue#putMessagePositionInfo, #fillPreBlank.
+func TestFillPreBlank(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, smallConfig(dir), nil, nil)
+	cq := s.findConsumeQueue("T", 0)
+	ok, err := cq.putMessagePositionInfo(1000, 100, 7, 25)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, int64(25), cq.GetMinOffsetInQueue())
+	require.Equal(t, int64(26), cq.GetMaxOffsetInQueue())
+	raw, err := os.ReadFile(filepath.Join(dir, "consumequeue", "T", "0", "00000000000000000400"))
+	require.NoError(t, err)
+	blank := unhex(t, "0000000000000000 7fffffff 0000000000000000")
+	for i := 0; i < 5; i++ {
+		require.Equal(t, blank, raw[i*20:i*20+20])
+	}
+	require.Equal(t, unhex(t, "00000000000003e8 00000064 0000000000000007"), raw[100:120])
+	g := s.GetMessage("g", "T", 0, 3, 32, nil)
+	require.Equal(t, OFFSET_TOO_SMALL, g.Status)
+	require.Equal(t, int64(25), g.NextBeginOffset)
 }

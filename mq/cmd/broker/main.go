@@ -2,17 +2,23 @@
 //
 //	go run ./mq/cmd/broker                        # name server in-process on 9876, broker on 10911, store ~/store
 //	go run ./mq/cmd/broker -n "10.0.0.1:9876"     # register with these name servers instead (';'-separated)
-//	go run ./mq/cmd/broker -c broker.conf         # RocketMQ keys: brokerName, listenPort, storePathRootDir, ...
+//	go run ./mq/cmd/broker -c conf/broker.conf    # RocketMQ keys: brokerName, listenPort, storePathRootDir, ...
 //	go run ./mq/cmd/broker -p                     # print the effective config
 //
 // With no name server given (-n, namesrvAddr in the -c file, or the NAMESRV_ADDR environment
 // variable) it starts a name server in the same process on port 9876, so one command gives a
-// working RocketMQ. SIGINT or SIGTERM shuts the broker down, then the name server.
+// working RocketMQ. Operating logs go to stderr through log/slog at the -c file's logLevel
+// (INFO by default).
+//
+// SIGINT or SIGTERM shuts down gracefully (BrokerController.Shutdown): unregister from the name
+// servers, stop accepting connections, answer every request already read, write
+// config/consumerOffset.json, topics.json and subscriptionGroup.json, flush and close the
+// store; then the in-process name server stops and the process exits 0.
 package main
 
 import (
 	"fmt"
-	"log/slog"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -21,48 +27,55 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	if err := run(); err != nil {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	if err := run(os.Args[1:], os.Stdout, os.Stderr, sig); err != nil {
 		fmt.Fprintln(os.Stderr, "mqbroker:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	sc, err := broker.ParseCommandLine(os.Args[1:], os.Stdout, os.Stderr)
+// run starts the broker (and, without name servers, one in-process), waits for a signal on
+// stop, and shuts both down.
+func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
+	sc, err := broker.ParseCommandLine(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	if sc.PrintOnly {
 		return nil
 	}
+	log := sc.NewLogger(stderr)
+	tr := trace.New(log, sc.Broker.BrokerName) // steps stay off: the handler's level is ≥ DEBUG
 	var ns *namesrv.NamesrvController
 	if sc.Broker.NamesrvAddr == "" {
 		serverCfg := remoting.DefaultServerConfig()
 		serverCfg.ListenAddr = net.JoinHostPort("", fmt.Sprint(namesrv.DefaultListenPort))
-		ns = namesrv.NewNamesrvController(namesrv.DefaultNamesrvConfig(), serverCfg, nil)
+		ns = namesrv.NewNamesrvController(namesrv.DefaultNamesrvConfig(), serverCfg, tr.With("namesrv"))
 		if err := namesrv.Start(ns); err != nil {
+			ns.Shutdown()
 			return fmt.Errorf("in-process name server: %w", err)
 		}
 		sc.Broker.NamesrvAddr = fmt.Sprintf("127.0.0.1:%d", ns.Port())
-		fmt.Printf("The Name Server boot success (in-process). listen=%s\n", ns.Addr())
+		fmt.Fprintf(stdout, "The Name Server boot success (in-process). listen=%s\n", ns.Addr())
 	}
-	b, err := broker.StartWithConfig(sc, os.Stdout, nil)
+	b, err := broker.StartWithConfig(sc, stdout, tr)
 	if err != nil {
 		if ns != nil {
 			ns.Shutdown()
 		}
 		return err
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
+	s := <-stop
+	log.Info("shutdown requested", "signal", s.String())
 	b.Shutdown()
 	if ns != nil {
 		ns.Shutdown()
 	}
+	fmt.Fprintf(stdout, "The broker[%s, %s] shutdown OK\n", sc.Broker.BrokerName, b.BrokerAddr())
 	return nil
 }

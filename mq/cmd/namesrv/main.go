@@ -4,7 +4,7 @@
 //	go run ./mq/cmd/namesrv -c ns.conf # RocketMQ keys, e.g. listenPort=9877
 //	go run ./mq/cmd/namesrv -p         # print the effective config
 //
-// SIGINT or SIGTERM shuts it down.
+// Operating logs go to stderr through log/slog at INFO. SIGINT or SIGTERM shuts it down.
 package main
 
 import (
@@ -16,11 +16,14 @@ import (
 	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	c, err := namesrv.Main(os.Args[1:], os.Stdout, nil)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	slog.SetDefault(log)
+	// A tracer over the INFO logger: steps stay off, operating logs reach stderr.
+	c, err := namesrv.Main(os.Args[1:], os.Stdout, trace.New(log, "namesrv"))
 	if errors.Is(err, namesrv.ErrPrintedConfig) {
 		return
 	}

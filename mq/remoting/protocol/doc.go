@@ -24,10 +24,12 @@
 //	header_client.go   GET_CONSUMER_LIST_BY_GROUP, NOTIFY_CONSUMER_IDS_CHANGED, UNREGISTER_CLIENT
 //	header_namesrv.go  REGISTER_BROKER, UNREGISTER_BROKER, QUERY_DATA_VERSION, GET_ROUTEINFO_BY_TOPIC,
 //	                   DELETE_TOPIC_IN_NAMESRV
+//	header_kv.go       PUT/GET/DELETE_KV_CONFIG, GET_KVLIST_BY_NAMESPACE, GET_TOPICS_BY_CLUSTER, KVTable
 //	header_admin.go    UPDATE_AND_CREATE_TOPIC, DELETE_TOPIC_IN_BROKER
 //	perm.go            PermName bits
 //	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic
 //	topic_config.go    TopicConfig, DataVersion, TopicConfigSerializeWrapper, RegisterBrokerBody
+//	data_version.go    DataVersion's JSON body (QUERY_DATA_VERSION)
 //	fastjson.go        the compact writer and the unquoted-numeric-key reader
 //	route.go           QueueData, BrokerData, TopicRouteData, ClusterInfo
 //	heartbeat.go       HeartbeatData, SubscriptionData, BuildSubscriptionData

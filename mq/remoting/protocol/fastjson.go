@@ -91,10 +91,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// quoteNumericKeys rewrites fastjson text into standard JSON by quoting object keys that are
+// QuoteNumericKeys rewrites fastjson text into standard JSON by quoting object keys that are
 // bare numbers ({0:"a"} → {"0":"a"}); everything else is copied unchanged, so standard JSON
 // passes through as is. It never panics; an unterminated string is ErrBadBody.
-func quoteNumericKeys(in []byte) ([]byte, error) {
+func QuoteNumericKeys(in []byte) ([]byte, error) {
 	out := make([]byte, 0, len(in)+16)
 	var stack []byte
 	expectKey := false

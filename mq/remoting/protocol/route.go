@@ -157,7 +157,7 @@ func (w *jsonWriter) brokerData(b *BrokerData) {
 // DecodeTopicRouteData parses a route body in either form (unquoted or quoted brokerAddrs
 // keys). Errors wrap ErrBadBody.
 func DecodeTopicRouteData(data []byte) (*TopicRouteData, error) {
-	std, err := quoteNumericKeys(data)
+	std, err := QuoteNumericKeys(data)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (c *ClusterInfo) encode(standard bool) []byte {
 
 // DecodeClusterInfo parses a cluster info body in either form. Errors wrap ErrBadBody.
 func DecodeClusterInfo(data []byte) (*ClusterInfo, error) {
-	std, err := quoteNumericKeys(data)
+	std, err := QuoteNumericKeys(data)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,393 @@
+// Command ch01-namesrv is chapter 1 of the annotated text: the name server (NameServer的启动)
+// and broker registration (Broker服务注册).
+//
+// The scenario, on loopback, in a temp dir removed at the end:
+//
+//  1. a name server starts the way mqnamesrv does (NamesrvStartup#main with a -c properties
+//     file), with an injected clock so that liveness can be advanced by hand;
+//  2. two brokers of one cluster, broker-a and broker-b, start and register (BrokerController#start
+//     → #registerBrokerAll → the name server's DefaultRequestProcessor → RouteInfoManager#registerBroker);
+//  3. a topic is created on both, which registers each broker again with a new DataVersion;
+//  4. a client asks for the topic's route, as a producer or consumer would (GET_ROUTEINFO_BY_TOPIC →
+//     RouteInfoManager#pickupTopicRouteData), and the route is printed as a table;
+//  5. broker-a stops sending heartbeats; 100 s later broker-b sends one; 21 s after that the
+//     expiry scan (RouteInfoManager#scanNotActiveBroker, 120 s) removes broker-a;
+//  6. broker-b's connection closes and the name server forgets it at once
+//     (BrokerHousekeepingService → RouteInfoManager#onChannelDestroy); the route is gone.
+//
+// Every step line is logged by the code under mq/, through a trace.Printer; this file only drives
+// the flow and prints tables. Loop bodies are called directly (RegisterBrokerAll,
+// ScanNotActiveBroker) after advancing the name server's clock, so the run is fast and its
+// output deterministic: `go test ./ch01-namesrv` compares it with the chapter's golden file.
+//
+// Run: go run ./ch01-namesrv
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+func main() {
+	if err := run(os.Stdout, config{}); err != nil {
+		fmt.Fprintln(os.Stderr, "ch01-namesrv:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what a run may vary.
+type config struct {
+	// Dir receives the name server's config and KV file and each broker's store; "" makes a temp
+	// dir that is removed at the end.
+	Dir string
+}
+
+const (
+	cluster   = "DefaultCluster"
+	topicName = "TopicTest"
+	// expiry is the name server's brokerChannelExpiredTime (RocketMQ's 120 s, unchanged: the
+	// clock is advanced instead of waited for).
+	expiry = 120 * time.Second
+)
+
+// run plays the scenario and writes its log and tables to w.
+func run(w io.Writer, cfg config) (err error) {
+	out := &syncWriter{w: w}
+	gate := newGate(trace.NewPrinter(out, slog.LevelError))
+	logger := slog.New(gate)
+	defer gate.close() // shutdown is not part of the chapter's log
+
+	dir := cfg.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "ch01-namesrv-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+
+	say(out, "== 1. NameServer的启动 — the name server starts ==")
+	clk := &manualClock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ns, err := startNamesrv(dir, logger, clk.now)
+	if err != nil {
+		return err
+	}
+	defer ns.Shutdown()
+
+	say(out, "== 2. Broker服务注册 — two brokers start and register ==")
+	var brokers []*broker.BrokerController
+	defer func() {
+		gate.close()
+		for i := len(brokers) - 1; i >= 0; i-- {
+			brokers[i].Shutdown()
+		}
+	}()
+	for _, name := range []string{"broker-a", "broker-b"} {
+		b, err := startBroker(name, ns.Addr(), dir, logger)
+		if err != nil {
+			return err
+		}
+		brokers = append(brokers, b)
+	}
+	brokerA, brokerB := brokers[0], brokers[1]
+	printClusters(out, ns)
+
+	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
+	defer cl.Shutdown()
+
+	say(out, "== 3. UPDATE_AND_CREATE_TOPIC %s on both brokers: each registers again ==", topicName)
+	for _, b := range brokers {
+		if err := createTopic(cl, b.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite); err != nil {
+			return err
+		}
+	}
+
+	say(out, "== 4. namesrv 获取topic信息 — a client asks for the route of %s ==", topicName)
+	route, err := queryRoute(cl, ns.Addr(), topicName)
+	if err != nil {
+		return err
+	}
+	printRoute(out, route)
+
+	say(out, "== 5. 心跳检测 — broker-a stops its heartbeats; broker-b sends one at +100 s ==")
+	brokerA.BrokerOuterAPI().UpdateNameServerAddressList(nil) // its registrations now go nowhere
+	clk.advance(100 * time.Second)
+	brokerB.RegisterBrokerAll() // one pass of broker-b's registration service
+	clk.advance(21 * time.Second)
+	say(out, "== +121 s: one pass of the name server's scan (expiry %s) ==", expiry)
+	ns.RouteInfoManager.ScanNotActiveBroker()
+	printClusters(out, ns)
+
+	say(out, "== 6. 路由剔除 — broker-b's connection closes ==")
+	brokerB.BrokerOuterAPI().CloseNameServerChannels()
+	brokerB.BrokerOuterAPI().UpdateNameServerAddressList(nil) // and it does not come back
+	if err := waitUntil(10*time.Second, func() bool { return !registered(ns, "broker-b") }); err != nil {
+		return fmt.Errorf("broker-b still registered after its connection closed: %w", err)
+	}
+	printClusters(out, ns)
+	_, err = queryRoute(cl, ns.Addr(), topicName)
+	var re *remoting.RemoteError
+	if !errors.As(err, &re) || re.Code != protocol.TopicNotExist {
+		return fmt.Errorf("route of %s after both brokers left: want TOPIC_NOT_EXIST, got %v", topicName, err)
+	}
+	say(out, "route of %s: TOPIC_NOT_EXIST (code %d): no broker carries it any more", topicName, re.Code)
+	return nil
+}
+
+// startNamesrv starts a name server through NamesrvStartup#main with a properties file, as
+// `mqnamesrv -c namesrv.properties` would, then gives its route tables the clock now.
+// The scan service's own passes are an hour apart: the chapter runs the scan itself.
+func startNamesrv(dir string, logger *slog.Logger, now func() time.Time) (*namesrv.NamesrvController, error) {
+	props := filepath.Join(dir, "namesrv.properties")
+	text := "listenPort=0\n" +
+		"bindAddress=127.0.0.1\n" +
+		"kvConfigPath=" + filepath.Join(dir, "namesrv", "kvConfig.json") + "\n" +
+		"scanNotActiveBrokerInterval=3600000\n" +
+		"brokerChannelExpiredTime=" + strconv.FormatInt(expiry.Milliseconds(), 10) + "\n"
+	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
+		return nil, err
+	}
+	ns, err := namesrv.Main([]string{"-c", props}, io.Discard, trace.New(logger, "namesrv"))
+	if err != nil {
+		return nil, fmt.Errorf("start name server: %w", err)
+	}
+	ns.RouteInfoManager.SetClock(now)
+	return ns, nil
+}
+
+// startBroker starts a master of cluster on an ephemeral loopback port with small store files
+// under dir/name, registered with the name server at nsAddr.
+func startBroker(name, nsAddr, dir string, logger *slog.Logger) (*broker.BrokerController, error) {
+	bc := broker.DefaultBrokerConfig()
+	bc.BrokerName = name
+	bc.BrokerClusterName = cluster
+	bc.NamesrvAddr = nsAddr
+	bc.BrokerIP1 = "127.0.0.1"
+	bc.BrokerIP2 = "127.0.0.1"
+	bc.ListenPort = 0
+	sc := store.DefaultMessageStoreConfig()
+	sc.StorePathRootDir = filepath.Join(dir, name)
+	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
+	sc.MappedFileSizeCommitLog = 64 << 10
+	sc.MappedFileSizeConsumeQueue = 100 * 20
+	server := remoting.DefaultServerConfig()
+	server.ListenAddr = "127.0.0.1:0"
+	b, err := broker.NewBrokerController(bc, server, sc, trace.New(logger, name))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Initialize(); err != nil {
+		b.Shutdown()
+		return nil, fmt.Errorf("initialize %s: %w", name, err)
+	}
+	if err := b.Start(); err != nil {
+		b.Shutdown()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// createTopic sends UPDATE_AND_CREATE_TOPIC to one broker, as `mqadmin updateTopic -b` does.
+func createTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int32) error {
+	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
+		ReadQueueNums: queues, WriteQueueNums: queues, Perm: perm, TopicFilterType: protocol.SingleTag}
+	resp, err := invoke(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	return resp.Err()
+}
+
+// queryRoute asks the name server for a topic's route (GET_ROUTEINFO_BY_TOPIC), as a producer's
+// MQClientAPIImpl#getTopicRouteInfoFromNameServer does. A non-SUCCESS answer is a
+// *remoting.RemoteError.
+func queryRoute(cl *remoting.Client, nsAddr, topic string) (*protocol.TopicRouteData, error) {
+	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topic}).Encode(), nil)
+	resp, err := invoke(cl, nsAddr, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := resp.Err(); err != nil {
+		return nil, err
+	}
+	return protocol.DecodeTopicRouteData(resp.Body)
+}
+
+func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return cl.InvokeSync(ctx, addr, req)
+}
+
+// registered reports whether the name server knows brokerName.
+func registered(ns *namesrv.NamesrvController, brokerName string) bool {
+	_, ok := ns.RouteInfoManager.GetAllClusterInfo().BrokerAddrTable[brokerName]
+	return ok
+}
+
+// waitUntil polls cond until it holds or timeout passes.
+func waitUntil(timeout time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return errors.New("timed out")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return nil
+}
+
+// printRoute prints a route as one row per queue data. Addresses are left out (their ports
+// change from run to run); broker ids say which address is the master (0) and which a slave.
+func printRoute(w io.Writer, route *protocol.TopicRouteData) {
+	brokers := map[string]*protocol.BrokerData{}
+	for _, bd := range route.BrokerDatas {
+		brokers[bd.BrokerName] = bd
+	}
+	t := tablewriter.NewWriter(w)
+	t.Header("broker name", "cluster", "broker ids", "read queues", "write queues", "perm")
+	for _, qd := range route.QueueDatas {
+		bd := brokers[qd.BrokerName]
+		clusterName, ids := "-", "-"
+		if bd != nil {
+			clusterName, ids = bd.Cluster, brokerIDs(bd)
+		}
+		_ = t.Append(qd.BrokerName, clusterName, ids, strconv.Itoa(int(qd.ReadQueueNums)),
+			strconv.Itoa(int(qd.WriteQueueNums)), protocol.Perm2String(qd.Perm))
+	}
+	_ = t.Render()
+}
+
+// printClusters prints the name server's cluster table (what GET_BROKER_CLUSTER_INFO answers)
+// and how many topics it routes.
+func printClusters(w io.Writer, ns *namesrv.NamesrvController) {
+	ci := ns.RouteInfoManager.GetAllClusterInfo()
+	t := tablewriter.NewWriter(w)
+	t.Header("cluster", "broker name", "broker ids")
+	clusters := make([]string, 0, len(ci.ClusterAddrTable))
+	for c := range ci.ClusterAddrTable {
+		clusters = append(clusters, c)
+	}
+	sort.Strings(clusters)
+	for _, c := range clusters {
+		for _, name := range ci.ClusterAddrTable[c] {
+			ids := "-"
+			if bd := ci.BrokerAddrTable[name]; bd != nil {
+				ids = brokerIDs(bd)
+			}
+			_ = t.Append(c, name, ids)
+		}
+	}
+	if len(clusters) == 0 {
+		_ = t.Append("(none)", "", "")
+	}
+	_ = t.Render()
+	say(w, "topics routed by the name server: %d", len(ns.RouteInfoManager.GetAllTopicList()))
+}
+
+// brokerIDs lists a broker's ids, sorted, with their role: "0 (master)", "1 (slave)".
+func brokerIDs(bd *protocol.BrokerData) string {
+	ids := make([]int64, 0, len(bd.BrokerAddrs))
+	for id := range bd.BrokerAddrs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	s := ""
+	for i, id := range ids {
+		if i > 0 {
+			s += ", "
+		}
+		role := "slave"
+		if id == protocol.MasterID {
+			role = "master"
+		}
+		s += fmt.Sprintf("%d (%s)", id, role)
+	}
+	return s
+}
+
+func say(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, format+"\n", a...)
+}
+
+// manualClock is the name server's clock in this chapter: it moves only when advanced.
+type manualClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *manualClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// syncWriter serializes writes from the printer (called on the servers' goroutines) and from
+// the scenario.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// gate passes records to the printer until closed: the shutdown at the end is not logged.
+type gate struct {
+	slog.Handler
+	open *atomic.Bool
+}
+
+func newGate(h slog.Handler) *gate {
+	g := &gate{Handler: h, open: new(atomic.Bool)}
+	g.open.Store(true)
+	return g
+}
+
+func (g *gate) close() { g.open.Store(false) }
+
+func (g *gate) Enabled(ctx context.Context, l slog.Level) bool {
+	return g.open.Load() && g.Handler.Enabled(ctx, l)
+}
+
+func (g *gate) Handle(ctx context.Context, r slog.Record) error {
+	if !g.open.Load() {
+		return nil
+	}
+	return g.Handler.Handle(ctx, r)
+}
+
+func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &gate{Handler: g.Handler.WithAttrs(attrs), open: g.open}
+}
+
+func (g *gate) WithGroup(name string) slog.Handler {
+	return &gate{Handler: g.Handler.WithGroup(name), open: g.open}
+}

@@ -1,0 +1,167 @@
+package broker
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/configfile"
+)
+
+// This file holds what the three config/*.json files share: their paths under the store root
+// and the JSON dialect of fastjson, the library RocketMQ writes them with
+// (store-formats.md §7.1, remoting-protocol.md §7.4):
+//
+//   - pretty-printed with one tab per level, `"key":value` with no space after the colon,
+//     fields in alphabetical order;
+//   - maps with integer keys (consumerOffset.json's queueId → offset) written with the keys
+//     UNQUOTED, `{0:12,1:3}`, which is not standard JSON; fastjson prints such a map on one
+//     line and puts its closing brace on the next:
+//
+//	{
+//		"offsetTable":{
+//			"TopicTest@group1":{0:250,1:248
+//			}
+//		}
+//	}
+//
+// Our files are written in that dialect, so a Java broker reads them and a reader can compare
+// them with a Java broker's; they are read with bare numeric keys quoted first, so both a
+// Java-written file and a standard-JSON one load.
+
+// Paths of the config files under the store root (storePathRootDir/config/...).
+// Java: BrokerPathConfigHelper#getTopicConfigPath, #getConsumerOffsetPath,
+// #getSubscriptionGroupPath.
+func TopicConfigPath(rootDir string) string { return filepath.Join(rootDir, "config", "topics.json") }
+
+// ConsumerOffsetPath is <rootDir>/config/consumerOffset.json.
+func ConsumerOffsetPath(rootDir string) string {
+	return filepath.Join(rootDir, "config", "consumerOffset.json")
+}
+
+// SubscriptionGroupPath is <rootDir>/config/subscriptionGroup.json.
+func SubscriptionGroupPath(rootDir string) string {
+	return filepath.Join(rootDir, "config", "subscriptionGroup.json")
+}
+
+// stringEnd returns the index just past the JSON string starting with the quote at in[start].
+func stringEnd(in []byte, start int) (int, bool) {
+	for j := start + 1; j < len(in); j++ {
+		switch in[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// fastjsonPretty re-indents compact standard JSON the way fastjson's PrettyFormat does: a
+// newline and one more tab after every '{' or '[' and ',' of a non-empty container, the closing
+// bracket on its own line, no space after ':'. Empty containers stay "{}" and "[]".
+func fastjsonPretty(compact []byte) []byte {
+	var out bytes.Buffer
+	out.Grow(len(compact) * 2)
+	depth := 0
+	newline := func() {
+		out.WriteByte('\n')
+		for range depth {
+			out.WriteByte('\t')
+		}
+	}
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		switch c {
+		case '"':
+			end, ok := stringEnd(compact, i)
+			if !ok {
+				end = len(compact)
+			}
+			out.Write(compact[i:end])
+			i = end - 1
+		case '{', '[':
+			out.WriteByte(c)
+			if i+1 < len(compact) && (compact[i+1] == '}' || compact[i+1] == ']') {
+				out.WriteByte(compact[i+1])
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			out.WriteByte(c)
+		case ',':
+			out.WriteByte(c)
+			newline()
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.Bytes()
+}
+
+// configFile is one manager's config/*.json file: its path ("" = kept in memory only), a mutex
+// serializing writes (a write encodes the table inside it, so the last file written holds the
+// newest table), and a flag set when a write failed, so the periodic persist pass retries it.
+// Java: ConfigManager (load, loadBak, persist); the atomic write and the .bak fallback are
+// internal/configfile's.
+type configFile struct {
+	mu    sync.Mutex
+	path  string
+	dirty atomic.Bool
+}
+
+func (f *configFile) setPath(p string) {
+	f.mu.Lock()
+	f.path = p
+	f.mu.Unlock()
+}
+
+func (f *configFile) getPath() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.path
+}
+
+// store encodes and writes the file atomically (configfile.Store); a no-op without a path.
+// Java: ConfigManager#persist.
+func (f *configFile) store(encode func() ([]byte, error)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.path == "" {
+		return nil
+	}
+	data, err := encode()
+	if err == nil {
+		err = configfile.Store(f.path, data)
+	}
+	f.dirty.Store(err != nil)
+	if err != nil {
+		return fmt.Errorf("broker: persist %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// load reads the file, or its .bak when the file is missing, empty or does not decode, and
+// returns the path used ("" when neither exists: a first start). Both copies present and
+// undecodable is an error naming the file. Java: ConfigManager#load, #loadBak.
+//
+// Deviation: when the file does not decode and there is no .bak, Java's loadBak reports
+// success and the broker starts with the built-ins only (its next persist then overwrites the
+// damaged file); we refuse to start, so the operator sees the file before anything is lost.
+func (f *configFile) load(decode func([]byte) error) (string, error) {
+	p := f.getPath()
+	if p == "" {
+		return "", nil
+	}
+	used, err := configfile.Load(p, decode)
+	if err != nil {
+		return "", fmt.Errorf("broker: load %s: %w", p, err)
+	}
+	return used, nil
+}

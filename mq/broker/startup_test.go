@@ -1,0 +1,239 @@
+package broker
+
+import (
+	"bytes"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// writeConf writes a properties file into a temp dir and returns its path.
+func writeConf(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "broker.conf")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	return p
+}
+
+// TestNotBuiltSettingsAreRefused: a setting whose feature is not built is refused with a
+// message naming the key; the same key with its feature-off value (Java's default) is
+// accepted without an unknown-key warning, so a stock broker.conf starts.
+func TestNotBuiltSettingsAreRefused(t *testing.T) {
+	refused := []struct{ line, key string }{
+		{"brokerRole=SLAVE", "brokerRole=SLAVE"},
+		{"brokerRole=SYNC_MASTER", "brokerRole=SYNC_MASTER"},
+		{"slaveReadEnable=true", "slaveReadEnable"},
+		{"transientStorePoolEnable=TRUE", "transientStorePoolEnable"},
+		{"enableDLegerCommitLog=true", "enableDLegerCommitLog"},
+		{"enablePropertyFilter=true", "enablePropertyFilter"},
+		{"aclEnable=true", "aclEnable"},
+		{"duplicationEnable=true", "duplicationEnable"},
+		{"enableConsumeQueueExt=true", "enableConsumeQueueExt"},
+		{"fetchNamesrvAddrByAddressServer=true", "fetchNamesrvAddrByAddressServer"},
+		{"compressedRegister=true", "compressedRegister"},
+		{"enableCalcFilterBitMap=true", "enableCalcFilterBitMap"},
+	}
+	for _, r := range refused {
+		t.Run(r.line, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			_, err := ParseCommandLine([]string{"-c", writeConf(t, "brokerId=1", r.line)}, &out, &errOut)
+			require.Error(t, err)
+			require.ErrorContains(t, err, r.key)
+			require.ErrorContains(t, err, "not built yet")
+		})
+	}
+
+	var out, errOut bytes.Buffer
+	sc, err := ParseCommandLine([]string{"-c", writeConf(t,
+		"brokerRole=ASYNC_MASTER", "slaveReadEnable=false", "transientStorePoolEnable=false",
+		"enableDLegerCommitLog=false", "aclEnable=False", "messageIndexEnable=true", "messageIndexEnable=false")},
+		&out, &errOut)
+	require.NoError(t, err)
+	require.Empty(t, sc.UnknownKeys, "feature-off values of known RocketMQ keys are not 'unknown'")
+
+	// Code that builds the configs itself (embedded clusters, tests) is refused the same way.
+	cfg, storeCfg := testConfigs(t.TempDir())
+	storeCfg.BrokerRole = store.SYNC_MASTER
+	_, err = NewBrokerController(cfg, remoting.ServerConfig{}, storeCfg, nil)
+	require.ErrorContains(t, err, "brokerRole=SYNC_MASTER")
+}
+
+// TestSyncFlushRefusedWhileStoreLacksIt: flushDiskType=SYNC_FLUSH is refused by the store's
+// Validate as long as GroupCommitService is not built (skipped once it is).
+func TestSyncFlushRefusedWhileStoreLacksIt(t *testing.T) {
+	_, storeCfg := testConfigs(t.TempDir())
+	storeCfg.FlushDiskType = store.SYNC_FLUSH
+	if storeCfg.Validate() == nil {
+		t.Skip("the store supports SYNC_FLUSH now")
+	}
+	var out, errOut bytes.Buffer
+	_, err := BrokerStartup([]string{"-c", writeConf(t, "flushDiskType=SYNC_FLUSH", "listenPort=0",
+		"storePathRootDir="+t.TempDir())}, &out, &errOut, nil)
+	require.ErrorContains(t, err, "flushDiskType=SYNC_FLUSH")
+}
+
+// TestUnknownKeysWarnedAndIgnored: RocketMQ ignores keys no config object has; we do too,
+// after a warning in the operating log.
+func TestUnknownKeysWarnedAndIgnored(t *testing.T) {
+	dir := t.TempDir()
+	conf := writeConf(t, "brokerName=broker-u", "listenPort=0", "namesrvAddr=", "storePathRootDir="+dir,
+		"mappedFileSizeCommitLog=65536", "someFutureKey=1", "anotherOne = x")
+	var out, errOut bytes.Buffer
+	b, err := BrokerStartup([]string{"-c", conf}, &out, &errOut, nil)
+	require.NoError(t, err, errOut.String())
+	defer b.Shutdown()
+	require.Contains(t, errOut.String(), "unknown config keys ignored")
+	require.Contains(t, errOut.String(), "anotherOne,someFutureKey")
+	require.Contains(t, errOut.String(), `msg="broker started"`, "the operating log goes through slog")
+
+	out.Reset()
+	errOut.Reset()
+	_, err = BrokerStartup([]string{"-c", conf, "-p"}, &out, &errOut, nil)
+	require.NoError(t, err)
+	require.Contains(t, errOut.String(), "unknown config keys ignored: anotherOne, someFutureKey")
+}
+
+// TestNamesrvAddrSources pins the precedence of BrokerStartup: NAMESRV_ADDR < namesrvAddr in
+// the -c file < -n; the list is ';'-separated.
+func TestNamesrvAddrSources(t *testing.T) {
+	t.Setenv("NAMESRV_ADDR", "127.0.0.9:9876")
+	var out, errOut bytes.Buffer
+	sc, err := ParseCommandLine(nil, &out, &errOut)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.9:9876", sc.Broker.NamesrvAddr, "NAMESRV_ADDR is the default")
+
+	conf := writeConf(t, "namesrvAddr=127.0.0.8:9876")
+	sc, err = ParseCommandLine([]string{"-c", conf}, &out, &errOut)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.8:9876", sc.Broker.NamesrvAddr, "the file beats the environment")
+
+	sc, err = ParseCommandLine([]string{"-c", conf, "-n", "127.0.0.1:9876;127.0.0.2:9877"}, &out, &errOut)
+	require.NoError(t, err)
+	require.Equal(t, []string{"127.0.0.1:9876", "127.0.0.2:9877"}, sc.Broker.NamesrvAddrList(), "-n beats both")
+}
+
+// TestLogLevel: logLevel picks the operating log's level (default INFO); a bad value is refused.
+func TestLogLevel(t *testing.T) {
+	for in, want := range map[string]slog.Level{"DEBUG": slog.LevelDebug, "info": slog.LevelInfo,
+		"Warn": slog.LevelWarn, "WARNING": slog.LevelWarn, "ERROR": slog.LevelError} {
+		got, err := ParseLogLevel(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	_, err := ParseLogLevel("LOUD")
+	require.Error(t, err)
+	require.Equal(t, "INFO", DefaultBrokerConfig().LogLevel)
+
+	var out, errOut bytes.Buffer
+	sc, err := ParseCommandLine([]string{"-c", writeConf(t, "logLevel=WARN")}, &out, &errOut)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	log := sc.NewLogger(&buf)
+	log.Info("quiet")
+	log.Warn("loud")
+	require.NotContains(t, buf.String(), "quiet")
+	require.Contains(t, buf.String(), "loud")
+
+	c := DefaultBrokerConfig()
+	c.LogLevel = "LOUD"
+	require.ErrorContains(t, c.Validate(), "logLevel")
+}
+
+// TestExampleBrokerConf: the example conf/broker.conf of the README parses with no unknown
+// keys and gives valid configs.
+func TestExampleBrokerConf(t *testing.T) {
+	var out, errOut bytes.Buffer
+	sc, err := ParseCommandLine([]string{"-c", filepath.Join("..", "..", "conf", "broker.conf")}, &out, &errOut)
+	require.NoError(t, err)
+	require.Empty(t, sc.UnknownKeys)
+	require.NoError(t, sc.Broker.Validate())
+	require.NoError(t, sc.Store.Validate())
+	require.Equal(t, "broker-a", sc.Broker.BrokerName)
+	require.Equal(t, store.ASYNC_FLUSH, sc.Store.FlushDiskType)
+}
+
+// TestListenPortTaken: a port in use is a clear error naming it, for the main and for the fast
+// (VIP) port.
+func TestListenPortTaken(t *testing.T) {
+	a := startTestBroker(t, nil)
+	_, p, err := net.SplitHostPort(a.addr)
+	require.NoError(t, err)
+	port, _ := strconv.Atoi(p)
+
+	cfg, storeCfg := testConfigs(t.TempDir())
+	cfg.ListenPort = port
+	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, nil)
+	require.NoError(t, err)
+	_, err = Start(b)
+	require.ErrorContains(t, err, "broker listen port "+p+" is taken")
+	require.ErrorContains(t, err, "address already in use")
+
+	// Take a port P whose P+2 is free, and give a broker listenPort P+2: its fast port is P.
+	var ln net.Listener
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		probe, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port+2))
+		if err == nil {
+			probe.Close()
+			ln = l
+			break
+		}
+		l.Close()
+	}
+	require.NotNil(t, ln, "found a port pair")
+	defer ln.Close()
+	vip := ln.Addr().(*net.TCPAddr).Port
+	cfg, storeCfg = testConfigs(t.TempDir())
+	cfg.ListenPort = vip + 2
+	b, err = CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, nil)
+	require.NoError(t, err)
+	_, err = Start(b)
+	require.ErrorContains(t, err, "broker fast (VIP) listen port "+strconv.Itoa(vip)+" is taken")
+}
+
+// TestFastRemotingServer pins Java's fastRemotingServer: it listens on listenPort-2 (an
+// ephemeral port with listenPort 0) and serves every code but PULL_MESSAGE.
+func TestFastRemotingServer(t *testing.T) {
+	for _, c := range []struct{ main, want string }{
+		{":10911", ":10909"}, {"127.0.0.1:0", "127.0.0.1:0"}, {"127.0.0.1:20000", "127.0.0.1:19998"},
+		{"127.0.0.1:2", "127.0.0.1:0"}, {"bad", ":0"},
+	} {
+		require.Equal(t, c.want, fastListenAddr(c.main), c.main)
+	}
+
+	tb := startTestBroker(t, nil)
+	vip := tb.b.VIPAddr()
+	require.NotEmpty(t, vip)
+	require.NotEqual(t, tb.addr, vip)
+	require.NotEqual(t, "127.0.0.1:0", vip)
+
+	// A send over the VIP channel is stored like any other.
+	h := sendHeader("VipTopic", 0, map[string]string{})
+	resp := invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("v")))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	tb.waitDispatched(t, "VipTopic", 0, 1)
+
+	// Heartbeats and offsets are served; pulls are not (Java registers no PULL_MESSAGE there).
+	sub := protocol.SubscriptionData{Topic: "VipTopic", SubString: "*", SubVersion: 1}
+	require.Equal(t, int32(protocol.Success), heartbeat(t, tb.client, vip, "10.0.0.1@vip", "vg", sub).Code)
+	ph := pullHeader("vg", "VipTopic", 0, 0, protocol.PullFlagSubscription, 0, "*")
+	resp = invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.PullMessage, ph.Encode(), nil))
+	require.Equal(t, int32(protocol.RequestCodeNotSupported), resp.Code, resp.Remark)
+	resp = tb.pull(t, "vg", "VipTopic", 0, 0, "*")
+	require.Equal(t, int32(protocol.Success), resp.Code, "the main port serves pulls")
+
+	tb.b.Shutdown()
+	_, err := net.Dial("tcp", vip)
+	require.Error(t, err, "Shutdown closes the fast port too")
+}

@@ -1,0 +1,234 @@
+package interop
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// quietWindow is how long "nothing more arrives" is watched for after every expected message
+// arrived: the "exactly once" half of the consumer checks.
+const quietWindow = 3 * time.Second
+
+// consumeTimeout bounds the wait for expected messages (the client's rebalance and pull
+// scheduling take a second or two; the rest is margin for a loaded machine).
+const consumeTimeout = 60 * time.Second
+
+func TestMain(m *testing.M) {
+	// Child mode: the restart test re-runs this binary as a broker process it can SIGTERM.
+	if os.Getenv(childEnv) == childBroker {
+		os.Exit(runChildBroker())
+	}
+	rlog.SetLogLevel("fatal")
+	os.Exit(m.Run())
+}
+
+var instanceSeq atomic.Int64
+
+// instance gives each official client a unique instance name: the client keeps one instance per
+// ip@instanceName, process-wide, and would otherwise reuse one bound to another test's name server.
+func instance(t *testing.T) string {
+	return fmt.Sprintf("%s-%d-%d", t.Name(), os.Getpid(), instanceSeq.Add(1))
+}
+
+// startCluster starts a name server and one broker (broker-a) with small CommitLog (64 KiB) and
+// ConsumeQueue (100 units) files, so the tests roll files; it is shut down at cleanup.
+func startCluster(t *testing.T) *embedded.Cluster {
+	t.Helper()
+	c, err := embedded.Start(embedded.Config{
+		Dir: t.TempDir(),
+		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.MappedFileSizeCommitLog = 64 * 1024 // rolls a few times in these tests
+			sc.MappedFileSizeConsumeQueue = 100 * 20
+		},
+	})
+	require.NoError(t, err)
+	t.Cleanup(c.Shutdown)
+	return c
+}
+
+// newProducer starts an official producer with a unique instance name; shut down at cleanup.
+func newProducer(t *testing.T, namesrv, group string, opts ...producer.Option) rocketmq.Producer {
+	t.Helper()
+	all := append([]producer.Option{producer.WithNameServer(primitive.NamesrvAddr{namesrv}),
+		producer.WithGroupName(group), producer.WithInstanceName(instance(t)), producer.WithRetry(2)}, opts...)
+	p, err := rocketmq.NewProducer(all...)
+	require.NoError(t, err)
+	require.NoError(t, p.Start())
+	t.Cleanup(func() { _ = p.Shutdown() })
+	return p
+}
+
+// sendSync sends msgs (one message, or a batch) and requires SEND_OK.
+func sendSync(t *testing.T, p rocketmq.Producer, msgs ...*primitive.Message) *primitive.SendResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := p.SendSync(ctx, msgs...)
+	require.NoError(t, err)
+	require.Equal(t, primitive.SendOK, res.Status)
+	return res
+}
+
+// delivery is what a collector keeps of one delivered message.
+type delivery struct {
+	tag   string
+	count int
+}
+
+// collector records what a push consumer was given, by body.
+type collector struct {
+	mu  sync.Mutex
+	got map[string]*delivery
+}
+
+func newCollector() *collector { return &collector{got: map[string]*delivery{}} }
+
+func (c *collector) consume(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range msgs {
+		d := c.got[string(m.Body)]
+		if d == nil {
+			d = &delivery{tag: m.GetTags()}
+			c.got[string(m.Body)] = d
+		}
+		d.count++
+	}
+	return consumer.ConsumeSuccess, nil
+}
+
+// has reports whether every body in want was delivered.
+func (c *collector) has(want []string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, b := range want {
+		if c.got[b] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// requireExactly checks that the delivered bodies are exactly want, each delivered once, and
+// (when tags is not nil) with the tag tags[body].
+func (c *collector) requireExactly(t *testing.T, name string, want []string, tags map[string]string) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var missing, extra, dups []string
+	for _, b := range want {
+		if c.got[b] == nil {
+			missing = append(missing, b)
+		}
+	}
+	for b, d := range c.got {
+		if !slices.Contains(want, b) {
+			extra = append(extra, b)
+		}
+		if d.count > 1 {
+			dups = append(dups, b)
+		}
+		if tags != nil && slices.Contains(want, b) {
+			require.Equal(t, tags[b], d.tag, "%s: tag of %q", name, b)
+		}
+	}
+	sort.Strings(extra)
+	sort.Strings(dups)
+	require.Empty(t, missing, "%s: messages never delivered", name)
+	require.Empty(t, extra, "%s: messages delivered that it should not get", name)
+	require.Empty(t, dups, "%s: messages delivered more than once", name)
+}
+
+// startPushConsumer starts an official push consumer of group on topic with selector, from the
+// first offset when the group has none, feeding a new collector. The consumer is shut down at
+// cleanup (Shutdown is idempotent, so tests may stop it earlier).
+func startPushConsumer(t *testing.T, namesrv, group, topic string, sel consumer.MessageSelector) (*collector, rocketmq.PushConsumer) {
+	t.Helper()
+	col := newCollector()
+	pc, err := rocketmq.NewPushConsumer(consumer.WithNameServer(primitive.NamesrvAddr{namesrv}),
+		consumer.WithGroupName(group), consumer.WithInstance(instance(t)),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
+	require.NoError(t, err)
+	require.NoError(t, pc.Subscribe(topic, sel, col.consume))
+	require.NoError(t, pc.Start())
+	t.Cleanup(func() { _ = pc.Shutdown() })
+	return col, pc
+}
+
+// expectation is one collector and the bodies (and tags) it must end up with.
+type expectation struct {
+	name string
+	col  *collector
+	want []string
+	tags map[string]string
+}
+
+// requireExactlyOnce waits until every collector has all its bodies, then watches a quiet window,
+// then requires each to hold exactly its bodies, each once.
+func requireExactlyOnce(t *testing.T, exps ...expectation) {
+	t.Helper()
+	for _, e := range exps {
+		require.Eventually(t, func() bool { return e.col.has(e.want) }, consumeTimeout, 20*time.Millisecond,
+			"%s: not all %d messages delivered", e.name, len(e.want))
+	}
+	time.Sleep(quietWindow) // nothing more may arrive
+	for _, e := range exps {
+		e.col.requireExactly(t, e.name, e.want, e.tags)
+	}
+}
+
+// rawConn is a plain TCP connection speaking the remoting frame format by hand.
+type rawConn struct {
+	net.Conn
+}
+
+func dialRaw(t *testing.T, addr string) *rawConn {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	return &rawConn{conn}
+}
+
+// invoke writes req as a frame and reads frames until the response to it (same opaque).
+func (c *rawConn) invoke(t *testing.T, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	t.Helper()
+	_, err := c.Write(remoting.EncodeFrame(nil, req))
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
+	for {
+		var lenBuf [4]byte
+		_, err := io.ReadFull(c, lenBuf[:])
+		require.NoError(t, err, "reading the response's length field")
+		frame := make([]byte, binary.BigEndian.Uint32(lenBuf[:]))
+		_, err = io.ReadFull(c, frame)
+		require.NoError(t, err, "reading the response frame")
+		resp, err := remoting.DecodeFrame(frame)
+		require.NoError(t, err)
+		if resp.IsResponse() && resp.Opaque == req.Opaque {
+			return resp
+		}
+	}
+}

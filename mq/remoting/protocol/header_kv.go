@@ -1,0 +1,142 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// NamespaceOrderTopicConfig is the KV-config namespace whose entries (topic → "brokerName:queueNums;...")
+// the name server puts into a route's orderTopicConf when orderMessageEnable is on, and returns
+// to a registering broker in the REGISTER_BROKER response body (a KVTable).
+// Java: NamesrvUtil.NAMESPACE_ORDER_TOPIC_CONFIG.
+const NamespaceOrderTopicConfig = "ORDER_TOPIC_CONFIG"
+
+// PutKVConfigRequestHeader is the header of PUT_KV_CONFIG (100): all three fields required.
+// Mirrors namesrv.PutKVConfigRequestHeader.
+type PutKVConfigRequestHeader struct {
+	Namespace string
+	Key       string
+	Value     string
+}
+
+// Decode reads the header. Errors: ErrMissingField.
+func (h *PutKVConfigRequestHeader) Decode(ext map[string]string) error {
+	r := extReader{ext: ext}
+	*h = PutKVConfigRequestHeader{Namespace: r.str("namespace"), Key: r.str("key"), Value: r.str("value")}
+	return r.err
+}
+
+// Encode writes the header.
+func (h *PutKVConfigRequestHeader) Encode() map[string]string {
+	return map[string]string{"namespace": h.Namespace, "key": h.Key, "value": h.Value}
+}
+
+// KVConfigKeyHeader names one KV-config item: the header of GET_KV_CONFIG (101) and
+// DELETE_KV_CONFIG (102); both fields required.
+// Mirrors namesrv.GetKVConfigRequestHeader and DeleteKVConfigRequestHeader.
+type KVConfigKeyHeader struct {
+	Namespace string
+	Key       string
+}
+
+// The per-code names of KVConfigKeyHeader, as in Java.
+type (
+	GetKVConfigRequestHeader    = KVConfigKeyHeader
+	DeleteKVConfigRequestHeader = KVConfigKeyHeader
+)
+
+// Decode reads the header. Errors: ErrMissingField.
+func (h *KVConfigKeyHeader) Decode(ext map[string]string) error {
+	r := extReader{ext: ext}
+	*h = KVConfigKeyHeader{Namespace: r.str("namespace"), Key: r.str("key")}
+	return r.err
+}
+
+// Encode writes the header.
+func (h *KVConfigKeyHeader) Encode() map[string]string {
+	return map[string]string{"namespace": h.Namespace, "key": h.Key}
+}
+
+// GetKVConfigResponseHeader is the header of a successful GET_KV_CONFIG response: the value
+// (Java: @CFNullable; a QUERY_NOT_FOUND response carries none).
+// Mirrors namesrv.GetKVConfigResponseHeader.
+type GetKVConfigResponseHeader struct {
+	Value string
+}
+
+// Decode reads the header ("" when absent).
+func (h *GetKVConfigResponseHeader) Decode(ext map[string]string) error {
+	h.Value = ext["value"]
+	return nil
+}
+
+// Encode writes the header; value is written even when empty (a found item may be "").
+func (h *GetKVConfigResponseHeader) Encode() map[string]string {
+	return map[string]string{"value": h.Value}
+}
+
+// GetKVListByNamespaceRequestHeader is the header of GET_KVLIST_BY_NAMESPACE (219).
+// Mirrors namesrv.GetKVListByNamespaceRequestHeader.
+type GetKVListByNamespaceRequestHeader struct {
+	Namespace string // required
+}
+
+// Decode reads the header. Errors: ErrMissingField.
+func (h *GetKVListByNamespaceRequestHeader) Decode(ext map[string]string) error {
+	r := extReader{ext: ext}
+	h.Namespace = r.str("namespace")
+	return r.err
+}
+
+// Encode writes the header.
+func (h *GetKVListByNamespaceRequestHeader) Encode() map[string]string {
+	return map[string]string{"namespace": h.Namespace}
+}
+
+// GetTopicsByClusterRequestHeader is the header of GET_TOPICS_BY_CLUSTER (224).
+// Mirrors GetTopicsByClusterRequestHeader.
+type GetTopicsByClusterRequestHeader struct {
+	Cluster string // required
+}
+
+// Decode reads the header. Errors: ErrMissingField.
+func (h *GetTopicsByClusterRequestHeader) Decode(ext map[string]string) error {
+	r := extReader{ext: ext}
+	h.Cluster = r.str("cluster")
+	return r.err
+}
+
+// Encode writes the header.
+func (h *GetTopicsByClusterRequestHeader) Encode() map[string]string {
+	return map[string]string{"cluster": h.Cluster}
+}
+
+// KVTable is the body of a GET_KVLIST_BY_NAMESPACE response and of a REGISTER_BROKER response
+// (the ORDER_TOPIC_CONFIG namespace): {"table":{"key":"value",...}}.
+// Mirrors org.apache.rocketmq.common.protocol.body.KVTable.
+type KVTable struct {
+	Table map[string]string `json:"table"`
+}
+
+// Encode returns the JSON body (keys sorted; an empty table as {}).
+func (t *KVTable) Encode() []byte {
+	c := *t
+	if c.Table == nil {
+		c.Table = map[string]string{}
+	}
+	b, _ := json.Marshal(&c) // a map[string]string always marshals
+	return b
+}
+
+// DecodeKVTable parses a KVTable body; a missing "table" gives an empty table.
+// Errors wrap ErrBadBody.
+func DecodeKVTable(body []byte) (*KVTable, error) {
+	var t KVTable
+	if err := json.Unmarshal(body, &t); err != nil {
+		return nil, fmt.Errorf("%w: kv table: %v", ErrBadBody, err)
+	}
+	if t.Table == nil {
+		t.Table = map[string]string{}
+	}
+	return &t, nil
+}
