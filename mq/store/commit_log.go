@@ -519,7 +519,9 @@ func (c *CommitLog) recoverNormally(maxPhyOffsetOfConsumeQueue int64) error {
 		return fmt.Errorf("recover commitlog: %w", err)
 	}
 	if maxPhyOffsetOfConsumeQueue >= processOffset {
-		if s.log != nil {
+		// Java warns on >=; equality is the normal clean-shutdown case (the queues end exactly
+		// where the log ends), so only a real overrun is a warning here.
+		if s.log != nil && maxPhyOffsetOfConsumeQueue > processOffset {
 			s.log.Warn("consume queues reach past the commitlog end; truncating them",
 				"maxPhyOffsetOfConsumeQueue", maxPhyOffsetOfConsumeQueue, "processOffset", processOffset)
 		}
