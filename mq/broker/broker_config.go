@@ -82,6 +82,10 @@ type BrokerConfig struct {
 	RegisterNameServerPeriod time.Duration `prop:"registerNameServerPeriod"`
 	// RegisterBrokerTimeoutMills is the timeout of one REGISTER_BROKER call (6 s).
 	RegisterBrokerTimeoutMills time.Duration `prop:"registerBrokerTimeoutMills"`
+	// ForceRegister makes every periodic registration send the whole topic table (true). With
+	// false, the broker first asks each name server QUERY_DATA_VERSION and registers only when
+	// one reports a changed DataVersion; an unchanged answer refreshes its liveness there.
+	ForceRegister bool `prop:"forceRegister"`
 	// SendMessageThreadPoolNums is the worker count of SEND_MESSAGE* (Java: 1 in 4.9).
 	SendMessageThreadPoolNums int `prop:"sendMessageThreadPoolNums"`
 	// PullMessageThreadPoolNums is the worker count of PULL_MESSAGE (Java: 16 + 2 × cores).
@@ -141,6 +145,7 @@ func DefaultBrokerConfig() BrokerConfig {
 		ShortPollingTimeMills:          1000 * time.Millisecond,
 		RegisterNameServerPeriod:       30 * time.Second,
 		RegisterBrokerTimeoutMills:     6 * time.Second,
+		ForceRegister:                  true,
 		SendMessageThreadPoolNums:      1,
 		PullMessageThreadPoolNums:      16 + 2*cores,
 		AdminBrokerThreadPoolNums:      16,

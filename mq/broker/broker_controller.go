@@ -344,7 +344,7 @@ func (b *BrokerController) Start() error {
 	b.clientHousekeepingService.Start()
 	b.RegisterBrokerAll()
 	period := min(b.cfg.RegisterNameServerPeriod, registerMaxPeriod)
-	b.registerService.RunEvery(registerFirstDelay, period, b.RegisterBrokerAll)
+	b.registerService.RunEvery(registerFirstDelay, period, func() { b.RegisterBrokerAllWith(b.cfg.ForceRegister) })
 	interval := b.cfg.FlushConsumerOffsetInterval
 	b.persistService.RunEvery(min(persistFirstDelay, interval), interval, b.persistPeriodically)
 	b.log.Info("broker started", "brokerName", b.cfg.BrokerName, "cluster", b.cfg.BrokerClusterName,
@@ -388,7 +388,13 @@ func (b *BrokerController) PersistAll() error {
 // (in parallel, RegisterBrokerTimeoutMills each). When the broker is not readable and
 // writable, every topic is registered with the broker's permission. Safe to call any time after
 // Start; calls are serialized. Java: BrokerController#registerBrokerAll.
-func (b *BrokerController) RegisterBrokerAll() {
+func (b *BrokerController) RegisterBrokerAll() { b.RegisterBrokerAllWith(true) }
+
+// RegisterBrokerAllWith is RegisterBrokerAll with Java's forceRegister flag: when false, the
+// broker asks every name server QUERY_DATA_VERSION first (BrokerOuterAPI.NeedRegister) and
+// sends REGISTER_BROKER only when one of them reports a change. The registration service passes
+// BrokerConfig.ForceRegister. Java: BrokerController#registerBrokerAll(checkOrderConfig, oneway, forceRegister).
+func (b *BrokerController) RegisterBrokerAllWith(forceRegister bool) {
 	b.registerMu.Lock()
 	defer b.registerMu.Unlock()
 	w := b.topicConfigManager.BuildTopicConfigSerializeWrapper()
@@ -404,7 +410,11 @@ func (b *BrokerController) RegisterBrokerAll() {
 	if b.tr.Enabled() {
 		b.tr.Step("BrokerController#registerBrokerAll", slog.String("brokerName", b.cfg.BrokerName),
 			slog.Int("namesrvs", len(namesrvs)), slog.Int("topics", len(w.TopicConfigTable)),
-			slog.Int64("dataVersion", w.DataVersion.Counter))
+			slog.Int64("dataVersion", w.DataVersion.Counter), slog.Bool("forceRegister", forceRegister))
+	}
+	if !forceRegister && !b.brokerOuterAPI.NeedRegister(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName,
+		b.cfg.BrokerID, w.DataVersion, b.cfg.RegisterBrokerTimeoutMills) {
+		return
 	}
 	b.brokerOuterAPI.RegisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID,
 		b.HAServerAddr(), w, b.cfg.RegisterBrokerTimeoutMills)

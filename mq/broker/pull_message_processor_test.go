@@ -79,6 +79,11 @@ func TestPullPreconditions(t *testing.T) {
 			protocol.SubscriptionNotExist, "group info not exist"},
 		{"bad expression", pullHeader("g", "Pre", 0, 0, protocol.PullFlagSubscription, 0, " || "),
 			protocol.SubscriptionParseFailed, "parse the consumer's subscription failed"},
+		{"SQL92 expression (not supported)", func() *protocol.PullMessageRequestHeader {
+			h := pullHeader("g", "Pre", 0, 0, protocol.PullFlagSubscription, 0, "a > 5")
+			h.ExpressionType = "SQL92"
+			return h
+		}(), protocol.SystemError, "does not support consumer to filter message by SQL92"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
