@@ -17,6 +17,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -33,7 +35,9 @@ import (
 func main() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr, sig); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr, sig); errors.Is(err, flag.ErrHelp) {
+		return // -h printed the usage
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "mqbroker:", err)
 		os.Exit(1)
 	}

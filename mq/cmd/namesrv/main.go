@@ -9,6 +9,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -24,7 +25,7 @@ func main() {
 	slog.SetDefault(log)
 	// A tracer over the INFO logger: steps stay off, operating logs reach stderr.
 	c, err := namesrv.Main(os.Args[1:], os.Stdout, trace.New(log, "namesrv"))
-	if errors.Is(err, namesrv.ErrPrintedConfig) {
+	if errors.Is(err, namesrv.ErrPrintedConfig) || errors.Is(err, flag.ErrHelp) {
 		return
 	}
 	if err != nil {
