@@ -86,6 +86,8 @@ type BrokerConfig struct {
 	// false, the broker first asks each name server QUERY_DATA_VERSION and registers only when
 	// one reports a changed DataVersion; an unchanged answer refreshes its liveness there.
 	ForceRegister bool `prop:"forceRegister"`
+	// FastFailureConfig: brokerFastFailureEnable, waitTimeMillsIn*Queue (broker_fast_failure.go).
+	FastFailureConfig
 	// SendMessageThreadPoolNums is the worker count of SEND_MESSAGE* (Java: 1 in 4.9).
 	SendMessageThreadPoolNums int `prop:"sendMessageThreadPoolNums"`
 	// PullMessageThreadPoolNums is the worker count of PULL_MESSAGE (Java: 16 + 2 × cores).
@@ -146,6 +148,7 @@ func DefaultBrokerConfig() BrokerConfig {
 		RegisterNameServerPeriod:       30 * time.Second,
 		RegisterBrokerTimeoutMills:     6 * time.Second,
 		ForceRegister:                  true,
+		FastFailureConfig:              DefaultFastFailureConfig(),
 		SendMessageThreadPoolNums:      1,
 		PullMessageThreadPoolNums:      16 + 2*cores,
 		AdminBrokerThreadPoolNums:      16,

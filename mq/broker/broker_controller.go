@@ -16,6 +16,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store/schedule"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -49,6 +50,7 @@ type messageStore interface {
 	GetMinOffsetInQueue(topic string, queueID int32) int64
 	GetOffsetInQueueByTime(topic string, queueID int32, timestampMs int64) int64
 	CheckInDiskByConsumeOffset(topic string, queueID int32, consumeOffset int64) bool
+	LookMessageByOffset(commitLogOffset int64) (*primitive.MessageExt, error)
 }
 
 // ErrBrokerState is returned when the life-cycle methods are called out of order.
@@ -80,6 +82,8 @@ type BrokerController struct {
 
 	messageStore *store.DefaultMessageStore
 	store        messageStore
+	// scheduleMessageService delivers delayed messages (Java keeps it inside the store).
+	scheduleMessageService *schedule.ScheduleMessageService
 
 	remotingServer *remoting.Server
 	// fastRemotingServer is the VIP channel on listenPort-2: every processor but PULL_MESSAGE,
@@ -90,6 +94,10 @@ type BrokerController struct {
 	clientManageProcessor   *ClientManageProcessor
 	consumerManageProcessor *ConsumerManageProcessor
 	adminBrokerProcessor    *AdminBrokerProcessor
+	queryMessageProcessor   *QueryMessageProcessor
+	// brokerFastFailure answers stale queued requests SYSTEM_BUSY (broker_fast_failure.go).
+	brokerFastFailure *BrokerFastFailure
+	fastFailurePools  fastFailurePools
 
 	// registerService runs RegisterBrokerAll periodically; Wakeup runs it now (topic created).
 	registerService *service.ServiceThread
@@ -156,6 +164,7 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	b.clientHousekeepingService = NewClientHousekeepingService(b.consumerManager, b.producerManager, c.ClientHousekeepingInterval)
 	b.messageArrivingListener = &NotifyMessageArrivingListener{}
 	b.brokerOuterAPI = NewBrokerOuterAPI(remoting.ClientConfig{}, tr)
+	b.brokerFastFailure = newBrokerFastFailure(b)
 	return b, nil
 }
 
@@ -187,6 +196,9 @@ func (b *BrokerController) Initialize() error {
 		return fmt.Errorf("broker: load message store failed")
 	}
 	b.storeLoaded = true
+	if err := b.initScheduleMessageService(); err != nil {
+		return err
+	}
 
 	b.pullMessageProcessor = NewPullMessageProcessor(b)
 	b.pullRequestHoldService = NewPullRequestHoldService(&b.cfg, ms, b.pullMessageProcessor.executeRequestWhenWakeup, b.tr, b.log)
@@ -263,6 +275,7 @@ func (b *BrokerController) registerProcessor() {
 	b.clientManageProcessor = NewClientManageProcessor(b)
 	b.consumerManageProcessor = NewConsumerManageProcessor(b)
 	b.adminBrokerProcessor = NewAdminBrokerProcessor(b)
+	b.queryMessageProcessor = NewQueryMessageProcessor(b)
 	b.registerProcessors(b.remotingServer, true)
 	b.registerProcessors(b.fastRemotingServer, false)
 }
@@ -277,16 +290,22 @@ func (b *BrokerController) registerProcessor() {
 func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool) {
 	c := &b.cfg
 	sendPool := remoting.NewWorkerPool(c.SendMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
-	for _, code := range []int32{protocol.SendMessage, protocol.SendMessageV2, protocol.SendBatchMessage} {
+	b.fastFailurePools.send = append(b.fastFailurePools.send, sendPool)
+	for _, code := range []int32{protocol.SendMessage, protocol.SendMessageV2, protocol.SendBatchMessage, protocol.ConsumerSendMsgBack} {
 		s.RegisterProcessorPool(code, b.sendMessageProcessor, sendPool)
 	}
 	if withPull {
-		s.RegisterProcessorPool(protocol.PullMessage, b.pullMessageProcessor,
-			remoting.NewWorkerPool(c.PullMessageThreadPoolNums, pullPoolQueueCapacity))
+		pullPool := remoting.NewWorkerPool(c.PullMessageThreadPoolNums, pullPoolQueueCapacity)
+		b.fastFailurePools.pull = append(b.fastFailurePools.pull, pullPool)
+		s.RegisterProcessorPool(protocol.PullMessage, b.pullMessageProcessor, pullPool)
 	}
+	queryPool := remoting.NewWorkerPool(queryMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
+	s.RegisterProcessorPool(protocol.QueryMessage, b.queryMessageProcessor, queryPool)
+	s.RegisterProcessorPool(protocol.ViewMessageByID, b.queryMessageProcessor, queryPool)
 
-	s.RegisterProcessorPool(protocol.HeartBeat, b.clientManageProcessor,
-		remoting.NewWorkerPool(c.HeartbeatThreadPoolNums, heartbeatPoolQueueCapacity))
+	heartbeatPool := remoting.NewWorkerPool(c.HeartbeatThreadPoolNums, heartbeatPoolQueueCapacity)
+	b.fastFailurePools.heartbeat = append(b.fastFailurePools.heartbeat, heartbeatPool)
+	s.RegisterProcessorPool(protocol.HeartBeat, b.clientManageProcessor, heartbeatPool)
 	clientPool := remoting.NewWorkerPool(c.ClientManageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
 	s.RegisterProcessorPool(protocol.UnregisterClient, b.clientManageProcessor, clientPool)
 	s.RegisterProcessorPool(protocol.CheckClientConfig, b.clientManageProcessor, clientPool)
@@ -295,6 +314,8 @@ func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool)
 	for _, code := range []int32{protocol.GetConsumerListByGroup, protocol.UpdateConsumerOffset, protocol.QueryConsumerOffset} {
 		s.RegisterProcessorPool(code, b.consumerManageProcessor, consumerPool)
 	}
+
+	s.RegisterProcessor(protocol.GetAllDelayOffset, remoting.ProcessorFunc(b.getAllDelayOffset), 1)
 
 	// Java registers the admin processor as the default one: it answers every other code,
 	// REQUEST_CODE_NOT_SUPPORTED for those it does not know.
@@ -322,6 +343,11 @@ func (b *BrokerController) Start() error {
 	if err := b.messageStore.Start(); err != nil {
 		return fmt.Errorf("broker: start message store: %w", err)
 	}
+	if b.storeCfg.BrokerRole != store.SLAVE { // Java: handleScheduleMessageService (master only)
+		if err := b.scheduleMessageService.Start(); err != nil {
+			return fmt.Errorf("broker: start schedule message service: %w", err)
+		}
+	}
 	b.started = true // from here Shutdown has things to stop
 	mainAddr := listenAddr(b.serverCfg.ListenAddr, b.cfg.ListenPort)
 	if err := b.remotingServer.Start(); err != nil {
@@ -342,6 +368,7 @@ func (b *BrokerController) Start() error {
 
 	b.pullRequestHoldService.Start()
 	b.clientHousekeepingService.Start()
+	b.brokerFastFailure.start()
 	b.RegisterBrokerAll()
 	period := min(b.cfg.RegisterNameServerPeriod, registerMaxPeriod)
 	b.registerService.RunEvery(registerFirstDelay, period, func() { b.RegisterBrokerAllWith(b.cfg.ForceRegister) })
@@ -428,7 +455,8 @@ func (b *BrokerController) RegisterBrokerAllWith(forceRegister bool) {
 //  3. stop client housekeeping and long polling (held pulls are answered);
 //  4. stop both servers together: no new connections, every request already read is
 //     answered, then the connections close;
-//  5. write consumerOffset.json, topics.json and subscriptionGroup.json (only when this broker
+//  5. stop the ScheduleMessageService (it writes delayOffset.json), then write
+//     consumerOffset.json, topics.json and subscriptionGroup.json (only when this broker
 //     loaded the store, i.e. holds its lock — a broker that failed to get the lock must not
 //     overwrite another broker's files);
 //  6. shut the store down (flush, checkpoint, remove abort, release the lock).
@@ -449,6 +477,7 @@ func (b *BrokerController) Shutdown() {
 	b.shutdownDone = true
 	b.registerService.Shutdown()
 	b.persistService.Shutdown()
+	b.brokerFastFailure.shutdown()
 	if b.started && b.addr.Load() != nil {
 		b.brokerOuterAPI.UnregisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID)
 	}
@@ -465,6 +494,9 @@ func (b *BrokerController) Shutdown() {
 	servers.Wait()
 	if b.pullMessageProcessor != nil {
 		b.pullMessageProcessor.shutdown()
+	}
+	if b.scheduleMessageService != nil {
+		b.scheduleMessageService.Shutdown() // writes delayOffset.json; before the store closes
 	}
 	if b.storeLoaded {
 		if err := b.PersistAll(); err != nil {

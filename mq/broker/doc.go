@@ -23,6 +23,9 @@
 //	default_consumer_ids_change_listener.go  NOTIFY_CONSUMER_IDS_CHANGED to a group's channels
 //	client_housekeeping_service.go    ClientHousekeepingService: channel events → cleanup; 10 s scan
 //	send_message_processor.go         SendMessageProcessor: SEND_MESSAGE(_V2), SEND_BATCH_MESSAGE
+//	send_message_back.go              SendMessageProcessor: CONSUMER_SEND_MSG_BACK (retry, DLQ)
+//	schedule_hooks.go                 the ScheduleMessageService (../store/schedule) wiring,
+//	                                  GET_ALL_DELAY_OFFSET
 //	pull_message_processor.go         PullMessageProcessor: PULL_MESSAGE, status → code, long polling
 //	expression_message_filter.go      ExpressionMessageFilter: TAG filtering on ConsumeQueue tagsCode
 //	pull_request_hold_service.go      PullRequestHoldService, PullRequest, ManyPullRequest,
@@ -33,7 +36,8 @@
 //
 // Request codes → processors → worker pools (as Java's registerProcessor):
 //
-//	10, 310, 320         SendMessageProcessor      sendMessageThreadPoolNums (1)
+//	10, 310, 320, 36     SendMessageProcessor      sendMessageThreadPoolNums (1)
+//	45                   getAllDelayOffset         1 worker (Java: the admin processor's pool)
 //	11                   PullMessageProcessor      pullMessageThreadPoolNums (16 + 2·cores)
 //	34                   ClientManageProcessor     heartbeatThreadPoolNums (min(32, cores))
 //	35, 46               ClientManageProcessor     clientManageThreadPoolNums (32)
@@ -63,6 +67,8 @@
 //	                        written on every change; loaded over the built-in groups
 //	consumerOffset.json     {"offsetTable":{"topic@group":{queueId:offset}}}
 //	                        written every flushConsumerOffsetInterval (5 s) and at shutdown
+//	delayOffset.json        {"offsetTable":{level:offset}}, by the ScheduleMessageService
+//	                        (../store/schedule): every 10 s and at shutdown; loaded after the store
 //
 // All three are loaded in Initialize before the store (Java's order) and written at Shutdown
 // while the store lock is still held. A file that does not decode falls back to its .bak; with
@@ -78,6 +84,8 @@
 //     after min(10 s, interval)); retries a failed topics.json / subscriptionGroup.json write.
 //   - wake-up replays of held pulls and delayed send answers: one short-lived goroutine each,
 //     counted by a WaitGroup in their processor.
+//   - the ScheduleMessageService's two (delivery every 100 ms, delayOffset.json persist);
+//     started on a master after the store, stopped before it.
 //   - the remoting server's and the store's own goroutines.
 //
 // Locks: TopicConfigManager.mu (table + DataVersion), SubscriptionGroupManager.mu,
@@ -89,7 +97,7 @@
 // registration at a time) and stateMu (held through Initialize, Start and Shutdown). Apart
 // from those two, no lock is held while calling another component.
 //
-// Not built yet (later issues): CONSUMER_SEND_MSG_BACK and delay levels, transactions
+// Not built yet (later issues): transactions
 // (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, broker fast
 // failure, slave synchronization, OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that
 // would turn such a feature on (brokerRole=SLAVE, slaveReadEnable=true, aclEnable=true, ...)

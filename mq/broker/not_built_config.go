@@ -26,10 +26,6 @@ type notBuiltKey struct {
 // Keys the broker's config structs do not hold are accepted with their off value, without an
 // "unknown key" warning. One more refusal lives in the store: flushDiskType=SYNC_FLUSH is
 // refused by MessageStoreConfig.Validate until GroupCommitService exists.
-//
-// Not refused although not built, because RocketMQ turns them on by default and refusing
-// defaults would refuse every stock broker.conf: messageIndexEnable (the IndexFile) and
-// brokerFastFailureEnable (not a key here: ignored with the unknown-key warning).
 var notBuiltKeys = []notBuiltKey{
 	{key: "brokerRole", off: store.ASYNC_MASTER, feature: "master/slave replication (SYNC_MASTER, SLAVE)"},
 	{key: "slaveReadEnable", off: "false", boolean: true, feature: "consuming from slaves"},

@@ -17,7 +17,8 @@ import (
 const versionV349 = 121
 
 // SendMessageProcessor stores sent messages: SEND_MESSAGE (10, V1 header), SEND_MESSAGE_V2
-// (310, single-letter header) and SEND_BATCH_MESSAGE (320).
+// (310, single-letter header), SEND_BATCH_MESSAGE (320), and messages consumers send back for
+// a retry: CONSUMER_SEND_MSG_BACK (36, send_message_back.go).
 // Mirrors org.apache.rocketmq.broker.processor.SendMessageProcessor (with the checks of its
 // parent AbstractSendMessageProcessor).
 //
@@ -34,13 +35,22 @@ func NewSendMessageProcessor(b *BrokerController) *SendMessageProcessor {
 	return &SendMessageProcessor{b: b}
 }
 
-// RejectRequest implements remoting.RequestProcessor (flow control is a later issue).
-func (p *SendMessageProcessor) RejectRequest() bool { return false }
+// RejectRequest refuses sends at the door (SYSTEM_BUSY "[REJECTREQUEST]...") while the
+// store's page cache is busy; BrokerFastFailure answers those already queued.
+// Java: SendMessageProcessor#rejectRequest (isOSPageCacheBusy || isTransientStorePoolDeficient;
+// there is no transient store pool here).
+func (p *SendMessageProcessor) RejectRequest() bool {
+	return p.b.messageStore != nil && p.b.messageStore.IsOSPageCacheBusy()
+}
 
-// ProcessRequest decodes the header (V2 for codes 310 and 320, V1 otherwise) and sends to the
+// ProcessRequest routes CONSUMER_SEND_MSG_BACK (36) to asyncConsumerSendMsgBack; for the send
+// codes it decodes the header (V2 for codes 310 and 320, V1 otherwise) and sends to the
 // batch or single path by the header's batch flag. A header that cannot be decoded is answered
 // SYSTEM_ERROR naming the field. Java: SendMessageProcessor#asyncProcessRequest.
 func (p *SendMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	if req.Code == protocol.ConsumerSendMsgBack {
+		return p.asyncConsumerSendMsgBack(ch, req)
+	}
 	var h protocol.SendMessageRequestHeader
 	var err error
 	switch req.Code {
@@ -250,9 +260,12 @@ func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *
 // %DLQ%<group> (1 queue, perm 6), and ORs MULTI_TAGS into sysFlag for MULTI_TAG topics. It
 // returns false when resp holds a final answer. Java: SendMessageProcessor#handleRetryAndDLQ.
 //
-// Java also sets DELAY=0 on the message here, but then replaces all properties with the
-// request's, so a DELAY sent by the client survives; we keep that effective behaviour.
-// Consumer send-back (CONSUMER_SEND_MSG_BACK) and delay levels are later issues.
+// This is the path of client-go's fallback when CONSUMER_SEND_MSG_BACK fails
+// (remoting-protocol.md §9.4): it sends the message itself with DELAY = 3 + reconsumeTimes, which
+// the store parks in SCHEDULE_TOPIC_XXXX like any delayed message. Java also sets DELAY=0 on
+// the message here, but then replaces all properties with the request's, so a DELAY sent by
+// the client survives (a message bound for the DLQ then reaches it after its delay); we keep
+// that effective behaviour.
 func (p *SendMessageProcessor) handleRetryAndDLQ(h *protocol.SendMessageRequestHeader, resp *remoting.RemotingCommand,
 	req *remoting.RemotingCommand, msg *primitive.MessageExtBrokerInner, tc *protocol.TopicConfig) bool {
 	b := p.b
@@ -310,16 +323,25 @@ func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.Mes
 // awaitPut answers at once when the store's result is ready, else later from a goroutine.
 func (p *SendMessageProcessor) awaitPut(ch *remoting.Channel, req, resp *remoting.RemotingCommand,
 	result <-chan store.PutMessageResult, queueID int32) (*remoting.RemotingCommand, error) {
+	return p.awaitResult(ch, req, result, func(r store.PutMessageResult) *remoting.RemotingCommand {
+		return p.handlePutMessageResult(r, resp, queueID)
+	})
+}
+
+// awaitResult answers with answer(result) at once when the store's result is ready, else
+// later from a goroutine (counted in wg) that writes it with the request's opaque.
+func (p *SendMessageProcessor) awaitResult(ch *remoting.Channel, req *remoting.RemotingCommand,
+	result <-chan store.PutMessageResult, answer func(store.PutMessageResult) *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	select {
 	case r := <-result:
-		return p.handlePutMessageResult(r, resp, queueID), nil
+		return answer(r), nil
 	default:
 	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		r := <-result
-		out := p.handlePutMessageResult(r, resp, queueID).ResponseTo(req)
+		out := answer(r).ResponseTo(req)
 		if err := ch.WriteResponse(out); err != nil {
 			p.b.log.Warn("send response failed", "remoteAddr", ch.RemoteAddr(), "err", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 )
 
 // RequestProcessor answers requests of the codes it is registered for.
@@ -74,6 +75,7 @@ type poolTask struct {
 	ch  *Channel
 	req *RemotingCommand
 	p   RequestProcessor
+	at  time.Time // when the pool accepted it
 }
 
 // NewWorkerPool starts workers goroutines (at least 1) serving a queue of at most
@@ -97,6 +99,7 @@ func (p *WorkerPool) submit(t poolTask) bool {
 		p.mu.Unlock()
 		return false
 	}
+	t.at = time.Now()
 	p.queue = append(p.queue, t)
 	p.mu.Unlock()
 	p.cond.Signal()
@@ -123,6 +126,64 @@ func (p *WorkerPool) work() {
 		p.mu.Unlock()
 		runTask(t)
 	}
+}
+
+// QueuedRequest is a request waiting in a WorkerPool's queue (see AnswerQueued).
+type QueuedRequest struct {
+	Request    *RemotingCommand
+	RemoteAddr string
+	// Enqueued is when the pool accepted the request (wall clock).
+	Enqueued time.Time
+}
+
+// AnswerQueued walks the queue from its head, the oldest waiting request. For each, decide
+// returns an answer to send at once — the request leaves the queue and is never processed —
+// or nil to stop the walk. left is how many requests stay queued behind the one decided on.
+// Answers get the request's opaque (ResponseTo); a oneway request leaves without one. decide
+// runs with the pool locked: it must be quick and must not call the pool. It returns how many
+// requests were answered this way.
+//
+// This is what flow control above the remoting layer needs (the broker's BrokerFastFailure
+// answers sends that waited too long with SYSTEM_BUSY). Java: the executor's BlockingQueue
+// (peek/poll/remove) and RequestTask#returnResponse.
+func (p *WorkerPool) AnswerQueued(decide func(q QueuedRequest, left int) *RemotingCommand) int {
+	type answered struct {
+		t    poolTask
+		resp *RemotingCommand
+	}
+	var out []answered
+	p.mu.Lock()
+	for p.head < len(p.queue) {
+		t := p.queue[p.head]
+		resp := decide(QueuedRequest{Request: t.req, RemoteAddr: t.ch.RemoteAddr(), Enqueued: t.at},
+			len(p.queue)-p.head-1)
+		if resp == nil {
+			break
+		}
+		p.queue[p.head] = poolTask{}
+		p.head++
+		out = append(out, answered{t, resp})
+	}
+	if p.head == len(p.queue) {
+		p.queue, p.head = p.queue[:0], 0
+	}
+	p.mu.Unlock()
+	for _, a := range out {
+		if !a.t.req.IsOneway() {
+			if err := a.t.ch.WriteResponse(a.resp.ResponseTo(a.t.req)); err != nil {
+				a.t.ch.log.Warn("answering a queued request failed", "code", a.t.req.Code, "err", err)
+			}
+		}
+		a.t.ch.inflight.Done()
+	}
+	return len(out)
+}
+
+// QueueLen is the number of requests waiting in the queue.
+func (p *WorkerPool) QueueLen() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue) - p.head
 }
 
 // Shutdown lets the workers finish every queued request, then stops them and waits. Safe to

@@ -160,6 +160,9 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 	begin := s.now()
 	c.beginTimeInLock.Store(begin)
 	m.inner.StoreTimestamp = begin
+	if hook := s.cfg.PutInLockHook; hook != nil {
+		hook()
+	}
 
 	mf, err := c.mfq.getLastMappedFile(0, true)
 	if err != nil || mf == nil {
@@ -528,4 +531,95 @@ func (c *CommitLog) recoverNormally(maxPhyOffsetOfConsumeQueue int64) error {
 		return s.truncateDirtyLogicFiles(processOffset)
 	}
 	return nil
+}
+
+// recoverAbnormally finds the end of the log after an unclean exit (the abort file was left
+// behind). It starts from the newest file whose first record is a message stored at or
+// before the checkpoint's recovery time (min(physic, logics) − 3 s; with messageIndexEnable
+// and messageIndexSafe also the index time), or from the first file if none is. From there
+// it checks every record with its CRC (per checkCRCOnRecover), dispatches each valid one
+// again — ConsumeQueue units already present and index entries below the index's end are
+// skipped — moves to the next file at a blank record, and stops at the first invalid record:
+// a torn or corrupt tail is truncated there, and ConsumeQueue units reaching past it too.
+// Java: CommitLog#recoverAbnormally.
+func (c *CommitLog) recoverAbnormally(maxPhyOffsetOfConsumeQueue int64) error {
+	s := c.store
+	files := c.mfq.MappedFiles()
+	if len(files) == 0 {
+		if s.tracer.Enabled() {
+			s.tracer.Step("CommitLog#recoverAbnormally", slog.Int("files", 0), slog.Int64("processOffset", 0))
+		}
+		s.logWarn("the commitlog files are deleted; deleting the consume queues")
+		c.mfq.flushedWhere.Store(0)
+		return s.destroyLogics()
+	}
+	index := len(files) - 1
+	for ; index >= 0; index-- {
+		if c.isMappedFileMatchedRecover(files[index]) {
+			break
+		}
+	}
+	index = max(index, 0)
+	start := files[index]
+	mf := start
+	processOffset := mf.fileFromOffset
+	var fileOffset int64
+	var rr recordReader
+	rr.delayLevels = c.delayLevels
+	dispatched := 0
+	for {
+		d := rr.checkMessageAndReturnSize(mf.data[fileOffset:], s.cfg.CheckCRCOnRecover, processOffset+fileOffset)
+		if d.Success && d.MsgSize > 0 {
+			s.doDispatch(&d)
+			dispatched++
+			fileOffset += int64(d.MsgSize)
+			continue
+		}
+		if d.Success && d.MsgSize == 0 {
+			index++
+			if index >= len(files) {
+				break
+			}
+			mf = files[index]
+			processOffset, fileOffset = mf.fileFromOffset, 0
+			continue
+		}
+		break
+	}
+	processOffset += fileOffset
+	if s.tracer.Enabled() {
+		s.tracer.Step("CommitLog#recoverAbnormally", slog.String("startFile", s.rel(start.path)),
+			slog.Int("dispatched", dispatched), slog.Int64("processOffset", processOffset),
+			slog.Int64("maxPhyOffsetOfConsumeQueue", maxPhyOffsetOfConsumeQueue))
+	}
+	c.mfq.flushedWhere.Store(processOffset)
+	if err := c.mfq.truncateDirtyFiles(processOffset); err != nil {
+		return fmt.Errorf("recover commitlog: %w", err)
+	}
+	if maxPhyOffsetOfConsumeQueue >= processOffset {
+		if maxPhyOffsetOfConsumeQueue > processOffset {
+			s.logWarn("consume queues reach past the commitlog end; truncating them",
+				"maxPhyOffsetOfConsumeQueue", maxPhyOffsetOfConsumeQueue, "processOffset", processOffset)
+		}
+		return s.truncateDirtyLogicFiles(processOffset)
+	}
+	return nil
+}
+
+// isMappedFileMatchedRecover: the file's first record is a message (magic) with a non-zero
+// store time at or before the checkpoint's recovery time. Java: CommitLog#isMappedFileMatchedRecover.
+func (c *CommitLog) isMappedFileMatchedRecover(mf *MappedFile) bool {
+	s := c.store
+	d := mf.data
+	if be32(d[posMagic:]) != messageMagicCode {
+		return false
+	}
+	storeTs := int64(be64(d[storeTimestampPos(int32(be32(d[posSysFlag:]))):]))
+	if storeTs == 0 {
+		return false
+	}
+	if s.cfg.MessageIndexEnable && s.cfg.MessageIndexSafe {
+		return storeTs <= s.checkpoint.MinTimestampIndex()
+	}
+	return storeTs <= s.checkpoint.MinTimestamp()
 }

@@ -81,18 +81,29 @@ type MessageStoreConfig struct {
 	OffsetCheckInSlave                bool `prop:"offsetCheckInSlave"`                // false
 	DefaultQueryMaxNum                int  `prop:"defaultQueryMaxNum"`                // 32
 
-	// Cleanup (store-formats.md §10); read by the clean services.
+	// Cleanup (store-formats.md §10); read by the clean services (clean_service.go).
 	FileReservedTime        int           `prop:"fileReservedTime"`        // hours (72)
-	DeleteWhen              string        `prop:"deleteWhen"`              // hours of day, "04"
-	DiskMaxUsedSpaceRatio   int           `prop:"diskMaxUsedSpaceRatio"`   // percent (75)
+	DeleteWhen              string        `prop:"deleteWhen"`              // hours of day, ';'-separated, "04"
+	DiskMaxUsedSpaceRatio   int           `prop:"diskMaxUsedSpaceRatio"`   // percent (75; used clamped to [10, 95])
 	CleanResourceInterval   time.Duration `prop:"cleanResourceInterval"`   // 10 s
 	CleanFileForciblyEnable bool          `prop:"cleanFileForciblyEnable"` // true
+	// DeleteCommitLogFilesInterval and DeleteConsumeQueueFilesInterval are the pauses between
+	// two deleted files (100 ms each), so a cleanup pass does not flood the disk with unlinks.
+	DeleteCommitLogFilesInterval    time.Duration `prop:"deleteCommitLogFilesInterval"`
+	DeleteConsumeQueueFilesInterval time.Duration `prop:"deleteConsumeQueueFilesInterval"`
+	// DestroyMapedFileIntervalForcibly and RedeleteHangedFileInterval (120 s each) are read
+	// but not used: Java force-unmaps a file still in use after the first and retries "hanged"
+	// deletions after the second; here a deleted file is unlinked at once and unmapped when its
+	// last reader releases it, so no deletion hangs (see MappedFile.destroy).
+	DestroyMapedFileIntervalForcibly time.Duration `prop:"destroyMapedFileIntervalForcibly"`
+	RedeleteHangedFileInterval       time.Duration `prop:"redeleteHangedFileInterval"`
 
 	// Index (store-formats.md §4); read by the index service.
 	MessageIndexEnable bool `prop:"messageIndexEnable"` // true
 	MessageIndexSafe   bool `prop:"messageIndexSafe"`   // false
 	MaxHashSlotNum     int  `prop:"maxHashSlotNum"`     // 5,000,000
 	MaxIndexNum        int  `prop:"maxIndexNum"`        // 20,000,000
+	MaxMsgsNumBatch    int  `prop:"maxMsgsNumBatch"`    // cap of one index query (64)
 
 	// HA (read by store/ha).
 	HaListenPort            int           `prop:"haListenPort"`            // 10912
@@ -105,10 +116,29 @@ type MessageStoreConfig struct {
 	// Clock returns the store time in ms (nil = wall clock). Tests inject it so record bytes
 	// are reproducible.
 	Clock func() int64 `prop:"-"`
-	// ManualServices makes Start run no background goroutines (reput, flush): the caller
-	// drives DoReput, FlushCommitLog and FlushConsumeQueues step by step, so a chapter's trace
-	// is deterministic. Not a RocketMQ setting.
+	// ManualServices makes Start run no background goroutines (reput, flush, clean, disk
+	// check): the caller drives DoReput, FlushCommitLog, FlushConsumeQueue,
+	// CleanFilesPeriodically and IsSpaceFull step by step, so a chapter's trace is
+	// deterministic. Not a RocketMQ setting.
 	ManualServices bool `prop:"-"`
+	// Location is the time zone of the hours in DeleteWhen and of index file names
+	// (yyyyMMddHHmmssSSS); nil is the local zone, as in Java.
+	Location *time.Location `prop:"-"`
+	// DiskUsage returns the used fraction (0..1) of the partition holding path, or -1 when
+	// path does not exist; nil measures it with statfs. Tests inject it to play a full disk.
+	// Java: UtilAll#getDiskPartitionSpaceUsedPercent.
+	DiskUsage func(path string) float64 `prop:"-"`
+	// DiskSpaceWarningLevelRatio (0.90): above it the disk is marked full and puts are refused
+	// (SERVICE_NOT_AVAILABLE). DiskSpaceCleanForciblyRatio (0.85): above it expired or not,
+	// CommitLog files are deleted. Java reads both from system properties
+	// (rocketmq.broker.diskSpaceWarningLevelRatio, rocketmq.broker.diskSpaceCleanForciblyRatio).
+	DiskSpaceWarningLevelRatio  float64 `prop:"-"`
+	DiskSpaceCleanForciblyRatio float64 `prop:"-"`
+	// PutInLockHook, when set, is called by every put inside the CommitLog put lock, after the
+	// lock time was taken. Tests and chapters make it block to play a put stuck in a slow page
+	// fault: the page cache then looks busy (OS_PAGECACHE_BUSY, broker fast failure). Not a
+	// RocketMQ setting.
+	PutInLockHook func() `prop:"-"`
 }
 
 // DefaultMessageStoreConfig returns RocketMQ 4.9's defaults with StorePathRootDir = $HOME/store.
@@ -145,9 +175,16 @@ func DefaultMessageStoreConfig() MessageStoreConfig {
 		DiskMaxUsedSpaceRatio:             75,
 		CleanResourceInterval:             10 * time.Second,
 		CleanFileForciblyEnable:           true,
+		DeleteCommitLogFilesInterval:      100 * time.Millisecond,
+		DeleteConsumeQueueFilesInterval:   100 * time.Millisecond,
+		DestroyMapedFileIntervalForcibly:  120 * time.Second,
+		RedeleteHangedFileInterval:        120 * time.Second,
 		MessageIndexEnable:                true,
 		MaxHashSlotNum:                    5000000,
 		MaxIndexNum:                       5000000 * 4,
+		MaxMsgsNumBatch:                   64,
+		DiskSpaceWarningLevelRatio:        0.90,
+		DiskSpaceCleanForciblyRatio:       0.85,
 		HaListenPort:                      10912,
 		HaSendHeartbeatInterval:           5 * time.Second,
 		HaHousekeepingInterval:            20 * time.Second,
@@ -185,6 +222,16 @@ func (c *MessageStoreConfig) Validate() error {
 		return bad("flush intervals must be positive")
 	case c.MaxTransferCountOnMessageInMemory <= 0 || c.MaxTransferCountOnMessageInDisk <= 0:
 		return bad("maxTransferCount settings must be positive")
+	case c.MaxHashSlotNum <= 0 || c.MaxIndexNum <= 1:
+		return bad("maxHashSlotNum=%d, maxIndexNum=%d: an index file needs at least one slot and two entries (entry 0 is never used)",
+			c.MaxHashSlotNum, c.MaxIndexNum)
+	case int64(IndexHeaderSize)+int64(c.MaxHashSlotNum)*IndexHashSlotSize+int64(c.MaxIndexNum)*IndexEntrySize > math.MaxInt32:
+		return bad("maxHashSlotNum=%d, maxIndexNum=%d: an index file must stay below 2 GiB", c.MaxHashSlotNum, c.MaxIndexNum)
+	case c.CleanResourceInterval <= 0:
+		return bad("cleanResourceInterval must be positive")
+	}
+	if _, err := parseDeleteWhen(c.DeleteWhen); err != nil {
+		return bad("deleteWhen=%q: %v", c.DeleteWhen, err)
 	}
 	if _, err := parseDelayLevel(c.MessageDelayLevel); err != nil {
 		return bad("messageDelayLevel: %v", err)
@@ -198,6 +245,11 @@ func (c *MessageStoreConfig) CommitLogDir() string {
 		return c.StorePathCommitLog
 	}
 	return filepath.Join(c.StorePathRootDir, "commitlog")
+}
+
+// IndexDir is <root>/index. Java: StorePathConfigHelper#getStorePathIndex.
+func (c *MessageStoreConfig) IndexDir() string {
+	return filepath.Join(c.StorePathRootDir, "index")
 }
 
 // ConsumeQueueDir is <root>/consumequeue. Java: StorePathConfigHelper#getStorePathConsumeQueue.
@@ -246,4 +298,19 @@ func parseDelayLevel(s string) ([]int64, error) {
 		out = append(out, n*unit)
 	}
 	return out, nil
+}
+
+// parseDeleteWhen parses deleteWhen ("04", "04;16") into hours of the day. Java's
+// UtilAll#isItTimeToDo parses each entry with Integer.parseInt when it runs (a bad entry then
+// stops every cleanup pass); we refuse it at start instead.
+func parseDeleteWhen(s string) ([]int, error) {
+	var hours []int
+	for _, w := range strings.Split(s, ";") {
+		h, err := strconv.Atoi(w)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an hour", w)
+		}
+		hours = append(hours, h)
+	}
+	return hours, nil
 }

@@ -79,9 +79,16 @@ func newMappedFile(path string, size int) (*MappedFile, error) {
 	if err != nil || len(name) != 20 || from < 0 {
 		return nil, fmt.Errorf("store: %s: file name is not a 20-digit offset", path)
 	}
+	return openMappedFile(path, size, from, false)
+}
+
+// openMappedFile opens or creates (allocated, or sparse when sparse is true) the file at path
+// and maps it; from is its start offset. The index files, named by time, use it directly.
+func openMappedFile(path string, size int, from int64, sparse bool) (*MappedFile, error) {
+	name := filepath.Base(path)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		f, err = createAllocated(path, size)
+		f, err = createAllocated(path, size, sparse)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -108,14 +115,20 @@ func newMappedFile(path string, size int) (*MappedFile, error) {
 }
 
 // createAllocated creates path at size bytes of allocated disk: written as path.tmp, then
-// renamed. A full disk fails here (fallocate: ENOSPC), not later as SIGBUS.
-func createAllocated(path string, size int) (*os.File, error) {
+// renamed. A full disk fails here (fallocate: ENOSPC), not later as SIGBUS. With sparse the
+// file gets its length only (ftruncate); its owner must allocate each range before writing
+// it (IndexFile does, chunk by chunk).
+func createAllocated(path string, size int, sparse bool) (*os.File, error) {
 	tmp := path + tmpSuffix
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := allocateFile(int(f.Fd()), int64(size)); err != nil {
+	allocate := allocateFile
+	if sparse {
+		allocate = unix.Ftruncate
+	}
+	if err := allocate(int(f.Fd()), int64(size)); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return nil, fmt.Errorf("allocate %d bytes: %w", size, err)
@@ -325,4 +338,15 @@ func (m *MappedFile) warm() {
 		m.data[i] = 0
 	}
 	_ = unix.Madvise(m.data, unix.MADV_WILLNEED)
+}
+
+// LastModifiedTimestamp is the file's modification time in ms (the file system's clock), 0
+// when it cannot be read. Writes through the mapping move it when the kernel notices them (at
+// the first write after a write-back, or at a flush). Java: MappedFile#getLastModifiedTimestamp.
+func (m *MappedFile) LastModifiedTimestamp() int64 {
+	st, err := os.Stat(m.path)
+	if err != nil {
+		return 0
+	}
+	return st.ModTime().UnixMilli()
 }

@@ -309,3 +309,79 @@ func (q *MappedFileQueue) destroy() error {
 	}
 	return errors.Join(errs...)
 }
+
+// deleteFilesBatchMax caps the files one cleanup pass deletes. Java: MappedFileQueue#DELETE_FILES_BATCH_MAX.
+const deleteFilesBatchMax = 10
+
+// deleteExpiredFileByTime deletes, oldest first, the files whose modification time +
+// expiredTime (ms) is at or before now (ms) — every one when cleanImmediately — stopping at
+// the first file that is not expired (no holes) and after deleteFilesBatchMax files; the last
+// (active) file is never deleted. pause is called between two deletions. It returns the
+// number deleted. Java: MappedFileQueue#deleteExpiredFileByTime.
+func (q *MappedFileQueue) deleteExpiredFileByTime(expiredTime, now int64, cleanImmediately bool, pause func()) int {
+	files := q.MappedFiles()
+	var gone []*MappedFile
+	for i := 0; i < len(files)-1; i++ {
+		mf := files[i]
+		if now < mf.LastModifiedTimestamp()+expiredTime && !cleanImmediately {
+			break
+		}
+		if err := mf.destroy(); err != nil {
+			break
+		}
+		gone = append(gone, mf)
+		if len(gone) >= deleteFilesBatchMax {
+			break
+		}
+		if i+1 < len(files)-1 {
+			pause()
+		}
+	}
+	q.removeFiles(gone)
+	return len(gone)
+}
+
+// deleteExpiredFileByOffset deletes, oldest first, the ConsumeQueue files whose last unit
+// points below offset (the CommitLog's min offset, bytes), stopping at the first that does
+// not; the last file is never deleted. unitSize is the unit size (20). Java:
+// MappedFileQueue#deleteExpiredFileByOffset.
+func (q *MappedFileQueue) deleteExpiredFileByOffset(offset int64, unitSize int) int {
+	files := q.MappedFiles()
+	var gone []*MappedFile
+	for i := 0; i < len(files)-1; i++ {
+		mf := files[i]
+		destroy := false
+		if r, ok := mf.selectMappedBuffer(q.mappedFileSize-unitSize, unitSize); ok {
+			destroy = int64(be64(r.Data)) < offset
+			r.Release()
+		} else if !mf.available.Load() {
+			destroy = true // a file already shut down ("hanged" in Java)
+		}
+		if !destroy || mf.destroy() != nil {
+			break
+		}
+		gone = append(gone, mf)
+	}
+	q.removeFiles(gone)
+	return len(gone)
+}
+
+// removeFiles drops deleted files from the list. Java: MappedFileQueue#deleteExpiredFile.
+func (q *MappedFileQueue) removeFiles(gone []*MappedFile) {
+	if len(gone) == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	drop := map[*MappedFile]bool{}
+	for _, f := range gone {
+		drop[f] = true
+	}
+	var keep []*MappedFile
+	for _, f := range q.MappedFiles() {
+		if !drop[f] {
+			keep = append(keep, f)
+		}
+	}
+	q.publish(keep)
+}

@@ -81,6 +81,11 @@ func (r *ReputMessageService) start() {
 	r.svc.RunEvery(0, time.Millisecond, r.run)
 }
 
+// RunOnce is one pass of the service's loop, what its goroutine does every millisecond: when
+// there are undispatched records it logs ReputMessageService#run and dispatches them
+// (doReput). Chapters call it with ManualServices to show the service at work.
+func (r *ReputMessageService) RunOnce() { r.run() }
+
 // run is one pass of the service loop; its step is logged only when there is work.
 // Java: ReputMessageService#run.
 func (r *ReputMessageService) run() {

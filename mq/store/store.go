@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -55,7 +56,13 @@ type DefaultMessageStore struct {
 	flushCommitLog *FlushRealTimeService
 	flushCQ        *FlushConsumeQueueService
 	checkpoint     *StoreCheckpoint
+	indexService   *IndexService
 	dispatchers    []CommitLogDispatcher
+
+	cleanCommitLog    *CleanCommitLogService
+	cleanConsumeQueue *CleanConsumeQueueService
+	cleanService      *service.ServiceThread // CleanFilesPeriodically every cleanResourceInterval
+	diskCheckService  *service.ServiceThread // IsSpaceFull every 10 s
 
 	cqMu              sync.RWMutex
 	consumeQueueTable map[string]map[int32]*ConsumeQueue // guarded by cqMu
@@ -66,8 +73,11 @@ type DefaultMessageStore struct {
 	closed   bool // shut down after Start: make a new store to reopen
 	lockFile *os.File
 
-	shutdown    atomic.Bool // true until Start; puts and gets are refused
-	logicsError atomic.Bool // a ConsumeQueue write failed: the store is not writable
+	shutdown atomic.Bool // true until Start; puts and gets are refused
+	// The running flags that make the store unwritable (Java: RunningFlags, isWriteable):
+	logicsError atomic.Bool // a ConsumeQueue write failed
+	indexError  atomic.Bool // an index file could not be created or allocated
+	diskFull    atomic.Bool // the disk is above diskSpaceWarningLevelRatio
 }
 
 // NewDefaultMessageStore builds a store over cfg (validated). listener may be nil; tr nil
@@ -94,7 +104,12 @@ func NewDefaultMessageStore(cfg MessageStoreConfig, listener MessageArrivingList
 	s.reput = newReputMessageService(s)
 	s.flushCommitLog = newFlushRealTimeService(s)
 	s.flushCQ = newFlushConsumeQueueService(s)
-	s.dispatchers = []CommitLogDispatcher{commitLogDispatcherBuildConsumeQueue{s}}
+	s.indexService = newIndexService(s)
+	s.cleanCommitLog = &CleanCommitLogService{s: s}
+	s.cleanConsumeQueue = &CleanConsumeQueueService{s: s}
+	s.cleanService = service.New("CleanFilesService")
+	s.diskCheckService = service.New("DiskCheckService")
+	s.dispatchers = []CommitLogDispatcher{commitLogDispatcherBuildConsumeQueue{s}, commitLogDispatcherBuildIndex{s}}
 	return s, nil
 }
 
@@ -104,8 +119,8 @@ func (s *DefaultMessageStore) Config() *MessageStoreConfig { return &s.cfg }
 // Checkpoint returns the checkpoint (nil before Load).
 func (s *DefaultMessageStore) Checkpoint() *StoreCheckpoint { return s.checkpoint }
 
-// AddDispatcher appends a dispatcher (e.g. the index builder) after the ConsumeQueue one.
-// Call before Start.
+// AddDispatcher appends a dispatcher after the ConsumeQueue and index ones. Call before Load
+// (abnormal recovery dispatches too).
 func (s *DefaultMessageStore) AddDispatcher(d CommitLogDispatcher) {
 	s.dispatchers = append(s.dispatchers, d)
 }
@@ -131,9 +146,28 @@ func (s *DefaultMessageStore) rel(path string) string {
 	return filepath.Base(path)
 }
 
-func (s *DefaultMessageStore) logError(msg string, err error) {
+func (s *DefaultMessageStore) logError(msg string, err error, args ...any) {
 	if s.log != nil {
-		s.log.Error(msg, "err", err)
+		s.log.Error(msg, append([]any{"err", err}, args...)...)
+	}
+}
+
+// logErrorMsg logs an error-level message that has no error value.
+func (s *DefaultMessageStore) logErrorMsg(msg string, args ...any) {
+	if s.log != nil {
+		s.log.Error(msg, args...)
+	}
+}
+
+func (s *DefaultMessageStore) logWarn(msg string, args ...any) {
+	if s.log != nil {
+		s.log.Warn(msg, args...)
+	}
+}
+
+func (s *DefaultMessageStore) logInfo(msg string, args ...any) {
+	if s.log != nil {
+		s.log.Info(msg, args...)
 	}
 }
 
@@ -141,10 +175,13 @@ func (s *DefaultMessageStore) abortFile() string { return filepath.Join(s.rootAb
 
 // ---- life cycle ----
 
-// Load takes the lock file, maps the CommitLog and ConsumeQueue files and recovers: each
-// ConsumeQueue, then the CommitLog from the third-to-last file (truncating torn tails and
-// ConsumeQueue units beyond the end), then the queue-offset table. It returns false with an
-// error if the store cannot be used (locked, file size mismatch, I/O error).
+// Load takes the lock file, maps the CommitLog and ConsumeQueue files, opens the checkpoint,
+// loads the index files (after an unclean exit dropping those not known to be flushed) and
+// recovers: each ConsumeQueue, then the CommitLog — normally (clean shutdown: from the
+// third-to-last file) or abnormally (abort file present: from the file the checkpoint points
+// to, dispatching every valid record again) — truncating torn tails and ConsumeQueue units
+// beyond the end, then the queue-offset table. It returns false with an error if the store
+// cannot be used (locked, file size mismatch, I/O error).
 // Java: DefaultMessageStore#load.
 // Deviation: the lock is taken here, not in start, so recovery never runs on a store in use.
 func (s *DefaultMessageStore) Load() (bool, error) {
@@ -170,6 +207,7 @@ func (s *DefaultMessageStore) Load() (bool, error) {
 			s.cqMu.Lock()
 			s.consumeQueueTable = map[string]map[int32]*ConsumeQueue{}
 			s.cqMu.Unlock()
+			s.indexService.shutdownFiles()
 			if s.checkpoint != nil {
 				_ = s.checkpoint.shutdown()
 				s.checkpoint = nil
@@ -189,6 +227,9 @@ func (s *DefaultMessageStore) Load() (bool, error) {
 		return false, err
 	}
 	if s.checkpoint, err = openStoreCheckpoint(filepath.Join(s.rootAbs, "checkpoint")); err != nil {
+		return false, err
+	}
+	if err := s.indexService.load(lastExitOK); err != nil {
 		return false, err
 	}
 	if err := s.recover(lastExitOK); err != nil {
@@ -257,20 +298,20 @@ func (s *DefaultMessageStore) loadConsumeQueue() error {
 	return nil
 }
 
-// recover: ConsumeQueues, then the CommitLog, then the queue-offset table.
+// recover: ConsumeQueues, then the CommitLog (normally after a clean shutdown, abnormally
+// when the abort file was left behind), then the queue-offset table.
 // Java: DefaultMessageStore#recover.
-// Deviation: with an abort file present (unclean exit) we still recover normally, with a
-// warning; the dispatch at Start rebuilds ConsumeQueue units the crash lost. Abnormal recovery
-// (store-formats.md §8.4) comes later.
 func (s *DefaultMessageStore) recover(lastExitOK bool) error {
 	maxPhyOffsetOfConsumeQueue, err := s.recoverConsumeQueue()
 	if err != nil {
 		return err
 	}
-	if !lastExitOK && s.log != nil {
-		s.log.Warn("abort file present: the last shutdown was not clean; recovering normally")
+	if lastExitOK {
+		err = s.commitLog.recoverNormally(maxPhyOffsetOfConsumeQueue)
+	} else {
+		err = s.commitLog.recoverAbnormally(maxPhyOffsetOfConsumeQueue)
 	}
-	if err := s.commitLog.recoverNormally(maxPhyOffsetOfConsumeQueue); err != nil {
+	if err != nil {
 		return err
 	}
 	s.recoverTopicQueueTable()
@@ -314,6 +355,14 @@ func (s *DefaultMessageStore) destroyLogics() error {
 	return errors.Join(errs...)
 }
 
+// doDispatch hands one record to every dispatcher (ConsumeQueue, index, added ones).
+// Java: DefaultMessageStore#doDispatch.
+func (s *DefaultMessageStore) doDispatch(req *DispatchRequest) {
+	for _, d := range s.dispatchers {
+		d.Dispatch(req)
+	}
+}
+
 // Start dispatches what the ConsumeQueues miss (from the largest CommitLog offset any queue
 // references, at least the CommitLog's min offset, to its end), rebuilds the queue-offset
 // table, starts the reput and flush services (unless ManualServices) and creates the abort
@@ -346,6 +395,8 @@ func (s *DefaultMessageStore) Start() error {
 		s.reput.start()
 		s.flushCQ.start()
 		s.flushCommitLog.start()
+		s.cleanService.RunEvery(cleanFirstDelay, s.cfg.CleanResourceInterval, s.CleanFilesPeriodically)
+		s.diskCheckService.RunEvery(time.Second, diskCheckInterval, func() { s.IsSpaceFull() })
 	}
 	s.started = true
 	s.shutdown.Store(false)
@@ -353,8 +404,9 @@ func (s *DefaultMessageStore) Start() error {
 }
 
 // Shutdown stops the services, dispatches and flushes everything, writes the checkpoint,
-// removes the abort file (if everything was dispatched and the store is writable), unmaps
-// the files and releases the lock. Safe to call more than once.
+// removes the abort file (if everything was dispatched and the store is writable — a store
+// that was marked disk-full or broken keeps it, so the next start recovers abnormally),
+// unmaps the files and releases the lock. Safe to call more than once.
 // Java: DefaultMessageStore#shutdown.
 func (s *DefaultMessageStore) Shutdown() {
 	s.stateMu.Lock()
@@ -367,6 +419,8 @@ func (s *DefaultMessageStore) Shutdown() {
 	s.commitLog.putMu.Lock()
 	s.commitLog.putMu.Unlock() //nolint:staticcheck // an empty critical section is the point
 	if s.started {
+		s.cleanService.Shutdown()
+		s.diskCheckService.Shutdown()
 		s.reput.shutdown()
 		if s.cfg.ManualServices {
 			s.flushCommitLog.finalFlush()
@@ -379,7 +433,7 @@ func (s *DefaultMessageStore) Shutdown() {
 		if err := s.checkpoint.Flush(); err != nil {
 			s.logError("flush checkpoint", err)
 		}
-		if !s.logicsError.Load() && s.reput.behind() == 0 {
+		if s.isWriteable() && s.reput.behind() == 0 {
 			if err := os.Remove(s.abortFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
 				s.logError("remove abort file", err)
 			}
@@ -387,6 +441,7 @@ func (s *DefaultMessageStore) Shutdown() {
 			s.log.Warn("the store may be wrong, so shutdown abnormally, and keep abort file")
 		}
 	}
+	s.indexService.shutdown()
 	s.commitLog.mfq.shutdown()
 	s.forEachConsumeQueue(func(cq *ConsumeQueue) { cq.mfq.shutdown() })
 	_ = s.checkpoint.shutdown()
@@ -439,15 +494,17 @@ func (s *DefaultMessageStore) AsyncPutMessage(msg *primitive.MessageExtBrokerInn
 	return ch
 }
 
-// checkStoreStatus refuses puts when shut down, on a slave, when not writable and when the
-// page cache is busy. Java: DefaultMessageStore#checkStoreStatus.
+// checkStoreStatus refuses puts with SERVICE_NOT_AVAILABLE when shut down, on a slave and
+// when not writable (disk above diskSpaceWarningLevelRatio, a ConsumeQueue or index write
+// failed), and with OS_PAGECACHE_BUSY when a put has held the put lock longer than
+// osPageCacheBusyTimeOutMills. Java: DefaultMessageStore#checkStoreStatus.
 func (s *DefaultMessageStore) checkStoreStatus() PutMessageStatus {
 	switch {
 	case s.shutdown.Load():
 		return SERVICE_NOT_AVAILABLE
 	case s.cfg.BrokerRole == SLAVE:
 		return SERVICE_NOT_AVAILABLE
-	case s.logicsError.Load():
+	case !s.isWriteable():
 		return SERVICE_NOT_AVAILABLE
 	case s.IsOSPageCacheBusy():
 		return OS_PAGECACHE_BUSY
@@ -489,6 +546,14 @@ func (s *DefaultMessageStore) LockTimeMills() int64 {
 }
 
 func (s *DefaultMessageStore) cqWritable() bool { return !s.logicsError.Load() }
+
+// isWriteable: no running flag forbids writing. Java: RunningFlags#isWriteable.
+func (s *DefaultMessageStore) isWriteable() bool {
+	return !s.logicsError.Load() && !s.indexError.Load() && !s.diskFull.Load()
+}
+
+// IsDiskFull reports whether the last disk check marked the disk full (puts are refused).
+func (s *DefaultMessageStore) IsDiskFull() bool { return s.diskFull.Load() }
 
 func (s *DefaultMessageStore) makeLogicsQueueError() { s.logicsError.Store(true) }
 
@@ -557,6 +622,9 @@ func (s *DefaultMessageStore) forEachConsumeQueue(f func(*ConsumeQueue)) {
 // DoReput runs one pass of the reput loop: dispatch every written, not yet dispatched record.
 // Java: ReputMessageService#doReput.
 func (s *DefaultMessageStore) DoReput() { s.reput.doReput() }
+
+// ReputMessageService returns the dispatch service (RunOnce drives one pass of its loop).
+func (s *DefaultMessageStore) ReputMessageService() *ReputMessageService { return s.reput }
 
 // DispatchBehindBytes is how many written CommitLog bytes are not dispatched yet.
 // Java: DefaultMessageStore#dispatchBehindBytes.

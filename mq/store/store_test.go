@@ -383,7 +383,7 @@ func TestAllocateAhead(t *testing.T) {
 }
 
 // TestCheckpointAndAbort: the checkpoint holds physic/logics timestamps big-endian at 0 and 8
-// after shutdown; an abort file left by a crash is tolerated (normal recovery).
+// after shutdown; an abort file left by a crash makes the next load recover abnormally.
 // Java: StoreCheckpoint#flush, DefaultMessageStore#load (isTempFileExist).
 func TestCheckpointAndAbort(t *testing.T) {
 	dir := t.TempDir()

@@ -63,3 +63,30 @@ var totalPhysicalMemory = sync.OnceValue(func() int64 {
 	}
 	return int64(si.Totalram) * int64(si.Unit)
 })
+
+// allocateRange gives the range [off, off+n) of fd real disk blocks without changing the
+// file's length (the range lies inside it). false with a nil error means the file system
+// cannot allocate (no fallocate): the caller stops asking and accepts a sparse file.
+func allocateRange(fd int, off, n int64) (bool, error) {
+	err := unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, off, n)
+	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// diskPartitionSpaceUsedPercent is the used fraction (0..1) of the file system holding path,
+// -1 when path does not exist or cannot be measured. Java: UtilAll#getDiskPartitionSpaceUsedPercent
+// (File#getTotalSpace and #getFreeSpace: total and free blocks, reserved ones counted as used).
+func diskPartitionSpaceUsedPercent(path string) float64 {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return -1
+	}
+	total := float64(st.Blocks) * float64(st.Bsize)
+	if total <= 0 {
+		return -1
+	}
+	free := float64(st.Bfree) * float64(st.Bsize)
+	return (total - free) / total
+}

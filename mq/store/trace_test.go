@@ -37,6 +37,8 @@ func TestTraceSteps(t *testing.T) {
 		"ReputMessageService#doReput",
 		"CommitLogDispatcherBuildConsumeQueue#dispatch",
 		"ConsumeQueue#putMessagePositionInfo",
+		"CommitLogDispatcherBuildIndex#dispatch",
+		"IndexService#buildIndex",
 		"DefaultMessageStore#getMessage",
 		// shutdown flushes: the CommitLog through its queue
 		"MappedFileQueue#flush",
@@ -51,7 +53,7 @@ func TestTraceSteps(t *testing.T) {
 	}
 	steps := rec.Steps()
 	byLabel := map[string]map[string]string{}
-	for _, st := range steps[:14] {
+	for _, st := range steps[:16] {
 		byLabel[st.Label] = st.Attrs
 		require.Equal(t, "broker-a", st.Component)
 	}

@@ -1,0 +1,411 @@
+// Command ch02-producer is chapter 2 of the annotated text: sending messages (消息发送) and the
+// producer's latency fault tolerance (故障延迟机制).
+//
+// The scenario, on loopback, in a temp dir removed at the end:
+//
+//  1. a name server and two brokers, broker-a and broker-b, start; TopicTest gets 4 queues on
+//     each (this setup is not traced: chapter 1 shows it);
+//  2. a producer starts (DefaultMQProducerImpl#start) and sends one message synchronously: it
+//     asks the name server for the route, chooses a queue round robin, sends, waits;
+//  3. it sends one message asynchronously: the callback runs when the broker's answer arrives;
+//  4. the latency fault tolerance is switched on and broker-a stops; the next send fails on
+//     broker-a, which gets a fault item, and is retried on broker-b;
+//  5. the next sends avoid broker-a;
+//  6. broker-b answers slowly, so it is marked too;
+//  7. with every broker marked, the producer still picks one (pickOneAtLeast);
+//  8. 60 s later broker-b's pause is over.
+//
+// Every step line is logged by the code under mq/ through a trace.Printer; this file drives the
+// flow and prints the send results and the fault table. Time on the producer is a clock the
+// scenario moves by hand: a SendMessageHook (networkModel) plays a network in which a send costs
+// what the scenario says, so latencies are exact and the output is the same every run.
+// `go test ./ch02-producer` compares it with the chapter's golden file.
+//
+// Run: go run ./ch02-producer
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+func main() {
+	if err := run(os.Stdout, config{}); err != nil {
+		fmt.Fprintln(os.Stderr, "ch02-producer:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what a run may vary.
+type config struct {
+	// Dir receives the brokers' stores; "" makes a temp dir that is removed at the end.
+	Dir string
+}
+
+const (
+	topicName = "TopicTest"
+	group     = "ch02_producer_group"
+)
+
+// epoch is where the producer's clock starts.
+var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// run plays the scenario and writes its log and tables to w.
+func run(w io.Writer, cfg config) (err error) {
+	out := &syncWriter{w: w}
+	gate := newGate(trace.NewPrinter(out, slog.LevelError))
+	logger := slog.New(gate)
+	defer gate.close() // shutdown is not part of the chapter's log
+
+	dir := cfg.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "ch02-producer-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+
+	say(out, "== 0. a name server, broker-a and broker-b; %s with 4 queues on each (not traced) ==", topicName)
+	cluster, err := startCluster(dir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		gate.close()
+		cluster.Shutdown()
+	}()
+
+	clk := &manualClock{t: epoch}
+	netw := &networkModel{clk: clk, cost: map[string]time.Duration{}}
+	p := newProducer(cluster.NamesrvAddr(), logger, clk)
+	p.RegisterSendMessageHook(netw)
+
+	say(out, "== 1. 启动 — the producer starts ==")
+	if err := p.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		gate.close()
+		p.Shutdown()
+	}()
+
+	say(out, "== 2. 同步发送 — a synchronous send: route, queue, send, wait ==")
+	if err := sendAndReport(out, p, netw, 1); err != nil {
+		return err
+	}
+
+	say(out, "== 3. 异步发送 — an asynchronous send: the callback runs when the answer arrives ==")
+	if err := sendAsyncAndReport(out, p, netw, 2); err != nil {
+		return err
+	}
+
+	say(out, "== 4. 故障延迟机制 — sendLatencyFaultEnable=true; broker-a stops ==")
+	p.SetSendLatencyFaultEnable(true)
+	cluster.Brokers[0].Shutdown()
+	netw.setCost("broker-a", 3*time.Second)
+	say(out, "(the simulated network: a send to broker-a now costs 3000 ms, a connect timeout, and fails)")
+	if err := sendAndReport(out, p, netw, 3); err != nil {
+		return err
+	}
+	printFaultTable(out, p, clk)
+
+	say(out, "== 5. 故障规避 — the next sends avoid broker-a ==")
+	for n := 4; n <= 5; n++ {
+		if err := sendAndReport(out, p, netw, n); err != nil {
+			return err
+		}
+	}
+
+	say(out, "== 6. broker-b answers in 1000 ms: its latency marks it for 60000 ms ==")
+	netw.setCost("broker-b", time.Second)
+	if err := sendAndReport(out, p, netw, 6); err != nil {
+		return err
+	}
+	printFaultTable(out, p, clk)
+
+	say(out, "== 7. 未找到合适的消息队列 — every broker is marked: pickOneAtLeast ==")
+	if err := sendAndReport(out, p, netw, 7); err != nil {
+		return err
+	}
+	printFaultTable(out, p, clk)
+
+	say(out, "== 8. +60 s: broker-b's pause is over, broker-a's (600 s) is not ==")
+	clk.advance(60 * time.Second)
+	netw.setCost("broker-b", 0)
+	if err := sendAndReport(out, p, netw, 8); err != nil {
+		return err
+	}
+	printFaultTable(out, p, clk)
+	return nil
+}
+
+// startCluster starts a name server and two masters with small store files, untraced, and
+// creates the topic on both; it returns once the name server routes the topic to both.
+func startCluster(dir string) (*embedded.Cluster, error) {
+	c, err := embedded.Start(embedded.Config{
+		Dir:     dir,
+		Brokers: 2,
+		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.MappedFileSizeCommitLog = 64 << 10
+			sc.MappedFileSizeConsumeQueue = 100 * 20
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
+	defer cl.Shutdown()
+	for _, b := range c.Brokers {
+		h := protocol.CreateTopicRequestHeader{Topic: topicName, DefaultTopic: protocol.DefaultTopic,
+			ReadQueueNums: 4, WriteQueueNums: 4, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
+		resp, err := invoke(cl, b.BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+		if err == nil {
+			err = resp.Err()
+		}
+		if err != nil {
+			c.Shutdown()
+			return nil, fmt.Errorf("create %s on %s: %w", topicName, b.BrokerAddr(), err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topicName}).Encode(), nil)
+		resp, err := invoke(cl, c.NamesrvAddr(), req)
+		if err == nil && resp.Code == protocol.Success {
+			if route, err := protocol.DecodeTopicRouteData(resp.Body); err == nil && len(route.QueueDatas) == 2 {
+				return c, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			c.Shutdown()
+			return nil, errors.New("the name server never routed the topic to both brokers")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return cl.InvokeSync(ctx, addr, req)
+}
+
+// newProducer configures the chapter's producer: RocketMQ's defaults, plus a fixed identity, no
+// background tasks (nothing may happen behind the scenario's back), the hand-moved clock, and
+// round-robin indexes that start at queue 0.
+func newProducer(namesrv string, logger *slog.Logger, clk *manualClock) *producer.DefaultMQProducer {
+	return producer.NewDefaultMQProducer(producerConfig(namesrv, logger, clk))
+}
+
+func producerConfig(namesrv string, logger *slog.Logger, clk *manualClock) producer.Config {
+	cfg := producer.DefaultConfig(group)
+	cfg.NamesrvAddr = namesrv
+	cfg.ClientIP = "127.0.0.1"
+	cfg.InstanceName = "ch02-producer"
+	cfg.DisableScheduledTasks = true
+	cfg.Logger = logger
+	cfg.Clock = clk.now
+	cfg.IndexSeed = func() int32 { return -1 } // the first IncrementAndGet is 0
+	return cfg
+}
+
+func message(n int) *primitive.Message {
+	m := &primitive.Message{Topic: topicName, Body: []byte("Hello RocketMQ " + strconv.Itoa(n))}
+	m.PutProperty(primitive.PropertyTags, "TagA")
+	m.PutProperty(primitive.PropertyKeys, "ORDER-"+strconv.Itoa(n))
+	return m
+}
+
+// sendAndReport sends message n synchronously and prints its attempts and result.
+func sendAndReport(w io.Writer, p *producer.DefaultMQProducer, netw *networkModel, n int) error {
+	netw.reset()
+	res, err := p.Send(context.Background(), message(n))
+	if err != nil {
+		return fmt.Errorf("send #%d: %w", n, err)
+	}
+	report(w, n, "Send", netw.attempts(), res)
+	return nil
+}
+
+// sendAsyncAndReport sends message n asynchronously, waits for the callback, and prints.
+func sendAsyncAndReport(w io.Writer, p *producer.DefaultMQProducer, netw *networkModel, n int) error {
+	netw.reset()
+	type outcome struct {
+		res *producer.SendResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	if err := p.SendAsync(context.Background(), message(n), func(res *producer.SendResult, err error) {
+		done <- outcome{res, err}
+	}); err != nil {
+		return err
+	}
+	o := <-done
+	if o.err != nil {
+		return fmt.Errorf("send #%d: %w", n, o.err)
+	}
+	report(w, n, "SendAsync callback", netw.attempts(), o.res)
+	return nil
+}
+
+func report(w io.Writer, n int, how, attempts string, res *producer.SendResult) {
+	say(w, "send #%d (%s): %s on %s queue %d, queueOffset %d; attempts: %s", n, how, res.SendStatus,
+		res.MessageQueue.BrokerName, res.MessageQueue.QueueID, res.QueueOffset, attempts)
+}
+
+// printFaultTable prints the producer's fault items as the fault tolerance sees them now.
+func printFaultTable(w io.Writer, p *producer.DefaultMQProducer, clk *manualClock) {
+	now := clk.now().UnixMilli()
+	t := tablewriter.NewWriter(w)
+	t.Header("broker", "current latency ms", "start timestamp", "available", "unavailable for ms")
+	for _, it := range p.FaultStrategy().LatencyFaultTolerance().FaultItems() {
+		left := max(it.StartTimestamp()-now, 0)
+		_ = t.Append(it.Name(), strconv.FormatInt(it.CurrentLatency(), 10),
+			"+"+strconv.FormatInt(it.StartTimestamp()-epoch.UnixMilli(), 10)+" ms", strconv.FormatBool(left == 0),
+			strconv.FormatInt(left, 10))
+	}
+	_ = t.Render()
+	say(w, "clock: +%d ms", now-epoch.UnixMilli())
+}
+
+func say(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, format+"\n", a...)
+}
+
+// networkModel is a SendMessageHook that stands for the network between the producer and the
+// brokers: before each attempt it moves the producer's clock by the cost the scenario set for
+// the attempt's broker, so the latency the producer measures is that cost; it also notes each
+// attempt's broker, queue and outcome.
+type networkModel struct {
+	clk *manualClock
+
+	mu    sync.Mutex
+	cost  map[string]time.Duration
+	tries []string
+}
+
+func (n *networkModel) HookName() string { return "networkModel" }
+
+func (n *networkModel) SendMessageBefore(ctx *producer.SendMessageContext) {
+	n.mu.Lock()
+	d := n.cost[ctx.MQ.BrokerName]
+	n.mu.Unlock()
+	n.clk.advance(d)
+}
+
+func (n *networkModel) SendMessageAfter(ctx *producer.SendMessageContext) {
+	outcome := "ok"
+	if ctx.Err != nil {
+		outcome = "failed"
+	}
+	n.mu.Lock()
+	n.tries = append(n.tries, fmt.Sprintf("%s/%d %s", ctx.MQ.BrokerName, ctx.MQ.QueueID, outcome))
+	n.mu.Unlock()
+}
+
+func (n *networkModel) setCost(broker string, d time.Duration) {
+	n.mu.Lock()
+	n.cost[broker] = d
+	n.mu.Unlock()
+}
+
+func (n *networkModel) reset() {
+	n.mu.Lock()
+	n.tries = nil
+	n.mu.Unlock()
+}
+
+func (n *networkModel) attempts() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := ""
+	for i, t := range n.tries {
+		if i > 0 {
+			s += ", "
+		}
+		s += t
+	}
+	return s
+}
+
+// manualClock is the producer's clock in this chapter: it moves only when advanced.
+type manualClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *manualClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// syncWriter serializes writes from the printer and from the scenario.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// gate passes records to the printer until closed: the shutdown at the end is not logged.
+type gate struct {
+	slog.Handler
+	open *atomic.Bool
+}
+
+func newGate(h slog.Handler) *gate {
+	g := &gate{Handler: h, open: new(atomic.Bool)}
+	g.open.Store(true)
+	return g
+}
+
+func (g *gate) close() { g.open.Store(false) }
+
+func (g *gate) Enabled(ctx context.Context, l slog.Level) bool {
+	return g.open.Load() && g.Handler.Enabled(ctx, l)
+}
+
+func (g *gate) Handle(ctx context.Context, r slog.Record) error {
+	if !g.open.Load() {
+		return nil
+	}
+	return g.Handler.Handle(ctx, r)
+}
+
+func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &gate{Handler: g.Handler.WithAttrs(attrs), open: g.open}
+}
+
+func (g *gate) WithGroup(name string) slog.Handler {
+	return &gate{Handler: g.Handler.WithGroup(name), open: g.open}
+}

@@ -1,0 +1,62 @@
+package client
+
+import (
+	"fmt"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+)
+
+// ClientRemotingProcessor answers the requests a broker sends to a client on the connection
+// the client opened: NOTIFY_CONSUMER_IDS_CHANGED (40) wakes the rebalance at once, and
+// CHECK_TRANSACTION_STATE (39) goes to the producer of the half message's group when it
+// implements TransactionStateChecker. Other broker → client codes are not registered (the
+// remoting layer answers REQUEST_CODE_NOT_SUPPORTED).
+// Mirrors org.apache.rocketmq.client.impl.ClientRemotingProcessor.
+type ClientRemotingProcessor struct {
+	instance *MQClientInstance
+}
+
+func (p *ClientRemotingProcessor) register(c *remoting.Client) {
+	c.RegisterProcessor(protocol.NotifyConsumerIdsChanged, remoting.ProcessorFunc(p.notifyConsumerIdsChanged))
+	c.RegisterProcessor(protocol.CheckTransactionState, remoting.ProcessorFunc(p.checkTransactionState))
+}
+
+// notifyConsumerIdsChanged: a member joined or left a consumer group of this client; the
+// broker expects no answer (client-go and Java send none). Java: #notifyConsumerIdsChanged.
+func (p *ClientRemotingProcessor) notifyConsumerIdsChanged(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.NotifyConsumerIdsChangedRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return nil, err
+	}
+	p.instance.log.Info("receive broker's notification, the consumer group changed, rebalance immediately",
+		"consumerGroup", h.ConsumerGroup)
+	p.instance.RebalanceImmediately()
+	return nil, nil
+}
+
+// checkTransactionState: the broker asks about a half message; the body is the message record.
+// No answer is written here: the producer answers with END_TRANSACTION. Java: #checkTransactionState.
+func (p *ClientRemotingProcessor) checkTransactionState(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.CheckTransactionStateRequestHeader
+	if err := h.Decode(req.ExtFields); err != nil {
+		return nil, err
+	}
+	msg, _, err := primitive.DecodeMessage(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("checkTransactionState: %w", err)
+	}
+	group := msg.GetProperty(primitive.PropertyProducerGroup)
+	if group == "" {
+		p.instance.log.Warn("checkTransactionState, pick producer group failed")
+		return nil, nil
+	}
+	checker, ok := p.instance.SelectProducer(group).(TransactionStateChecker)
+	if !ok {
+		p.instance.log.Debug("checkTransactionState, pick producer by group failed", "group", group)
+		return nil, nil
+	}
+	checker.CheckTransactionState(ch.RemoteAddr(), msg, &h)
+	return nil, nil
+}

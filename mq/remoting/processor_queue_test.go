@@ -1,0 +1,74 @@
+package remoting
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAnswerQueued: requests waiting behind a busy worker can be answered from the queue's
+// head — oldest first, stopping at the first one decide keeps — with the request's opaque;
+// answered requests are never processed, kept ones are, and a oneway request leaves the queue
+// without an answer. The broker's BrokerFastFailure is built on this (Java: polling the
+// executor's queue and RequestTask#returnResponse).
+func TestAnswerQueued(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	processed := make(chan int32, 8)
+	pool := NewWorkerPool(1, 16)
+	s := startServer(t, ServerConfig{}, nil, func(s *Server) {
+		s.RegisterProcessorPool(2, ProcessorFunc(func(ch *Channel, req *RemotingCommand) (*RemotingCommand, error) {
+			processed <- req.Opaque
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			<-release
+			return echo(ch, req)
+		}), pool)
+	})
+	rc := dialRaw(t, s)
+	first := NewRequest(2, nil, nil)
+	rc.send(t, first)
+	<-started // the only worker is busy with first
+	oneway, old, young := NewRequest(2, nil, nil), NewRequest(2, nil, nil), NewRequest(2, nil, nil)
+	oneway.MarkOneway()
+	rc.send(t, oneway, old, young)
+	require.Eventually(t, func() bool { return pool.QueueLen() == 3 }, 5*time.Second, time.Millisecond)
+
+	var seen []int32
+	var lefts []int
+	n := pool.AnswerQueued(func(q QueuedRequest, left int) *RemotingCommand {
+		require.False(t, q.Enqueued.IsZero())
+		require.NotEmpty(t, q.RemoteAddr)
+		seen = append(seen, q.Request.Opaque)
+		lefts = append(lefts, left)
+		if q.Request.Opaque == young.Opaque {
+			return nil // keep it and stop
+		}
+		return NewResponse(SystemBusy, "[TIMEOUT_CLEAN_QUEUE]busy")
+	})
+	require.Equal(t, 2, n)
+	require.Equal(t, []int32{oneway.Opaque, old.Opaque, young.Opaque}, seen)
+	require.Equal(t, []int{2, 1, 0}, lefts)
+	require.Equal(t, 1, pool.QueueLen())
+
+	resp, err := rc.read()
+	require.NoError(t, err)
+	require.Equal(t, old.Opaque, resp.Opaque, "the oneway request got no answer")
+	require.Equal(t, SystemBusy, resp.Code)
+	require.Equal(t, "[TIMEOUT_CLEAN_QUEUE]busy", resp.Remark)
+	require.True(t, resp.IsResponse())
+
+	close(release)
+	for _, want := range []int32{first.Opaque, young.Opaque} {
+		resp, err = rc.read()
+		require.NoError(t, err)
+		require.Equal(t, want, resp.Opaque)
+		require.Equal(t, Success, resp.Code)
+	}
+	require.Equal(t, first.Opaque, <-processed)
+	require.Equal(t, young.Opaque, <-processed, "answered requests were not processed")
+	require.Zero(t, pool.AnswerQueued(func(QueuedRequest, int) *RemotingCommand { return nil }))
+}

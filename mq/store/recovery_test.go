@@ -1,0 +1,185 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+	"github.com/stretchr/testify/require"
+)
+
+// crashStore leaves s as a killed process would: no final dispatch, no flush, abort file kept.
+func crashStore(s *DefaultMessageStore) {
+	s.started = false
+	s.Shutdown()
+}
+
+// stepAttrs returns the attributes of the last step with label.
+func stepAttrs(t *testing.T, rec *trace.Recorder, label string) map[string]string {
+	t.Helper()
+	steps := rec.Steps()
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i].Label == label {
+			return steps[i].Attrs
+		}
+	}
+	t.Fatalf("no step %s in %v", label, rec.Labels())
+	return nil
+}
+
+// TestRecoverAbnormallyRedispatches: after a crash that lost ConsumeQueue units and index
+// entries (records written but never dispatched), the abort file makes Load recover
+// abnormally: every valid record from the start file on is dispatched again, so ConsumeQueue,
+// index and CommitLog agree before Start. Java: DefaultMessageStore#recover,
+// CommitLog#recoverAbnormally.
+func TestRecoverAbnormallyRedispatches(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallConfig(dir)
+	s := openStore(t, cfg, nil, nil)
+	for i := 0; i < 12; i++ { // ~2 CommitLog files
+		put(t, s, keyedMsg("T", strings.Repeat("b", 300), "k", ""))
+	}
+	s.DoReput() // only the first half reaches the ConsumeQueue before the "crash"
+	for i := 0; i < 3; i++ {
+		put(t, s, keyedMsg("T", "late", "late", ""))
+	}
+	crashStore(s)
+	_, err := os.Stat(filepath.Join(dir, "abort"))
+	require.NoError(t, err)
+
+	rec := trace.NewRecorder()
+	s2, err := NewDefaultMessageStore(cfg, nil, rec.Tracer("b"))
+	require.NoError(t, err)
+	ok, err := s2.Load()
+	require.NoError(t, err)
+	require.True(t, ok)
+	t.Cleanup(s2.Shutdown)
+	// before Start (no catch-up dispatch yet) the queue is whole
+	require.Equal(t, int64(15), s2.GetMaxOffsetInQueue("T", 0))
+	require.Len(t, s2.QueryMessage("T", "late", 32, 0, 1<<62).Messages, 3)
+	a := stepAttrs(t, rec, "CommitLog#recoverAbnormally")
+	require.Equal(t, "commitlog/00000000000000000000", a["startFile"], "no file is older than the checkpoint time: start at the first")
+	require.Equal(t, "15", a["dispatched"])
+	require.Equal(t, s2.GetMaxPhyOffset(), mustAtoi(t, a["processOffset"]))
+	require.NotContains(t, rec.Labels(), "CommitLog#recoverNormally")
+	require.NoError(t, s2.Start())
+	require.Equal(t, int64(15), put(t, s2, newMsg("T", 0, "next", "")).LogicsOffset)
+}
+
+// TestRecoverAbnormallyStartFile: recovery starts at the newest file whose first message was
+// stored at or before the checkpoint's min(physic, logics) − 3 s. Java:
+// CommitLog#isMappedFileMatchedRecover, StoreCheckpoint#getMinTimestamp.
+func TestRecoverAbnormallyStartFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallConfig(dir)
+	clock := exampleStore
+	cfg.Clock = func() int64 { return clock }
+	s := openStore(t, cfg, nil, nil)
+	for i := 0; i < 30; i++ { // 2 per second; 416-byte records, 9 per 4096-byte file
+		clock += 500
+		put(t, s, newMsg("T", 0, strings.Repeat("b", 300), ""))
+	}
+	s.DoReput()
+	for !s.FlushCommitLog(0) { // one file per pass
+	}
+	s.FlushConsumeQueue(0) // checkpoint: physic = logics = time of the last message
+	require.Equal(t, clock, s.Checkpoint().PhysicMsgTimestamp())
+	crashStore(s)
+
+	rec := trace.NewRecorder()
+	s2 := openStore(t, cfg, nil, rec.Tracer("b"))
+	// recovery time = last − 3 s: the fourth file starts with message 27 (1 s before the
+	// last), the third with message 18 (6 s before): recovery starts at the third
+	a := stepAttrs(t, rec, "CommitLog#recoverAbnormally")
+	require.Equal(t, "commitlog/00000000000000008192", a["startFile"])
+	require.Equal(t, "12", a["dispatched"])
+	require.Equal(t, int64(30), s2.GetMaxOffsetInQueue("T", 0))
+}
+
+// TestRecoverAbnormallyTornTail: a crash that left a torn or corrupt record (here written into
+// the files after the crash) is cut at the last whole record by abnormal recovery; ConsumeQueue
+// units that pointed at the cut record go too, and puts continue there.
+// Java: CommitLog#recoverAbnormally, DefaultMessageStore#truncateDirtyLogicFiles.
+func TestRecoverAbnormallyTornTail(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, file string, recStart, recSize int64)
+		keep   int64
+	}{
+		{"garbage after the last record", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+recSize, []byte{0, 0, 0, 99, 0xDA, 0xA3, 0x20, 0xA7, 1, 2, 3})
+		}, 3},
+		{"last record cut short", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+recSize/2, make([]byte, recSize/2))
+		}, 2},
+		{"last record with a bad body CRC", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+88, []byte("X"))
+		}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := smallConfig(dir)
+			s := openStore(t, cfg, nil, nil)
+			var rs []*AppendMessageResult
+			for i := 0; i < 3; i++ {
+				rs = append(rs, put(t, s, keyedMsg("T", "body", "key", "")))
+			}
+			s.DoReput()
+			crashStore(s)
+			last := rs[2]
+			tc.damage(t, filepath.Join(dir, "commitlog", "00000000000000000000"), last.WroteOffset, int64(last.WroteBytes))
+
+			rec := trace.NewRecorder()
+			s2 := openStore(t, cfg, nil, rec.Tracer("b"))
+			end := rs[tc.keep-1].WroteOffset + int64(rs[tc.keep-1].WroteBytes)
+			require.Equal(t, end, s2.GetMaxPhyOffset())
+			require.Equal(t, end, mustAtoi(t, stepAttrs(t, rec, "CommitLog#recoverAbnormally")["processOffset"]))
+			require.Equal(t, tc.keep, s2.GetMaxOffsetInQueue("T", 0))
+			r := put(t, s2, newMsg("T", 0, "new", ""))
+			require.Equal(t, end, r.WroteOffset)
+			require.Equal(t, tc.keep, r.LogicsOffset)
+			s2.DoReput()
+			g := s2.GetMessage("g", "T", 0, 0, 32, nil)
+			require.Equal(t, int(tc.keep)+1, g.MessageCount)
+		})
+	}
+}
+
+// TestRecoverAbnormallyNoCommitLog: no CommitLog files at all ⇒ ConsumeQueues are deleted.
+// Java: CommitLog#recoverAbnormally (else branch).
+func TestRecoverAbnormallyNoCommitLog(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallConfig(dir)
+	s := openStore(t, cfg, nil, nil)
+	put(t, s, newMsg("T", 0, "a", ""))
+	s.DoReput()
+	crashStore(s)
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "commitlog")))
+	s2 := openStore(t, cfg, nil, nil)
+	require.Equal(t, int64(0), s2.GetMaxOffsetInQueue("T", 0))
+}
+
+// TestDiskFullKeepsAbort: a store marked disk-full is not writable, so its shutdown keeps the
+// abort file and the next start recovers abnormally. Java: DefaultMessageStore#shutdown.
+func TestDiskFullKeepsAbort(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallConfig(dir)
+	cfg.DiskUsage = func(string) float64 { return 0.95 }
+	s := openStore(t, cfg, nil, nil)
+	require.True(t, s.IsSpaceFull())
+	s.Shutdown()
+	_, err := os.Stat(filepath.Join(dir, "abort"))
+	require.NoError(t, err)
+}
+
+func mustAtoi(t *testing.T, s string) int64 {
+	t.Helper()
+	var n int64
+	for _, c := range s {
+		require.True(t, c >= '0' && c <= '9', "not a number: %q", s)
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}

@@ -1,0 +1,115 @@
+package schedule
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// encodeOffsetTable writes DelayOffsetSerializeWrapper the way fastjson does: delay levels are
+// Integer keys, so they are written UNQUOTED (not standard JSON), levels in ascending order.
+// Compact (GET_ALL_DELAY_OFFSET's body):
+//
+//	{"offsetTable":{1:0,2:5}}
+//
+// Pretty (the file; fastjson puts a map with non-string keys on one line and its closing
+// brace on the next):
+//
+//	{
+//		"offsetTable":{1:0,2:5
+//		}
+//	}
+//
+// Java: DelayOffsetSerializeWrapper#toJson(prettyFormat).
+func encodeOffsetTable(t map[int32]int64, pretty bool) []byte {
+	var b bytes.Buffer
+	if pretty {
+		b.WriteString("{\n\t\"offsetTable\":{")
+	} else {
+		b.WriteString("{\"offsetTable\":{")
+	}
+	for i, level := range slices.Sorted(maps.Keys(t)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(int64(level), 10))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(t[level], 10))
+	}
+	if pretty {
+		if len(t) > 0 {
+			b.WriteString("\n\t")
+		}
+		b.WriteString("}\n}")
+	} else {
+		b.WriteString("}}")
+	}
+	return b.Bytes()
+}
+
+// decodeOffsetTable reads delayOffset.json: levels quoted or not (fastjson writes them bare,
+// standard JSON quotes them), unknown fields ignored. A level that is not a 32-bit integer is
+// an error. Java: DelayOffsetSerializeWrapper#fromJson.
+func decodeOffsetTable(data []byte) (map[int32]int64, error) {
+	var f struct {
+		OffsetTable map[string]int64 `json:"offsetTable"`
+	}
+	if err := json.Unmarshal(quoteNumericKeys(data), &f); err != nil {
+		return nil, fmt.Errorf("schedule: decode delay offsets: %w", err)
+	}
+	t := make(map[int32]int64, len(f.OffsetTable))
+	for k, off := range f.OffsetTable {
+		level, err := strconv.ParseInt(k, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("schedule: decode delay offsets: level %q: %w", k, err)
+		}
+		t[int32(level)] = off
+	}
+	return t, nil
+}
+
+// quoteNumericKeys turns fastjson's bare integer object keys ({1:0}) into quoted ones
+// ({"1":0}) so encoding/json can read them. A bare number is a key exactly when the next
+// non-space byte is ':'; strings are copied untouched.
+func quoteNumericKeys(in []byte) []byte {
+	out := make([]byte, 0, len(in)+16)
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(in) && in[j] != '"' {
+				if in[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			end := min(j+1, len(in))
+			out = append(out, in[i:end]...)
+			i = end - 1
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i + 1
+			for j < len(in) && in[j] >= '0' && in[j] <= '9' {
+				j++
+			}
+			k := j
+			for k < len(in) && (in[k] == ' ' || in[k] == '\t' || in[k] == '\n' || in[k] == '\r') {
+				k++
+			}
+			if k < len(in) && in[k] == ':' {
+				out = append(out, '"')
+				out = append(out, in[i:j]...)
+				out = append(out, '"')
+			} else {
+				out = append(out, in[i:j]...)
+			}
+			i = j - 1
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
