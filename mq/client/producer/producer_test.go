@@ -25,7 +25,11 @@ var instanceSeq atomic.Int64
 func startCluster(t testing.TB, brokers int) *embedded.Cluster {
 	t.Helper()
 	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Brokers: brokers,
-		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			// A loaded test machine can queue a send past the 200 ms fast-failure limit; a oneway
+			// send answered SYSTEM_BUSY is then silently dropped (RocketMQ behaviour). These tests
+			// are not about fast failure, so give the queue room.
+			bc.WaitTimeMillsInSendQueue = 10 * time.Second
 			sc.MappedFileSizeCommitLog = 1 << 20
 			sc.MappedFileSizeConsumeQueue = 1000 * 20
 		}})
