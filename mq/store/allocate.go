@@ -58,35 +58,46 @@ func (a *AllocateMappedFileService) request(path string, size int, warm bool) *a
 }
 
 // putRequestAndReturnMappedFile returns the file at path — pre-created if it was requested
-// before, else created now — and queues nextPath for background creation.
-// Java: AllocateMappedFileService#putRequestAndReturnMappedFile.
+// before, else created now — and then queues nextPath for background creation.
+//
+// nextPath is queued only after path exists on disk, and the background service creates files
+// in queue order, so files appear strictly in offset order: a crash can never leave file n+1
+// without file n (a gap that load refuses). Java gets the same order from its single allocating
+// thread. Java: AllocateMappedFileService#putRequestAndReturnMappedFile.
 func (a *AllocateMappedFileService) putRequestAndReturnMappedFile(path, nextPath string, size int, warm bool) (*MappedFile, error) {
 	a.mu.Lock()
 	r, pending := a.requests[path]
 	if pending {
 		delete(a.requests, path)
 	}
-	if !a.svc.Stopped() {
-		a.request(nextPath, size, warm)
-	}
 	a.mu.Unlock()
-	a.svc.Wakeup()
+	var mf *MappedFile
+	var err error
 	if pending {
 		// either finished, being created now, or still queued: do it here if nobody started
 		if a.take(r) {
 			a.create(r)
 		}
 		<-r.done
-		if r.err == nil {
-			return r.mf, nil
-		}
+		mf, err = r.mf, r.err
 		// a failed background attempt (e.g. disk was full then) is retried once inline
 	}
-	mf, err := newMappedFile(path, size)
-	if err == nil && warm {
-		mf.warm()
+	if mf == nil {
+		mf, err = newMappedFile(path, size)
+		if err == nil && warm {
+			mf.warm()
+		}
 	}
-	return mf, err
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	if !a.svc.Stopped() {
+		a.request(nextPath, size, warm)
+	}
+	a.mu.Unlock()
+	a.svc.Wakeup()
+	return mf, nil
 }
 
 // take removes r from the queue if it has not been started; true if the caller must create it.
