@@ -162,23 +162,30 @@ func TestExercise4_ExpiredBrokerLeavesEveryTable(t *testing.T) {
 // TestExercise5_QueryDataVersionInsteadOfRegistering asks: with forceRegister=false, how does
 // a broker keep alive without sending its whole topic table? It proves that QUERY_DATA_VERSION
 // with the registered DataVersion answers "unchanged" (no registration needed) and refreshes the
-// broker's liveness — 100 s later the broker survives a scan at 130 s — while a moved
-// DataVersion answers "changed" (BrokerOuterAPI#needRegister, DefaultRequestProcessor#queryBrokerTopicConfig).
+// broker's liveness, while a moved DataVersion answers "changed" and does NOT refresh it (the
+// broker must register instead): broker-a, queried "unchanged" at 100 s and "changed" at 110 s,
+// survives the scan at 130 s and expires at 225 s — 125 s after the unchanged query, only 115 s
+// after the changed one (BrokerOuterAPI#needRegister, DefaultRequestProcessor#queryBrokerTopicConfig).
 func TestExercise5_QueryDataVersionInsteadOfRegistering(t *testing.T) {
 	c := startCluster2(t, nil)
 	c.a.BrokerOuterAPI().UpdateNameServerAddressList(nil) // broker-a's own service stays out of the way
 	api := outerAPI(t, c.ns.Addr())
 	dv := c.a.TopicConfigManager().DataVersion()
-	c.clk.advance(100 * time.Second)
-	require.False(t, api.NeedRegister(cluster, c.a.BrokerAddr(), "broker-a", 0, dv, 3*time.Second))
 	moved := dv
 	moved.Counter++
+	c.clk.advance(100 * time.Second)
+	require.False(t, api.NeedRegister(cluster, c.a.BrokerAddr(), "broker-a", 0, dv, 3*time.Second))
+	c.clk.advance(10 * time.Second)
 	require.True(t, api.NeedRegister(cluster, c.a.BrokerAddr(), "broker-a", 0, moved, 3*time.Second))
 
-	c.clk.advance(30 * time.Second) // 130 s after broker-a's and broker-b's last registration
+	c.clk.advance(20 * time.Second) // 130 s after broker-a's and broker-b's last registration
 	require.Equal(t, 1, c.ns.RouteInfoManager.ScanNotActiveBroker(), "only broker-b expires")
 	require.True(t, registered(c.ns, "broker-a"), "the unchanged query counted as a heartbeat")
 	require.False(t, registered(c.ns, "broker-b"))
+
+	c.clk.advance(95 * time.Second) // 225 s: 125 s after the unchanged query, 115 s after the changed one
+	require.Equal(t, 1, c.ns.RouteInfoManager.ScanNotActiveBroker(), "the changed query was no heartbeat")
+	require.False(t, registered(c.ns, "broker-a"))
 }
 
 // TestExercise6_ClosedChannelIsForgottenAtOnce asks: must the name server wait 120 s to forget a
