@@ -62,6 +62,8 @@ type MQClientInstance struct {
 	heartbeat     *service.ServiceThread
 	persistOffset *service.ServiceThread
 	rebalance     *service.ServiceThread
+
+	pullMessageService *PullMessageService
 }
 
 // NewMQClientInstance returns an instance for cfg (defaults filled in) named clientID; use
@@ -87,6 +89,7 @@ func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *
 		persistOffset:      service.New("MQClientFactoryScheduledThread-persistOffset"),
 		rebalance:          service.New("RebalanceService"),
 	}
+	m.pullMessageService = newPullMessageService(m)
 	m.api = NewMQClientAPIImpl(cfg, &ClientRemotingProcessor{instance: m}, m.tr)
 	if addrs := cfg.NamesrvAddrList(); len(addrs) > 0 {
 		m.api.UpdateNameServerAddressList(addrs)
@@ -129,6 +132,16 @@ func (m *MQClientInstance) Start() error {
 	switch m.state {
 	case CreateJust:
 		m.state = StartFailed
+		// Java: pullMessageService.start() and rebalanceService.start(); each run() logs its
+		// start. Manual (DisableScheduledTasks): the caller drives DoPull and DoRebalance.
+		// The two steps are logged only for an instance started by a consumer (a producer's
+		// instance starts the same services, idle).
+		consumers := len(m.consumerTable) > 0
+		m.pullMessageService.start(m.cfg.DisableScheduledTasks, consumers)
+		if consumers && m.tr.Enabled() {
+			m.tr.Step("RebalanceService#run", slog.String("state", "started"), slog.Bool("manual", m.cfg.DisableScheduledTasks),
+				slog.Duration("waitInterval", m.cfg.RebalanceInterval))
+		}
 		if !m.cfg.DisableScheduledTasks {
 			m.startScheduledTask()
 		}
@@ -149,7 +162,7 @@ func (m *MQClientInstance) startScheduledTask() {
 		m.CleanOfflineBroker()
 		m.SendHeartbeatToAllBrokerWithLock()
 	})
-	m.persistOffset.RunEvery(10*time.Second, m.cfg.PersistConsumerOffsetInterval, m.PersistAllConsumerOffset)
+	m.persistOffset.RunEvery(10*time.Second, m.cfg.PersistConsumerOffsetInterval, m.RunPersistConsumerOffsetTask)
 	// RebalanceService#run: waitForRunning(interval), then doRebalance; a wake-up cuts the wait.
 	m.rebalance.RunEvery(m.cfg.RebalanceInterval, m.cfg.RebalanceInterval, m.DoRebalance)
 }
@@ -171,6 +184,7 @@ func (m *MQClientInstance) Shutdown() {
 	m.state = ShutdownAlready
 	m.mu.Unlock()
 	if state == Running {
+		m.pullMessageService.shutdown()
 		m.rebalance.Shutdown()
 		m.persistOffset.Shutdown()
 		m.heartbeat.Shutdown()
@@ -645,14 +659,38 @@ func (m *MQClientInstance) FindConsumerIDList(topic, group string) ([]string, er
 // DoRebalance asks every consumer to reassign its queues (the RebalanceService's pass).
 // Java: MQClientInstance#doRebalance.
 func (m *MQClientInstance) DoRebalance() {
-	for _, c := range m.consumers() {
+	cs := m.consumers()
+	if m.tr.Enabled() {
+		m.tr.Step("MQClientInstance#doRebalance", slog.Int("consumers", len(cs)))
+	}
+	for _, c := range cs {
 		c.DoRebalance()
 	}
 }
 
 // RebalanceImmediately wakes the RebalanceService (a consumer joined or left a group).
 // Java: MQClientInstance#rebalanceImmediately.
-func (m *MQClientInstance) RebalanceImmediately() { m.rebalance.Wakeup() }
+func (m *MQClientInstance) RebalanceImmediately() {
+	if m.tr.Enabled() {
+		m.tr.Step("MQClientInstance#rebalanceImmediately")
+	}
+	m.rebalance.Wakeup()
+}
+
+// PullMessageService is the instance's pull loop. Java: MQClientInstance#getPullMessageService.
+func (m *MQClientInstance) PullMessageService() *PullMessageService { return m.pullMessageService }
+
+// RunPersistConsumerOffsetTask is one pass of the offset-persistence task that
+// startScheduledTask schedules (first after 10 s, then every PersistConsumerOffsetInterval);
+// with DisableScheduledTasks the caller runs it. Java: the persistAllConsumerOffset runnable
+// of MQClientInstance#startScheduledTask.
+func (m *MQClientInstance) RunPersistConsumerOffsetTask() {
+	if m.tr.Enabled() {
+		m.tr.Step("MQClientInstance#startScheduledTask", slog.String("task", "persistAllConsumerOffset"),
+			slog.Duration("period", m.cfg.PersistConsumerOffsetInterval))
+	}
+	m.PersistAllConsumerOffset()
+}
 
 // PersistAllConsumerOffset asks every consumer to persist its offsets.
 // Java: MQClientInstance#persistAllConsumerOffset.

@@ -1,6 +1,11 @@
 package client
 
-import "sync"
+import (
+	"log/slog"
+	"sync"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
 
 // MQClientManager keeps the process's MQClientInstances, one per clientId, so that every
 // producer and consumer with the same clientId (ip@instanceName) shares one set of connections,
@@ -25,10 +30,14 @@ func (m *MQClientManager) GetOrCreateMQClientInstance(cfg ClientConfig) *MQClien
 	id := cfg.BuildMQClientID()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if inst, ok := m.table[id]; ok {
+	inst, ok := m.table[id]
+	if tr := trace.New(cfg.Logger, "client"); tr.Enabled() {
+		tr.Step("MQClientManager#getOrCreateMQClientInstance", slog.String("clientId", id), slog.Bool("created", !ok))
+	}
+	if ok {
 		return inst
 	}
-	inst := NewMQClientInstance(cfg, m.index, id)
+	inst = NewMQClientInstance(cfg, m.index, id)
 	m.index++
 	m.table[id] = inst
 	return inst

@@ -1,0 +1,432 @@
+// Command ch05-consume is chapter 5 of the annotated text: pulling (消息的拉取), consuming
+// (消息的消费) and persisting the consume progress (拉取进度持久化).
+//
+// The scenario, on loopback, in a temp dir removed at the end:
+//
+//  0. a name server and broker-a, TopicTest with 2 queues; a producer sends 4 messages
+//     (not traced: chapter 2 shows sending);
+//  1. a CLUSTERING push consumer starts: it copies its subscription, adds %RETRY%group, gets
+//     its MQClientInstance and asks for a rebalance;
+//  2. the rebalance assigns it both queues of TopicTest and the retry topic's queue;
+//  3. it pulls queue 0 and queue 1; the listener fails one message, which goes back to the
+//     broker with delay level 3 (10 s) into SCHEDULE_TOPIC_XXXX;
+//  4. 10 s later (the store's clock moves by hand) the schedule service delivers it to
+//     %RETRY%group, and the consumer pulls it from there and consumes it;
+//  5. the offset-persistence task sends the offsets to the broker;
+//  6. a BROADCASTING consumer reads every queue and keeps its progress in a local file.
+//
+// Nothing runs behind the scenario's back: the broker's store and schedule service run with
+// ManualServices, the consumer's instance with DisableScheduledTasks, and the scenario calls
+// the loop bodies (DoRebalance, DoPullQueue, DoReput, DoDeliver, RunPersistConsumerOffsetTask)
+// one at a time, so the output is the same every run. `go test ./ch05-consume` compares it
+// with the chapter's golden file.
+//
+// Run: go run ./ch05-consume
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+func main() {
+	if err := run(os.Stdout, config{}); err != nil {
+		fmt.Fprintln(os.Stderr, "ch05-consume:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what a run may vary.
+type config struct {
+	// Dir receives the broker's store and the local offsets; "" makes a temp dir removed at the end.
+	Dir string
+	// MessageDelayLevel, when set, replaces the broker's delay levels (exercises shorten them).
+	MessageDelayLevel string
+}
+
+const (
+	topicName      = "TopicTest"
+	clusterGroup   = "ch05_consumer_group"
+	broadcastGroup = "ch05_broadcast_group"
+)
+
+// epoch is where the store's and the consumers' clocks start.
+var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// run plays the scenario and writes its log and tables to w.
+func run(w io.Writer, cfg config) (err error) {
+	out := &syncWriter{w: w}
+	gate := newGate(trace.NewPrinter(out, slog.LevelError))
+	logger := slog.New(gate)
+	defer gate.close()
+
+	dir := cfg.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "ch05-consume-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	clk := &manualClock{}
+	clk.t.Store(epoch.UnixMilli())
+
+	say(out, "== 0. a name server and broker-a; %s with 2 queues; 4 messages sent (not traced) ==", topicName)
+	sc, err := newScenario(dir, cfg, logger, clk)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		gate.close()
+		sc.shutdown()
+	}()
+	if err := sc.produce(4); err != nil {
+		return err
+	}
+	gate.open.Store(true)
+
+	say(out, "== 1. 启动 — the clustering push consumer starts ==")
+	failed := map[string]int{}
+	var mu sync.Mutex
+	c, err := sc.startConsumer(clusterGroup, protocol.Clustering, func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range msgs {
+			body := string(m.Body)
+			say(out, "listener: topic=%s queueId=%d queueOffset=%d reconsumeTimes=%d body=%q", m.Topic, m.QueueID, m.QueueOffset, m.ReconsumeTimes, body)
+			if body == "Hello RocketMQ 2" && failed[body] == 0 {
+				failed[body]++
+				say(out, "listener: RECONSUME_LATER for %q", body)
+				return consumer.ReconsumeLater
+			}
+		}
+		return consumer.ConsumeSuccess
+	})
+	if err != nil {
+		return err
+	}
+	inst := c.Instance()
+
+	say(out, "== 2. 负载均衡 — the rebalance assigns the queues and dispatches the first pulls ==")
+	inst.DoRebalance()
+
+	say(out, "== 3. 消息拉取 — pull queue 0, then queue 1; the listener fails one message ==")
+	for q := int32(0); q < 2; q++ {
+		inst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
+	}
+	printOffsets(out, "the consumer's offsets in memory", c)
+
+	say(out, "== 4. 重试 — +10 s: the schedule service delivers it to %%RETRY%%%s; it is pulled and consumed ==", clusterGroup)
+	if err := sc.deliverDelayed(10 * time.Second); err != nil {
+		return err
+	}
+	inst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: protocol.GetRetryTopic(clusterGroup), BrokerName: "broker-a", QueueID: 0})
+
+	say(out, "== 5. 拉取进度持久化 — the persist task sends the offsets to the broker ==")
+	inst.RunPersistConsumerOffsetTask()
+	if err := sc.waitCommitted(clusterGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
+		return err
+	}
+	printBrokerOffsets(out, sc, clusterGroup)
+
+	say(out, "== 6. 广播消费 — a broadcasting consumer keeps its progress in a local file ==")
+	b, err := sc.startConsumer(broadcastGroup, protocol.Broadcasting, func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+		for _, m := range msgs {
+			say(out, "broadcast listener: queueId=%d queueOffset=%d body=%q", m.QueueID, m.QueueOffset, string(m.Body))
+		}
+		return consumer.ConsumeSuccess
+	})
+	if err != nil {
+		return err
+	}
+	binst := b.Instance()
+	binst.DoRebalance()
+	for q := int32(0); q < 2; q++ {
+		binst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
+	}
+	binst.RunPersistConsumerOffsetTask()
+	rel, _ := filepath.Rel(dir, filepath.Join(sc.offsetDir, binst.ClientID(), broadcastGroup, "offsets.json"))
+	data, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		return err
+	}
+	say(out, "%s:\n%s", filepath.ToSlash(rel), data)
+	return nil
+}
+
+// scenario holds the cluster and what the steps share.
+type scenario struct {
+	cluster   *embedded.Cluster
+	logger    *slog.Logger
+	clk       *manualClock
+	offsetDir string
+	producer  *producer.DefaultMQProducer
+	consumers []*consumer.DefaultMQPushConsumer
+}
+
+func newScenario(dir string, cfg config, logger *slog.Logger, clk *manualClock) (*scenario, error) {
+	c, err := embedded.Start(embedded.Config{
+		Dir: dir, Brokers: 1, Logger: logger,
+		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.MappedFileSizeCommitLog = 64 << 10
+			sc.MappedFileSizeConsumeQueue = 100 * 20
+			sc.ManualServices = true
+			sc.Clock = clk.millis
+			if cfg.MessageDelayLevel != "" {
+				sc.MessageDelayLevel = cfg.MessageDelayLevel
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &scenario{cluster: c, logger: logger, clk: clk, offsetDir: filepath.Join(dir, "offsets")}
+	// The retry topic exists before the consumer's first heartbeat, and the broker does not
+	// notify the groups of membership changes (NOTIFY_CONSUMER_IDS_CHANGED): either would make
+	// something happen on a goroutine of its own, at a time no run repeats.
+	for _, g := range []string{clusterGroup, broadcastGroup} {
+		sgm := c.Brokers[0].SubscriptionGroupManager()
+		if sgc := sgm.FindSubscriptionGroupConfig(g); sgc != nil {
+			cp := *sgc
+			cp.NotifyConsumerIdsChangedEnable = false
+			sgm.UpdateSubscriptionGroupConfig(cp)
+		}
+	}
+	for _, t := range []struct {
+		name   string
+		queues int32
+	}{{topicName, 2}, {protocol.GetRetryTopic(clusterGroup), 1}, {protocol.GetRetryTopic(broadcastGroup), 1}} {
+		if err := s.createTopic(t.name, t.queues); err != nil {
+			c.Shutdown()
+			return nil, err
+		}
+	}
+	pc := producer.DefaultConfig("ch05_producer_group")
+	pc.NamesrvAddr = c.NamesrvAddr()
+	pc.ClientIP = "127.0.0.1"
+	pc.InstanceName = "ch05-producer"
+	pc.DisableScheduledTasks = true
+	pc.IndexSeed = func() int32 { return -1 }
+	s.producer = producer.NewDefaultMQProducer(pc)
+	if err := s.producer.Start(); err != nil {
+		c.Shutdown()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *scenario) broker() *broker.BrokerController { return s.cluster.Brokers[0] }
+
+func (s *scenario) createTopic(topic string, queues int32) error {
+	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
+	defer cl.Shutdown()
+	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
+		ReadQueueNums: queues, WriteQueueNums: queues, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
+	resp, err := invoke(cl, s.broker().BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	if err == nil {
+		err = resp.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", topic, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topic}).Encode(), nil)
+		resp, err := invoke(cl, s.cluster.NamesrvAddr(), req)
+		if err == nil && resp.Code == protocol.Success {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the name server never routed the topic")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return cl.InvokeSync(ctx, addr, req)
+}
+
+// produce sends n messages round robin over the two queues and builds the ConsumeQueues.
+func (s *scenario) produce(n int) error {
+	for i := 1; i <= n; i++ {
+		m := &primitive.Message{Topic: topicName, Body: []byte("Hello RocketMQ " + strconv.Itoa(i))}
+		m.PutProperty(primitive.PropertyTags, []string{"TagA", "TagB"}[i%2])
+		if _, err := s.producer.Send(context.Background(), m); err != nil {
+			return fmt.Errorf("send #%d: %w", i, err)
+		}
+	}
+	s.broker().MessageStore().DoReput()
+	return nil
+}
+
+// startConsumer starts a push consumer of group on TopicTest ("TagA || TagB") that runs no
+// goroutine of its own: the scenario drives it.
+func (s *scenario) startConsumer(group string, model protocol.MessageModel, l consumer.MessageListenerConcurrently) (*consumer.DefaultMQPushConsumer, error) {
+	cfg := consumer.DefaultConfig(group)
+	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
+	cfg.ClientIP = "127.0.0.1"
+	cfg.InstanceName = "ch05-" + string(model)
+	cfg.DisableScheduledTasks = true
+	cfg.Logger = s.logger
+	cfg.Clock = s.clk.now
+	cfg.IndexSeed = func() int32 { return -1 }
+	cfg.MessageModel = model
+	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
+	cfg.OffsetStoreDir = s.offsetDir
+	c := consumer.NewDefaultMQPushConsumer(cfg)
+	if err := c.Subscribe(topicName, "TagA || TagB"); err != nil {
+		return nil, err
+	}
+	c.RegisterMessageListener(l)
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	s.consumers = append(s.consumers, c)
+	return c, nil
+}
+
+// deliverDelayed moves the store's clock by d, then lets the schedule service deliver what is
+// due and builds the ConsumeQueues of what it wrote.
+func (s *scenario) deliverDelayed(d time.Duration) error {
+	st := s.broker().MessageStore()
+	st.DoReput()
+	s.clk.advance(d)
+	n := s.broker().ScheduleMessageService().DoDeliver()
+	st.DoReput()
+	if n == 0 {
+		return errors.New("the schedule service delivered nothing")
+	}
+	return nil
+}
+
+// waitCommitted waits for the oneway UPDATE_CONSUMER_OFFSET requests to land.
+func (s *scenario) waitCommitted(group, topic string, want map[int32]int64) error {
+	om := s.broker().ConsumerOffsetManager()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok := true
+		for q, v := range want {
+			if om.QueryOffset(group, topic, q) != v {
+				ok = false
+			}
+		}
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("offsets of %s never reached %v", group, want)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (s *scenario) shutdown() {
+	for i := len(s.consumers) - 1; i >= 0; i-- {
+		s.consumers[i].Shutdown()
+	}
+	s.producer.Shutdown()
+	s.cluster.Shutdown()
+}
+
+func printOffsets(w io.Writer, title string, c *consumer.DefaultMQPushConsumer) {
+	say(w, "%s:", title)
+	table := c.OffsetStore().CloneOffsetTable("")
+	var lines []string
+	for q, v := range table {
+		lines = append(lines, fmt.Sprintf("  %s queue %d -> %d", q.Topic, q.QueueID, v))
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		say(w, "%s", l)
+	}
+}
+
+func printBrokerOffsets(w io.Writer, s *scenario, group string) {
+	say(w, "broker-a consumerOffset.json, group %s:", group)
+	om := s.broker().ConsumerOffsetManager()
+	for _, topic := range []string{topicName, protocol.GetRetryTopic(group)} {
+		offs := om.QueryOffsets(group, topic)
+		qs := make([]int, 0, len(offs))
+		for q := range offs {
+			qs = append(qs, int(q))
+		}
+		sort.Ints(qs)
+		for _, q := range qs {
+			say(w, "  %s@%s queue %d -> %d", topic, group, q, offs[int32(q)])
+		}
+	}
+}
+
+func say(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, format+"\n", a...)
+}
+
+// manualClock is the store's and the consumers' time in this chapter: it moves only when advanced.
+type manualClock struct{ t atomic.Int64 }
+
+func (c *manualClock) millis() int64           { return c.t.Load() }
+func (c *manualClock) now() time.Time          { return time.UnixMilli(c.t.Load()).UTC() }
+func (c *manualClock) advance(d time.Duration) { c.t.Add(d.Milliseconds()) }
+
+// syncWriter serializes writes from the printer and from the scenario.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// gate passes records to the printer only while open: the setup and the shutdown are not logged.
+type gate struct {
+	slog.Handler
+	open *atomic.Bool
+}
+
+func newGate(h slog.Handler) *gate { return &gate{Handler: h, open: new(atomic.Bool)} }
+
+func (g *gate) close() { g.open.Store(false) }
+
+func (g *gate) Enabled(ctx context.Context, l slog.Level) bool {
+	return g.open.Load() && g.Handler.Enabled(ctx, l)
+}
+
+func (g *gate) Handle(ctx context.Context, r slog.Record) error {
+	if !g.open.Load() {
+		return nil
+	}
+	return g.Handler.Handle(ctx, r)
+}
+
+func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &gate{Handler: g.Handler.WithAttrs(attrs), open: g.open}
+}
+
+func (g *gate) WithGroup(name string) slog.Handler {
+	return &gate{Handler: g.Handler.WithGroup(name), open: g.open}
+}

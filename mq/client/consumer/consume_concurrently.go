@@ -1,0 +1,281 @@
+package consumer
+
+import (
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+)
+
+// ConsumeConcurrentlyStatus is a listener's verdict on a batch.
+// Mirrors org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus.
+type ConsumeConcurrentlyStatus int
+
+const (
+	// ConsumeSuccess: the messages up to AckIndex are consumed.
+	ConsumeSuccess ConsumeConcurrentlyStatus = iota
+	// ReconsumeLater: the whole batch failed; it comes back later through %RETRY%group.
+	ReconsumeLater
+)
+
+// String returns Java's name.
+func (s ConsumeConcurrentlyStatus) String() string {
+	if s == ConsumeSuccess {
+		return "CONSUME_SUCCESS"
+	}
+	return "RECONSUME_LATER"
+}
+
+// ConsumeConcurrentlyContext travels with one listener call.
+// Mirrors org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext.
+type ConsumeConcurrentlyContext struct {
+	MessageQueue primitive.MessageQueue
+	// DelayLevelWhenNextConsume: 0 lets the broker choose (3 + reconsumeTimes), > 0 forces a
+	// level, -1 sends straight to the DLQ.
+	DelayLevelWhenNextConsume int32
+	// AckIndex is the index of the last consumed message of a successful batch; the messages
+	// after it are sent back. Default: the whole batch (Java: Integer.MAX_VALUE).
+	AckIndex int
+}
+
+// MessageListenerConcurrently consumes a batch (at most ConsumeMessageBatchMaxSize messages of
+// one queue), possibly at the same time as other batches.
+// Mirrors org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently.
+type MessageListenerConcurrently func(msgs []*primitive.MessageExt, ctx *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus
+
+// ConsumeMessageConcurrentlyService runs the listener over batches on a pool of workers and
+// settles each result: consumed messages leave the ProcessQueue and move the offset to the
+// smallest one still held; failed ones go back to the broker (or, if that fails, are consumed
+// again here 5 s later). Mirrors
+// org.apache.rocketmq.client.impl.consumer.ConsumeMessageConcurrentlyService.
+//
+// Goroutines: one per submitted batch, at most ConsumeThreadMin running the listener at once
+// (a semaphore). Deviation: Java queues Runnables for a fixed pool; the effect is the same.
+// With ClientConfig.DisableScheduledTasks a batch runs on the submitting goroutine (the pull
+// callback), so a chapter's trace has one order; delayed re-consumption waits for
+// RunDelayedConsumeRequests.
+type ConsumeMessageConcurrentlyService struct {
+	c        *DefaultMQPushConsumer
+	listener MessageListenerConcurrently
+	inline   bool
+	sem      chan struct{}
+	wg       sync.WaitGroup
+
+	mu      sync.Mutex
+	later   []*consumeRequest
+	timers  map[*time.Timer]struct{}
+	stopped bool
+}
+
+type consumeRequest struct {
+	msgs []*primitive.MessageExt
+	pq   *client.ProcessQueue
+	mq   primitive.MessageQueue
+}
+
+func newConsumeMessageConcurrentlyService(c *DefaultMQPushConsumer, l MessageListenerConcurrently) *ConsumeMessageConcurrentlyService {
+	return &ConsumeMessageConcurrentlyService{c: c, listener: l, inline: c.cfg.DisableScheduledTasks,
+		sem: make(chan struct{}, c.cfg.ConsumeThreadMin), timers: map[*time.Timer]struct{}{}}
+}
+
+func (s *ConsumeMessageConcurrentlyService) start() {}
+
+func (s *ConsumeMessageConcurrentlyService) shutdown() {
+	s.mu.Lock()
+	s.stopped = true
+	for t := range s.timers {
+		if t.Stop() {
+			s.wg.Done()
+		}
+	}
+	s.timers = map[*time.Timer]struct{}{}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// submitConsumeRequest cuts msgs into batches of ConsumeMessageBatchMaxSize and runs each.
+// Java: ConsumeMessageConcurrentlyService#submitConsumeRequest.
+func (s *ConsumeMessageConcurrentlyService) submitConsumeRequest(msgs []*primitive.MessageExt, pq *client.ProcessQueue,
+	mq primitive.MessageQueue, _ bool) {
+	size := s.c.cfg.ConsumeMessageBatchMaxSize
+	if s.c.tr.Enabled() {
+		s.c.tr.Step("ConsumeMessageConcurrentlyService#submitConsumeRequest", slog.String("topic", mq.Topic),
+			slog.Int("queueId", int(mq.QueueID)), slog.Int("messages", len(msgs)), slog.Int("consumeMessageBatchMaxSize", size))
+	}
+	for i := 0; i < len(msgs); i += size {
+		s.submit(&consumeRequest{msgs: msgs[i:min(i+size, len(msgs))], pq: pq, mq: mq})
+	}
+}
+
+func (s *ConsumeMessageConcurrentlyService) submit(r *consumeRequest) {
+	if s.inline {
+		s.run(r)
+		return
+	}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		s.sem <- struct{}{}
+		defer func() { <-s.sem }()
+		s.run(r)
+	}()
+}
+
+// submitConsumeRequestLater consumes r again after 5 s. Java: #submitConsumeRequestLater.
+func (s *ConsumeMessageConcurrentlyService) submitConsumeRequestLater(r *consumeRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	if s.inline {
+		s.later = append(s.later, r)
+		return
+	}
+	s.wg.Add(1)
+	var t *time.Timer
+	t = time.AfterFunc(consumeLaterDelay, func() {
+		s.mu.Lock()
+		delete(s.timers, t)
+		s.mu.Unlock()
+		defer s.wg.Done()
+		s.submit(r)
+	})
+	s.timers[t] = struct{}{}
+}
+
+// RunDelayedConsumeRequests runs the batches waiting for local re-consumption (manual mode)
+// and returns how many there were.
+func (s *ConsumeMessageConcurrentlyService) RunDelayedConsumeRequests() int {
+	s.mu.Lock()
+	rs := s.later
+	s.later = nil
+	s.mu.Unlock()
+	for _, r := range rs {
+		s.submit(r)
+	}
+	return len(rs)
+}
+
+// run is ConsumeRequest#run: restore a retried message's topic, call the listener, settle.
+func (s *ConsumeMessageConcurrentlyService) run(r *consumeRequest) {
+	if r.pq.Dropped() {
+		return
+	}
+	c := s.c
+	retryTopic := protocol.GetRetryTopic(c.cfg.ConsumerGroup)
+	now := c.now()
+	for _, m := range r.msgs { // resetRetryAndNamespace
+		if t := m.GetProperty(primitive.PropertyRetryTopic); t != "" && m.Topic == retryTopic {
+			m.Topic = t
+		}
+		m.PutProperty(primitive.PropertyConsumeStartTimestamp, strconv.FormatInt(now.UnixMilli(), 10))
+	}
+	ctx := &ConsumeConcurrentlyContext{MessageQueue: r.mq, AckIndex: int(^uint(0) >> 1)}
+	status := s.callListener(r.msgs, ctx)
+	if c.tr.Enabled() {
+		c.tr.Step("ConsumeRequest#run", slog.String("topic", r.mq.Topic), slog.Int("queueId", int(r.mq.QueueID)),
+			slog.String("offsets", offsetsOf(r.msgs)), slog.String("status", status.String()))
+	}
+	r.pq.SetLastConsumeTimestamp(c.now())
+	if !r.pq.Dropped() {
+		s.processConsumeResult(status, ctx, r)
+	}
+}
+
+func (s *ConsumeMessageConcurrentlyService) callListener(msgs []*primitive.MessageExt, ctx *ConsumeConcurrentlyContext) (st ConsumeConcurrentlyStatus) {
+	defer func() {
+		if p := recover(); p != nil { // a panicking listener is a failed batch, as Java's catch (Throwable)
+			s.c.log.Warn("consumeMessage exception", "group", s.c.cfg.ConsumerGroup, "panic", p)
+			st = ReconsumeLater
+		}
+	}()
+	return s.listener(msgs, ctx)
+}
+
+// processConsumeResult settles a batch: with CONSUME_SUCCESS the messages after AckIndex failed,
+// with RECONSUME_LATER all did. In CLUSTERING each failed message is sent back (and retried here
+// later if that fails); in BROADCASTING it is dropped. Then the batch leaves the ProcessQueue
+// and the offset moves to the smallest offset still held. Java: #processConsumeResult.
+func (s *ConsumeMessageConcurrentlyService) processConsumeResult(status ConsumeConcurrentlyStatus, ctx *ConsumeConcurrentlyContext, r *consumeRequest) {
+	c := s.c
+	ackIndex := ctx.AckIndex
+	if status == ConsumeSuccess {
+		ackIndex = min(ackIndex, len(r.msgs)-1)
+	} else {
+		ackIndex = -1
+	}
+	if c.tr.Enabled() {
+		c.tr.Step("ConsumeMessageConcurrentlyService#processConsumeResult", slog.String("status", status.String()),
+			slog.Int("ackIndex", ackIndex), slog.Int("messages", len(r.msgs)), slog.String("messageModel", string(c.cfg.MessageModel)))
+	}
+	remove := r.msgs
+	if c.cfg.MessageModel == protocol.Broadcasting {
+		for i := ackIndex + 1; i < len(r.msgs); i++ {
+			c.log.Warn("BROADCASTING, the message consume failed, drop it", "msgId", r.msgs[i].MsgID)
+		}
+	} else {
+		var failed []*primitive.MessageExt
+		for i := ackIndex + 1; i < len(r.msgs); i++ {
+			m := r.msgs[i]
+			if c.tr.Enabled() {
+				c.tr.Step("ConsumeMessageConcurrentlyService#sendMessageBack", slog.Int64("queueOffset", m.QueueOffset),
+					slog.Int64("commitLogOffset", m.CommitLogOffset), slog.Int("reconsumeTimes", int(m.ReconsumeTimes)),
+					slog.Int("delayLevel", int(ctx.DelayLevelWhenNextConsume)))
+			}
+			err := c.sendMessageBack(m, ctx.DelayLevelWhenNextConsume, r.mq.BrokerName)
+			if err != nil {
+				c.log.Warn("sendMessageBack failed, consume it again later", "msgId", m.MsgID, "err", err)
+				m.ReconsumeTimes++
+				failed = append(failed, m)
+			}
+		}
+		if len(failed) > 0 {
+			remove = make([]*primitive.MessageExt, 0, len(r.msgs)-len(failed))
+			for _, m := range r.msgs {
+				if !containsMsg(failed, m) {
+					remove = append(remove, m)
+				}
+			}
+			s.submitConsumeRequestLater(&consumeRequest{msgs: failed, pq: r.pq, mq: r.mq})
+		}
+	}
+	offset := r.pq.RemoveMessage(remove)
+	if c.tr.Enabled() {
+		c.tr.Step("ConsumeMessageConcurrentlyService#removeMessage", slog.String("topic", r.mq.Topic), slog.Int("queueId", int(r.mq.QueueID)),
+			slog.String("removed", offsetsOf(remove)), slog.Int64("offset", offset), slog.Int64("stillCached", r.pq.MsgCount()))
+	}
+	if offset >= 0 && !r.pq.Dropped() {
+		c.offsets.UpdateOffset(r.mq, offset, true)
+	}
+}
+
+func containsMsg(list []*primitive.MessageExt, m *primitive.MessageExt) bool {
+	for _, x := range list {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+func offsetsOf(msgs []*primitive.MessageExt) string {
+	s := ""
+	for i, m := range msgs {
+		if i > 0 {
+			s += ","
+		}
+		s += strconv.FormatInt(m.QueueOffset, 10)
+	}
+	return s
+}

@@ -1,0 +1,485 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// DefaultMQPushConsumer receives messages pushed to a listener: behind the scenes it pulls the
+// queues a rebalance assigned to it (long polling), caches them per queue, hands them to the
+// listener on a worker pool, returns failures to the broker for a later retry and commits
+// progress. Mirrors org.apache.rocketmq.client.consumer.DefaultMQPushConsumer (API and config)
+// and org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl (logic) in one type.
+//
+// Locks: mu guards state transitions, the pre-start subscriptions and the listener; state is
+// also an atomic for the pull path. The rebalance state has its own lock (client.RebalanceImpl).
+type DefaultMQPushConsumer struct {
+	cfg Config
+	tr  *trace.Tracer
+	log *slog.Logger
+
+	mu        sync.Mutex
+	state     atomic.Int32 // client.ServiceState
+	subs      map[string]string
+	listener  MessageListenerConcurrently
+	instance  *client.MQClientInstance
+	rebalance *client.RebalanceImpl
+	pullAPI   *client.PullAPIWrapper
+	offsets   client.OffsetStore
+	consume   *ConsumeMessageConcurrentlyService
+	paused    atomic.Bool
+	pullLater sync.WaitGroup // delayed OFFSET_ILLEGAL fix-ups
+}
+
+// NewDefaultMQPushConsumer returns a consumer for cfg (see DefaultConfig); nothing happens
+// until Start. Steps are traced as component "consumer".
+func NewDefaultMQPushConsumer(cfg Config) *DefaultMQPushConsumer {
+	cfg = cfg.withDefaults()
+	c := &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Logger, "consumer"), log: cfg.Logger, subs: map[string]string{}}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Config returns the consumer's config (defaults filled in).
+func (c *DefaultMQPushConsumer) Config() Config { return c.cfg }
+
+// Subscribe adds topic with a tag expression ("*", "TagA || TagB"). Before Start it is noted
+// for copySubscription; afterwards it takes effect at once and a heartbeat tells the brokers.
+// Errors: protocol.ErrSubscriptionParse. Java: DefaultMQPushConsumerImpl#subscribe.
+func (c *DefaultMQPushConsumer) Subscribe(topic, subExpression string) error {
+	sd, err := protocol.BuildSubscriptionData(topic, subExpression)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.subs[topic] = subExpression
+	rb, inst := c.rebalance, c.instance
+	c.mu.Unlock()
+	if rb != nil {
+		sd.SubVersion = c.now().UnixMilli()
+		rb.PutSubscription(sd)
+		inst.SendHeartbeatToAllBrokerWithLock()
+	}
+	return nil
+}
+
+// RegisterMessageListener sets the listener (before Start).
+// Java: DefaultMQPushConsumer#registerMessageListener(MessageListenerConcurrently).
+func (c *DefaultMQPushConsumer) RegisterMessageListener(l MessageListenerConcurrently) {
+	c.mu.Lock()
+	c.listener = l
+	c.mu.Unlock()
+}
+
+func (c *DefaultMQPushConsumer) now() time.Time {
+	if c.cfg.Clock != nil {
+		return c.cfg.Clock()
+	}
+	return time.Now()
+}
+
+// Start checks the config, copies the subscriptions (adding %RETRY%group in CLUSTERING), gets
+// the MQClientInstance of its clientId, chooses the offset store, starts the consume service,
+// registers and starts the instance, fetches the routes of its topics, sends a heartbeat
+// carrying its subscriptions and asks for a rebalance at once.
+// Errors: client.ErrIllegalConfig, client.ErrGroupExists, client.ErrServiceState, a load error
+// of the local offset file. Java: DefaultMQPushConsumerImpl#start.
+func (c *DefaultMQPushConsumer) Start() error {
+	c.mu.Lock()
+	if st := client.ServiceState(c.state.Load()); st != client.CreateJust {
+		c.mu.Unlock()
+		return fmt.Errorf("%w: the PushConsumer service state not OK, maybe started once, %s", client.ErrServiceState, st)
+	}
+	if c.tr.Enabled() {
+		c.tr.Step("DefaultMQPushConsumerImpl#start", slog.String("consumerGroup", c.cfg.ConsumerGroup),
+			slog.String("messageModel", string(c.cfg.MessageModel)), slog.String("consumeFromWhere", string(c.cfg.ConsumeFromWhere)))
+	}
+	if err := c.checkConfig(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.state.Store(int32(client.StartFailed))
+	if c.cfg.MessageModel == protocol.Clustering {
+		c.cfg.ChangeInstanceNameToPID()
+	}
+	subs, err := c.copySubscription()
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(c.cfg.ClientConfig)
+	c.instance = inst
+	strategy := c.cfg.AllocateMessageQueueStrategy
+	if strategy == nil {
+		strategy = client.AllocateMessageQueueAveragely{Tracer: inst.Tracer()}
+	}
+	c.rebalance = client.NewRebalanceImpl(c.cfg.ConsumerGroup, c.cfg.MessageModel, strategy, inst, &rebalancePushImpl{c: c})
+	for _, sd := range subs {
+		c.rebalance.PutSubscription(sd)
+	}
+	c.pullAPI = client.NewPullAPIWrapper(inst, c.cfg.ConsumerGroup, c.cfg.UnitMode)
+	if c.cfg.MessageModel == protocol.Broadcasting {
+		c.offsets = client.NewLocalFileOffsetStore(c.cfg.OffsetStoreDir, inst.ClientID(), c.cfg.ConsumerGroup, inst.Tracer(), c.cfg.Logger)
+	} else {
+		c.offsets = client.NewRemoteBrokerOffsetStore(inst, c.cfg.ConsumerGroup)
+	}
+	if err := c.offsets.Load(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.consume = newConsumeMessageConcurrentlyService(c, c.listener)
+	c.consume.start()
+	if !inst.RegisterConsumer(c.cfg.ConsumerGroup, c) {
+		c.consume.shutdown()
+		c.state.Store(int32(client.CreateJust))
+		c.mu.Unlock()
+		return fmt.Errorf("%w: the consumer group[%s] has been created before, specify another name please", client.ErrGroupExists, c.cfg.ConsumerGroup)
+	}
+	if err := inst.Start(); err != nil {
+		inst.UnregisterConsumer(c.cfg.ConsumerGroup)
+		c.consume.shutdown()
+		c.mu.Unlock()
+		return err
+	}
+	c.state.Store(int32(client.Running))
+	c.mu.Unlock()
+
+	for _, sd := range subs { // updateTopicSubscribeInfoWhenSubscriptionChanged
+		inst.UpdateTopicRouteInfoFromNameServer(sd.Topic)
+	}
+	inst.SendHeartbeatToAllBrokerWithLock()
+	inst.RebalanceImmediately()
+	return nil
+}
+
+func (c *DefaultMQPushConsumer) checkConfig() error {
+	switch {
+	case c.cfg.ConsumerGroup == "":
+		return fmt.Errorf("%w: consumerGroup is null", client.ErrIllegalConfig)
+	case c.cfg.ConsumerGroup == "DEFAULT_CONSUMER":
+		return fmt.Errorf("%w: consumerGroup can not equal DEFAULT_CONSUMER, please specify another one", client.ErrIllegalConfig)
+	case c.listener == nil:
+		return fmt.Errorf("%w: messageListener is null", client.ErrIllegalConfig)
+	case c.cfg.MessageModel != protocol.Clustering && c.cfg.MessageModel != protocol.Broadcasting:
+		return fmt.Errorf("%w: messageModel %q", client.ErrIllegalConfig, c.cfg.MessageModel)
+	case c.cfg.MessageModel == protocol.Broadcasting && c.cfg.OffsetStoreDir == "":
+		return fmt.Errorf("%w: a BROADCASTING consumer needs OffsetStoreDir", client.ErrIllegalConfig)
+	case c.cfg.ConsumeMessageBatchMaxSize > 1024:
+		return fmt.Errorf("%w: consumeMessageBatchMaxSize out of range [1, 1024]", client.ErrIllegalConfig)
+	case c.cfg.PullBatchSize > 1024:
+		return fmt.Errorf("%w: pullBatchSize out of range [1, 1024]", client.ErrIllegalConfig)
+	}
+	return nil
+}
+
+// copySubscription builds the subscriptions of the topics named before Start and, in
+// CLUSTERING, subscribes "*" to the group's retry topic %RETRY%group, where messages sent back
+// come again. Java: DefaultMQPushConsumerImpl#copySubscription.
+func (c *DefaultMQPushConsumer) copySubscription() ([]*protocol.SubscriptionData, error) {
+	var out []*protocol.SubscriptionData
+	ver := c.now().UnixMilli()
+	for _, topic := range slices.Sorted(maps.Keys(c.subs)) {
+		sd, err := protocol.BuildSubscriptionData(topic, c.subs[topic])
+		if err != nil {
+			return nil, err
+		}
+		sd.SubVersion = ver
+		out = append(out, sd)
+	}
+	if c.cfg.MessageModel == protocol.Clustering {
+		sd, _ := protocol.BuildSubscriptionData(protocol.GetRetryTopic(c.cfg.ConsumerGroup), protocol.SubAll)
+		sd.SubVersion = ver
+		out = append(out, sd)
+	}
+	if c.tr.Enabled() {
+		topics := make([]string, len(out))
+		for i, sd := range out {
+			topics[i] = sd.Topic + "(" + sd.SubString + ")"
+		}
+		c.tr.Step("DefaultMQPushConsumerImpl#copySubscription", slog.Any("subscriptions", topics))
+	}
+	return out, nil
+}
+
+// Shutdown stops consuming, persists the offsets, unregisters the group and shuts the
+// instance down when nothing else uses it. Java: DefaultMQPushConsumerImpl#shutdown.
+func (c *DefaultMQPushConsumer) Shutdown() {
+	c.mu.Lock()
+	if client.ServiceState(c.state.Load()) != client.Running {
+		c.mu.Unlock()
+		return
+	}
+	c.state.Store(int32(client.ShutdownAlready))
+	c.mu.Unlock()
+	c.consume.shutdown()
+	c.PersistConsumerOffset()
+	c.instance.UnregisterConsumer(c.cfg.ConsumerGroup)
+	c.instance.Shutdown()
+	c.rebalance.DestroyAll()
+	c.pullLater.Wait()
+}
+
+// Suspend pauses pulling (each queue retries every second); Resume continues.
+func (c *DefaultMQPushConsumer) Suspend() { c.paused.Store(true) }
+
+// Resume continues pulling after Suspend.
+func (c *DefaultMQPushConsumer) Resume() { c.paused.Store(false) }
+
+// Instance is the consumer's MQClientInstance (nil before Start).
+func (c *DefaultMQPushConsumer) Instance() *client.MQClientInstance { return c.instance }
+
+// OffsetStore is the consumer's offset store (nil before Start).
+func (c *DefaultMQPushConsumer) OffsetStore() client.OffsetStore { return c.offsets }
+
+// RebalanceImpl is the consumer's assignment state (nil before Start).
+func (c *DefaultMQPushConsumer) RebalanceImpl() *client.RebalanceImpl { return c.rebalance }
+
+// ConsumeService is the consume service (nil before Start).
+func (c *DefaultMQPushConsumer) ConsumeService() *ConsumeMessageConcurrentlyService { return c.consume }
+
+// --- client.MQConsumerInner ---
+
+// GroupName is the consumer group.
+func (c *DefaultMQPushConsumer) GroupName() string { return c.cfg.ConsumerGroup }
+
+// MessageModel is CLUSTERING or BROADCASTING.
+func (c *DefaultMQPushConsumer) MessageModel() protocol.MessageModel { return c.cfg.MessageModel }
+
+// ConsumeType is CONSUME_PASSIVELY.
+func (c *DefaultMQPushConsumer) ConsumeType() protocol.ConsumeType { return protocol.ConsumePassively }
+
+// ConsumeFromWhere is the configured start position.
+func (c *DefaultMQPushConsumer) ConsumeFromWhere() protocol.ConsumeFromWhere {
+	return c.cfg.ConsumeFromWhere
+}
+
+// Subscriptions returns the subscriptions the heartbeat carries (the retry topic included).
+func (c *DefaultMQPushConsumer) Subscriptions() []protocol.SubscriptionData {
+	c.mu.Lock()
+	rb := c.rebalance
+	c.mu.Unlock()
+	if rb == nil {
+		return nil
+	}
+	var out []protocol.SubscriptionData
+	for _, sd := range rb.Subscriptions() {
+		out = append(out, *sd)
+	}
+	return out
+}
+
+// DoRebalance reassigns the queues (unless paused). Java: DefaultMQPushConsumerImpl#doRebalance.
+func (c *DefaultMQPushConsumer) DoRebalance() {
+	if !c.paused.Load() && c.rebalance != nil {
+		c.rebalance.DoRebalance(false)
+	}
+}
+
+// PersistConsumerOffset writes the offsets of the queues held now.
+// Java: DefaultMQPushConsumerImpl#persistConsumerOffset.
+func (c *DefaultMQPushConsumer) PersistConsumerOffset() {
+	if c.rebalance == nil {
+		return
+	}
+	mqs, _ := c.rebalance.ProcessQueues()
+	c.offsets.PersistAll(mqs)
+}
+
+// UpdateTopicSubscribeInfo installs a subscribed topic's readable queues.
+func (c *DefaultMQPushConsumer) UpdateTopicSubscribeInfo(topic string, info []primitive.MessageQueue) {
+	if c.rebalance != nil && c.rebalance.Subscription(topic) != nil {
+		c.rebalance.SetTopicSubscribeInfo(topic, info)
+	}
+}
+
+// IsSubscribeTopicNeedUpdate reports a subscribed topic without queues.
+func (c *DefaultMQPushConsumer) IsSubscribeTopicNeedUpdate(topic string) bool {
+	if c.rebalance == nil || c.rebalance.Subscription(topic) == nil {
+		return false
+	}
+	_, ok := c.rebalance.TopicSubscribeInfo(topic)
+	return !ok
+}
+
+// IsUnitMode is the config's unit mode.
+func (c *DefaultMQPushConsumer) IsUnitMode() bool { return c.cfg.UnitMode }
+
+// --- the pull path ---
+
+func (c *DefaultMQPushConsumer) pullService() *client.PullMessageService {
+	return c.instance.PullMessageService()
+}
+
+func (c *DefaultMQPushConsumer) executePullRequestLater(req *client.PullRequest, d time.Duration) {
+	c.pullService().ExecutePullRequestLater(req, d)
+}
+
+// PullMessage runs one pull of req: flow control first (a queue holding too many messages,
+// too many bytes or too wide a span of offsets waits 50 ms), then an asynchronous pull with
+// the suspend flag (the broker holds it up to BrokerSuspendMaxTime) and, in CLUSTERING, the
+// commitOffset flag with the offset in memory; the callback stores what came, hands it to the
+// consume service and queues req again. done is called once when all that has happened.
+// Java: DefaultMQPushConsumerImpl#pullMessage and its PullCallback.
+func (c *DefaultMQPushConsumer) PullMessage(req *client.PullRequest, done func()) {
+	pq := req.ProcessQueue
+	mq := req.MessageQueue
+	if pq.Dropped() {
+		done()
+		return
+	}
+	pq.SetLastPullTimestamp(c.now())
+	if client.ServiceState(c.state.Load()) != client.Running {
+		c.executePullRequestLater(req, pullTimeDelayWhenException)
+		done()
+		return
+	}
+	if c.paused.Load() {
+		c.executePullRequestLater(req, pullTimeDelayWhenSuspend)
+		done()
+		return
+	}
+	cnt, size, span := pq.MsgCount(), pq.MsgSize()>>20, pq.MaxSpan()
+	flow := ""
+	switch {
+	case cnt > c.cfg.PullThresholdForQueue:
+		flow = "count"
+	case size > c.cfg.PullThresholdSizeForQueue:
+		flow = "size"
+	case span > c.cfg.ConsumeConcurrentlyMaxSpan:
+		flow = "span"
+	}
+	if c.tr.Enabled() {
+		c.tr.Step("DefaultMQPushConsumerImpl#pullMessage", slog.String("topic", mq.Topic), slog.Int("queueId", int(mq.QueueID)),
+			slog.Int64("nextOffset", req.NextOffset()), slog.Int64("cachedCount", cnt), slog.Int64("cachedMiB", size),
+			slog.Int64("span", span), slog.String("flowControl", flow))
+	}
+	if flow != "" {
+		c.executePullRequestLater(req, pullTimeDelayWhenFlowControl)
+		done()
+		return
+	}
+	sd := c.rebalance.Subscription(mq.Topic)
+	if sd == nil {
+		c.executePullRequestLater(req, pullTimeDelayWhenException)
+		done()
+		return
+	}
+	commitOffsetEnable := false
+	var commitOffsetValue int64
+	if c.cfg.MessageModel == protocol.Clustering {
+		if v := c.offsets.ReadOffset(mq, client.ReadFromMemory); v > 0 {
+			commitOffsetValue, commitOffsetEnable = v, true
+		}
+	}
+	subExpression := ""
+	if c.cfg.PostSubscriptionWhenPull && !sd.ClassFilterMode {
+		subExpression = sd.SubString
+	}
+	sysFlag := protocol.BuildPullSysFlag(commitOffsetEnable, true, subExpression != "", sd.ClassFilterMode)
+	start := c.now()
+	err := c.pullAPI.PullKernelImpl(client.PullKernelRequest{
+		MQ: mq, SubExpression: subExpression, ExpressionType: sd.ExpressionType, SubVersion: sd.SubVersion,
+		Offset: req.NextOffset(), MaxNums: c.cfg.PullBatchSize, SysFlag: sysFlag, CommitOffset: commitOffsetValue,
+		BrokerSuspendMaxTime: c.cfg.BrokerSuspendMaxTime, Timeout: c.cfg.ConsumerPullTimeout,
+	}, func(res *client.PullResult, err error) {
+		defer done()
+		if err != nil {
+			c.onPullException(req, err)
+			return
+		}
+		c.onPullSuccess(req, sd, res, start)
+	})
+	if err != nil {
+		c.log.Error("pullKernelImpl exception", "mq", mq.String(), "err", err)
+		c.executePullRequestLater(req, pullTimeDelayWhenException)
+		done()
+	}
+}
+
+func (c *DefaultMQPushConsumer) onPullException(req *client.PullRequest, err error) {
+	if !protocol.IsRetryTopic(req.MessageQueue.Topic) {
+		c.log.Warn("execute the pull request exception", "mq", req.MessageQueue.String(), "err", err)
+	}
+	c.executePullRequestLater(req, pullTimeDelayWhenException)
+}
+
+// onPullSuccess is PullCallback#onSuccess.
+func (c *DefaultMQPushConsumer) onPullSuccess(req *client.PullRequest, sd *protocol.SubscriptionData, res *client.PullResult, _ time.Time) {
+	mq, pq := req.MessageQueue, req.ProcessQueue
+	res = c.pullAPI.ProcessPullResult(mq, res, sd)
+	if c.tr.Enabled() {
+		c.tr.Step("PullCallback#onSuccess", slog.String("topic", mq.Topic), slog.Int("queueId", int(mq.QueueID)),
+			slog.String("status", res.PullStatus.String()), slog.Int("messages", len(res.MsgFoundList)),
+			slog.Int64("nextBeginOffset", res.NextBeginOffset), slog.Int64("maxOffset", res.MaxOffset))
+	}
+	switch res.PullStatus {
+	case client.PullFound:
+		req.SetNextOffset(res.NextBeginOffset)
+		if len(res.MsgFoundList) == 0 {
+			c.pullService().ExecutePullRequestImmediately(req)
+			return
+		}
+		dispatch := pq.PutMessage(res.MsgFoundList)
+		c.consume.submitConsumeRequest(res.MsgFoundList, pq, mq, dispatch)
+		if c.cfg.PullInterval > 0 {
+			c.executePullRequestLater(req, c.cfg.PullInterval)
+		} else {
+			c.pullService().ExecutePullRequestImmediately(req)
+		}
+	case client.PullNoNewMsg, client.PullNoMatchedMsg:
+		req.SetNextOffset(res.NextBeginOffset)
+		if pq.MsgCount() == 0 { // correctTagsOffset
+			c.offsets.UpdateOffset(mq, req.NextOffset(), true)
+		}
+		c.pullService().ExecutePullRequestImmediately(req)
+	case client.PullOffsetIllegal:
+		c.log.Warn("the pull request offset illegal", "mq", mq.String(), "nextBeginOffset", res.NextBeginOffset)
+		req.SetNextOffset(res.NextBeginOffset)
+		pq.SetDropped(true)
+		fix := func() {
+			defer c.pullLater.Done()
+			c.offsets.UpdateOffset(mq, req.NextOffset(), false)
+			c.offsets.Persist(mq)
+			c.rebalance.Hooks.RemoveUnnecessaryMessageQueue(mq, pq)
+			c.log.Warn("fix the pull request offset", "mq", mq.String())
+		}
+		c.pullLater.Add(1)
+		if c.cfg.DisableScheduledTasks {
+			fix()
+		} else {
+			time.AfterFunc(10*time.Second, fix)
+		}
+	}
+}
+
+// sendMessageBack returns msg to its broker with delayLevel (CONSUMER_SEND_MSG_BACK).
+// Deviation: Java falls back to sending a copy to %RETRY%group with an inner producer when the
+// broker call fails; here the failure is returned and the batch is consumed again locally.
+// Java: DefaultMQPushConsumerImpl#sendMessageBack.
+func (c *DefaultMQPushConsumer) sendMessageBack(msg *primitive.MessageExt, delayLevel int32, brokerName string) error {
+	addr := c.instance.FindBrokerAddressInPublish(brokerName)
+	if addr == "" {
+		addr = msg.StoreHost
+	}
+	h := protocol.ConsumerSendMsgBackRequestHeader{
+		Offset: msg.CommitLogOffset, Group: c.cfg.ConsumerGroup, DelayLevel: delayLevel,
+		OriginMsgID: msg.MsgID, OriginTopic: msg.Topic, UnitMode: c.cfg.UnitMode,
+		MaxReconsumeTimes: c.cfg.maxReconsumeTimes(), HasMaxReconsumeTimes: true, BrokerName: brokerName,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.instance.MQClientAPIImpl().ConsumerSendMessageBack(ctx, addr, &h)
+}

@@ -1,0 +1,168 @@
+package client
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+)
+
+// PullAPIWrapper is a consumer's door to PULL_MESSAGE: it picks the broker of a queue (the id
+// the last answer suggested), builds the header, and turns a raw answer into messages — decoded,
+// decompressed, filtered by tag on the client side, stamped with the queue's MIN_OFFSET and
+// MAX_OFFSET. Mirrors org.apache.rocketmq.client.impl.consumer.PullAPIWrapper.
+//
+// mu guards pullFromWhichNodeTable.
+type PullAPIWrapper struct {
+	instance *MQClientInstance
+	group    string
+	unitMode bool
+
+	mu                     sync.Mutex
+	pullFromWhichNodeTable map[primitive.MessageQueue]int64
+}
+
+// NewPullAPIWrapper returns the wrapper of group over instance.
+func NewPullAPIWrapper(instance *MQClientInstance, group string, unitMode bool) *PullAPIWrapper {
+	return &PullAPIWrapper{instance: instance, group: group, unitMode: unitMode,
+		pullFromWhichNodeTable: map[primitive.MessageQueue]int64{}}
+}
+
+// PullKernelRequest is what a pull asks for. Offsets are ConsumeQueue units.
+type PullKernelRequest struct {
+	MQ             primitive.MessageQueue
+	SubExpression  string
+	ExpressionType string
+	SubVersion     int64
+	Offset         int64
+	MaxNums        int32
+	SysFlag        int32
+	CommitOffset   int64
+	// BrokerSuspendMaxTime is how long the broker may hold the pull (15 s for push consumers).
+	BrokerSuspendMaxTime time.Duration
+	// Timeout bounds the whole pull (30 s for push consumers).
+	Timeout time.Duration
+}
+
+// PullKernelImpl sends one asynchronous pull; cb gets the raw result (call ProcessPullResult on
+// it) or the error. The error return is a pull that could not be sent (cb not called).
+// Java: PullAPIWrapper#pullKernelImpl (ASYNC mode).
+func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb PullCallback) error {
+	fr, ok := w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
+	if !ok {
+		w.instance.UpdateTopicRouteInfoFromNameServer(r.MQ.Topic)
+		fr, ok = w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
+	}
+	if tr := w.instance.tr; tr.Enabled() {
+		tr.Step("PullAPIWrapper#pullKernelImpl", slog.String("topic", r.MQ.Topic), slog.String("brokerName", r.MQ.BrokerName),
+			slog.Int("queueId", int(r.MQ.QueueID)), slog.Int64("offset", r.Offset), slog.String("subExpression", r.SubExpression),
+			slog.Bool("slave", fr.Slave), slog.Bool("found", ok))
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrBrokerNotExist, r.MQ.BrokerName)
+	}
+	sysFlag := r.SysFlag
+	if fr.Slave {
+		sysFlag = protocol.ClearCommitOffsetFlag(sysFlag)
+	}
+	h := protocol.PullMessageRequestHeader{
+		ConsumerGroup:        w.group,
+		Topic:                r.MQ.Topic,
+		QueueID:              r.MQ.QueueID,
+		QueueOffset:          r.Offset,
+		MaxMsgNums:           r.MaxNums,
+		SysFlag:              sysFlag,
+		CommitOffset:         r.CommitOffset,
+		SuspendTimeoutMillis: r.BrokerSuspendMaxTime.Milliseconds(),
+		Subscription:         r.SubExpression,
+		SubVersion:           r.SubVersion,
+		ExpressionType:       r.ExpressionType,
+		BrokerName:           r.MQ.BrokerName,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
+	err := w.instance.api.PullMessageAsync(ctx, fr.BrokerAddr, &h, func(res *PullResult, err error) {
+		cancel()
+		cb(res, err)
+	})
+	if err != nil {
+		cancel()
+	}
+	return err
+}
+
+// ProcessPullResult decodes a FOUND answer's messages, keeps those whose tag the subscription
+// names (the broker filters by tag hash code, which can collide), decompresses bodies and sets
+// MIN_OFFSET / MAX_OFFSET on each; it records the suggested broker id for the queue's next
+// pull. A body that does not decode ends the list at the bad record (logged).
+// Java: PullAPIWrapper#processPullResult.
+func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *PullResult, sub *protocol.SubscriptionData) *PullResult {
+	w.updatePullFromWhichNode(mq, res.SuggestWhichBrokerID)
+	if res.PullStatus == PullFound {
+		msgs, err := primitive.DecodeMessages(res.MessageBinary)
+		if err != nil {
+			w.instance.log.Warn("decode pulled messages failed", "mq", mq.String(), "err", err)
+		}
+		found := msgs[:0]
+		for _, m := range msgs {
+			if sub != nil && len(sub.TagsSet) > 0 && !sub.ClassFilterMode && !containsTag(sub.TagsSet, m.Tags()) {
+				continue
+			}
+			if m.SysFlag&primitive.CompressedFlag != 0 {
+				if body, err := unzip(m.Body); err == nil {
+					m.Body = body
+				} else {
+					w.instance.log.Warn("uncompress message body failed", "msgId", m.MsgID, "err", err)
+				}
+			}
+			m.PutProperty(primitive.PropertyMinOffset, strconv.FormatInt(res.MinOffset, 10))
+			m.PutProperty(primitive.PropertyMaxOffset, strconv.FormatInt(res.MaxOffset, 10))
+			found = append(found, m)
+		}
+		res.MsgFoundList = found
+	}
+	res.MessageBinary = nil
+	return res
+}
+
+func containsTag(tags []string, t string) bool {
+	for _, s := range tags {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}
+
+func unzip(b []byte) ([]byte, error) {
+	r, err := zlib.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+func (w *PullAPIWrapper) updatePullFromWhichNode(mq primitive.MessageQueue, brokerID int64) {
+	w.mu.Lock()
+	w.pullFromWhichNodeTable[mq] = brokerID
+	w.mu.Unlock()
+}
+
+// recalculatePullFromWhichNode returns the broker id to pull mq from (master by default).
+// Java: PullAPIWrapper#recalculatePullFromWhichNode.
+func (w *PullAPIWrapper) recalculatePullFromWhichNode(mq primitive.MessageQueue) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if id, ok := w.pullFromWhichNodeTable[mq]; ok {
+		return id
+	}
+	return protocol.MasterID
+}

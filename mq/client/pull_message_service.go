@@ -1,0 +1,215 @@
+package client
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+)
+
+// PullRequest is one queue's place in the pull loop: the queue, the consumer group, the next
+// offset to pull (ConsumeQueue units) and the ProcessQueue the messages go to. A push consumer
+// has exactly one per assigned queue, handed back to the PullMessageService after every pull.
+// Mirrors org.apache.rocketmq.client.impl.consumer.PullRequest.
+type PullRequest struct {
+	ConsumerGroup string
+	MessageQueue  primitive.MessageQueue
+	ProcessQueue  *ProcessQueue
+
+	mu               sync.Mutex
+	nextOffset       int64
+	previouslyLocked bool
+}
+
+// NextOffset is the offset the next pull starts at.
+func (r *PullRequest) NextOffset() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nextOffset
+}
+
+// SetNextOffset moves it.
+func (r *PullRequest) SetNextOffset(v int64) {
+	r.mu.Lock()
+	r.nextOffset = v
+	r.mu.Unlock()
+}
+
+// MQPushConsumerInner is what the PullMessageService needs of a push consumer: run one pull of
+// a request. done must be called exactly once when the pull has finished — its callback has
+// run, or it was deferred or dropped without a request going out — so that a caller driving
+// the loop by hand (DoPull) can wait for it.
+// Java: the DefaultMQPushConsumerImpl that PullMessageService#pullMessage selects.
+type MQPushConsumerInner interface {
+	MQConsumerInner
+	PullMessage(req *PullRequest, done func())
+}
+
+// PullMessageService is the instance's pull loop: a queue of PullRequests; its goroutine takes
+// one at a time and hands it to its group's consumer, which sends an asynchronous pull whose
+// callback puts the request back (at once, or after a delay for flow control or errors).
+// Mirrors org.apache.rocketmq.client.impl.consumer.PullMessageService.
+//
+// With ClientConfig.DisableScheduledTasks no goroutine runs: DoPull and DoPullQueue take a
+// request and wait for its pull to finish, so a chapter drives the loop pass by pass.
+type PullMessageService struct {
+	instance *MQClientInstance
+	st       *service.ServiceThread
+
+	mu      sync.Mutex
+	pending []*PullRequest
+	signal  chan struct{} // capacity 1: a request was queued
+	timers  map[*time.Timer]struct{}
+	closed  bool
+}
+
+func newPullMessageService(m *MQClientInstance) *PullMessageService {
+	return &PullMessageService{instance: m, st: service.New("PullMessageService"),
+		signal: make(chan struct{}, 1), timers: map[*time.Timer]struct{}{}}
+}
+
+// start logs PullMessageService#run (Java logs "service started" as run() begins) and, unless
+// manual, starts the loop.
+func (s *PullMessageService) start(manual, traced bool) {
+	if tr := s.instance.tr; traced && tr.Enabled() {
+		tr.Step("PullMessageService#run", slog.String("state", "started"), slog.Bool("manual", manual))
+	}
+	if manual {
+		return
+	}
+	s.st.Start(func() {
+		for {
+			req := s.take()
+			if req == nil {
+				select {
+				case <-s.signal:
+					continue
+				case <-s.st.StopChan():
+					return
+				}
+			}
+			s.pullMessage(req, func() {})
+		}
+	})
+}
+
+func (s *PullMessageService) shutdown() {
+	s.mu.Lock()
+	s.closed = true
+	for t := range s.timers {
+		t.Stop()
+	}
+	s.timers = nil
+	s.mu.Unlock()
+	s.st.Shutdown()
+}
+
+func (s *PullMessageService) take() *PullRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) == 0 {
+		return nil
+	}
+	r := s.pending[0]
+	s.pending = s.pending[1:]
+	return r
+}
+
+// ExecutePullRequestImmediately queues req. Java: PullMessageService#executePullRequestImmediately.
+func (s *PullMessageService) ExecutePullRequestImmediately(req *PullRequest) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.pending = append(s.pending, req)
+	s.mu.Unlock()
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+// ExecutePullRequestLater queues req after delay. With DisableScheduledTasks the delay is
+// skipped: the request is queued at once and waits for the next DoPull.
+// Java: PullMessageService#executePullRequestLater.
+func (s *PullMessageService) ExecutePullRequestLater(req *PullRequest, delay time.Duration) {
+	if s.instance.cfg.DisableScheduledTasks || delay <= 0 {
+		s.ExecutePullRequestImmediately(req)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	var t *time.Timer
+	t = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		delete(s.timers, t)
+		s.mu.Unlock()
+		s.ExecutePullRequestImmediately(req)
+	})
+	s.timers[t] = struct{}{}
+}
+
+// Pending lists the queued requests' queues, in order.
+func (s *PullMessageService) Pending() []primitive.MessageQueue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]primitive.MessageQueue, len(s.pending))
+	for i, r := range s.pending {
+		out[i] = r.MessageQueue
+	}
+	return out
+}
+
+// DoPull runs the head request's pull and waits until it finished; false when none is queued.
+func (s *PullMessageService) DoPull() bool {
+	req := s.take()
+	if req == nil {
+		return false
+	}
+	s.pullAndWait(req)
+	return true
+}
+
+// DoPullQueue runs the pull of mq's queued request and waits until it finished; false when no
+// request of mq is queued.
+func (s *PullMessageService) DoPullQueue(mq primitive.MessageQueue) bool {
+	s.mu.Lock()
+	var req *PullRequest
+	for i, r := range s.pending {
+		if r.MessageQueue == mq {
+			req = r
+			s.pending = append(s.pending[:i:i], s.pending[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	if req == nil {
+		return false
+	}
+	s.pullAndWait(req)
+	return true
+}
+
+func (s *PullMessageService) pullAndWait(req *PullRequest) {
+	done := make(chan struct{})
+	var once sync.Once
+	s.pullMessage(req, func() { once.Do(func() { close(done) }) })
+	<-done
+}
+
+// pullMessage hands req to its group's consumer. Java: PullMessageService#pullMessage.
+func (s *PullMessageService) pullMessage(req *PullRequest, done func()) {
+	c, ok := s.instance.SelectConsumer(req.ConsumerGroup).(MQPushConsumerInner)
+	if !ok {
+		s.instance.log.Warn("No matched consumer for the PullRequest, drop it", "group", req.ConsumerGroup)
+		done()
+		return
+	}
+	c.PullMessage(req, done)
+}

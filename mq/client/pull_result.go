@@ -1,0 +1,64 @@
+package client
+
+import (
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+)
+
+// PullStatus is the client's reading of a pull response.
+// Mirrors org.apache.rocketmq.client.consumer.PullStatus.
+type PullStatus int
+
+const (
+	// PullFound: messages came back (SUCCESS, 0).
+	PullFound PullStatus = iota
+	// PullNoNewMsg: nothing at or after the offset (PULL_NOT_FOUND, 19).
+	PullNoNewMsg
+	// PullNoMatchedMsg: messages there, none passed the broker's filter (PULL_RETRY_IMMEDIATELY, 20).
+	PullNoMatchedMsg
+	// PullOffsetIllegal: the offset is outside the queue (PULL_OFFSET_MOVED, 21).
+	PullOffsetIllegal
+)
+
+// String returns Java's name.
+func (s PullStatus) String() string {
+	switch s {
+	case PullFound:
+		return "FOUND"
+	case PullNoNewMsg:
+		return "NO_NEW_MSG"
+	case PullNoMatchedMsg:
+		return "NO_MATCHED_MSG"
+	case PullOffsetIllegal:
+		return "OFFSET_ILLEGAL"
+	}
+	return "UNKNOWN"
+}
+
+// PullResult is one pull's outcome. Offsets are ConsumeQueue indexes (units, not bytes).
+// Mirrors org.apache.rocketmq.client.consumer.PullResult (and PullResultExt, whose raw body
+// and suggested broker id are kept here until PullAPIWrapper#processPullResult decodes them).
+type PullResult struct {
+	PullStatus      PullStatus
+	NextBeginOffset int64
+	MinOffset       int64
+	MaxOffset       int64
+	// MsgFoundList holds the decoded messages that passed the client-side tag filter.
+	MsgFoundList []*primitive.MessageExt
+	// SuggestWhichBrokerID is the broker id the next pull of the queue should go to.
+	SuggestWhichBrokerID int64
+	// MessageBinary is the raw body of a FOUND answer (cleared once decoded).
+	MessageBinary []byte
+}
+
+// ReadOffsetType says where an OffsetStore reads from.
+// Mirrors org.apache.rocketmq.client.consumer.store.ReadOffsetType.
+type ReadOffsetType int
+
+const (
+	// ReadFromMemory reads the in-memory table only.
+	ReadFromMemory ReadOffsetType = iota
+	// ReadFromStore asks the store (the broker, or the local file).
+	ReadFromStore
+	// MemoryFirstThenStore reads memory, and the store when memory has nothing.
+	MemoryFirstThenStore
+)

@@ -1,0 +1,273 @@
+package client
+
+import (
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+)
+
+// RebalanceHooks are the parts of a rebalance that differ by consumer kind (push, lite pull).
+// Mirrors the abstract methods of org.apache.rocketmq.client.impl.consumer.RebalanceImpl that
+// RebalancePushImpl implements.
+type RebalanceHooks interface {
+	// MessageQueueChanged is told a topic's assignment changed.
+	MessageQueueChanged(topic string, mqAll, mqDivided []primitive.MessageQueue)
+	// RemoveUnnecessaryMessageQueue persists and forgets a queue taken away; false keeps it.
+	RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue, pq *ProcessQueue) bool
+	// ComputePullFromWhere returns the first offset to pull of a newly assigned queue (< 0: skip it).
+	ComputePullFromWhere(mq primitive.MessageQueue) int64
+	// DispatchPullRequest starts pulling the new queues.
+	DispatchPullRequest(reqs []*PullRequest)
+	// RemoveDirtyOffset forgets a stale in-memory offset of a queue about to be added.
+	RemoveDirtyOffset(mq primitive.MessageQueue)
+}
+
+// RebalanceImpl holds a consumer's queue assignment: the readable queues of each subscribed
+// topic (from routes), the subscriptions, and the ProcessQueue of each queue assigned now.
+// DoRebalance recomputes the assignment: in CLUSTERING the group's members, as the broker
+// lists them, share the queues through the allocation strategy; in BROADCASTING every member
+// takes every queue. Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl.
+//
+// mu guards the three tables; no lock is held while hooks or the broker are called.
+type RebalanceImpl struct {
+	Group        string
+	MessageModel protocol.MessageModel
+	Strategy     AllocateMessageQueueStrategy
+	Instance     *MQClientInstance
+	Hooks        RebalanceHooks
+
+	mu                      sync.Mutex
+	processQueueTable       map[primitive.MessageQueue]*ProcessQueue
+	topicSubscribeInfoTable map[string][]primitive.MessageQueue
+	subscriptionInner       map[string]*protocol.SubscriptionData
+}
+
+// NewRebalanceImpl returns an empty rebalance state.
+func NewRebalanceImpl(group string, model protocol.MessageModel, strategy AllocateMessageQueueStrategy,
+	instance *MQClientInstance, hooks RebalanceHooks) *RebalanceImpl {
+	return &RebalanceImpl{Group: group, MessageModel: model, Strategy: strategy, Instance: instance, Hooks: hooks,
+		processQueueTable:       map[primitive.MessageQueue]*ProcessQueue{},
+		topicSubscribeInfoTable: map[string][]primitive.MessageQueue{},
+		subscriptionInner:       map[string]*protocol.SubscriptionData{},
+	}
+}
+
+// PutSubscription records a subscription (Java: subscriptionInner.put).
+func (r *RebalanceImpl) PutSubscription(sd *protocol.SubscriptionData) {
+	r.mu.Lock()
+	r.subscriptionInner[sd.Topic] = sd
+	r.mu.Unlock()
+}
+
+// Subscription returns topic's subscription (nil if none).
+func (r *RebalanceImpl) Subscription(topic string) *protocol.SubscriptionData {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.subscriptionInner[topic]
+}
+
+// Subscriptions returns the subscriptions in topic order.
+func (r *RebalanceImpl) Subscriptions() []*protocol.SubscriptionData {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*protocol.SubscriptionData, 0, len(r.subscriptionInner))
+	for _, t := range slices.Sorted(maps.Keys(r.subscriptionInner)) {
+		out = append(out, r.subscriptionInner[t])
+	}
+	return out
+}
+
+// SetTopicSubscribeInfo installs a topic's readable queues.
+func (r *RebalanceImpl) SetTopicSubscribeInfo(topic string, mqs []primitive.MessageQueue) {
+	r.mu.Lock()
+	r.topicSubscribeInfoTable[topic] = mqs
+	r.mu.Unlock()
+}
+
+// TopicSubscribeInfo returns a topic's readable queues (nil if unknown).
+func (r *RebalanceImpl) TopicSubscribeInfo(topic string) ([]primitive.MessageQueue, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q, ok := r.topicSubscribeInfoTable[topic]
+	return slices.Clone(q), ok
+}
+
+// ProcessQueues returns the assigned queues and their ProcessQueues, sorted.
+func (r *RebalanceImpl) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQueue) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	mqs := slices.Collect(maps.Keys(r.processQueueTable))
+	SortMessageQueues(mqs)
+	pqs := make([]*ProcessQueue, len(mqs))
+	for i, q := range mqs {
+		pqs[i] = r.processQueueTable[q]
+	}
+	return mqs, pqs
+}
+
+// DoRebalance reassigns the queues of every subscribed topic, then drops queues of topics no
+// longer subscribed. Java: RebalanceImpl#doRebalance.
+func (r *RebalanceImpl) DoRebalance(isOrder bool) {
+	subs := r.Subscriptions()
+	if tr := r.Instance.tr; tr.Enabled() {
+		tr.Step("RebalanceImpl#doRebalance", slog.String("group", r.Group), slog.String("messageModel", string(r.MessageModel)),
+			slog.Int("topics", len(subs)), slog.Bool("isOrder", isOrder))
+	}
+	for _, sd := range subs {
+		r.rebalanceByTopic(sd.Topic, isOrder)
+	}
+	r.truncateMessageQueueNotMyTopic()
+}
+
+// rebalanceByTopic computes this consumer's share of topic. Java: RebalanceImpl#rebalanceByTopic.
+func (r *RebalanceImpl) rebalanceByTopic(topic string, isOrder bool) {
+	mqSet, ok := r.TopicSubscribeInfo(topic)
+	tr := r.Instance.tr
+	if r.MessageModel == protocol.Broadcasting {
+		if tr.Enabled() {
+			tr.Step("RebalanceImpl#rebalanceByTopic", slog.String("topic", topic), slog.String("messageModel", string(r.MessageModel)),
+				slog.Int("mqAll", len(mqSet)))
+		}
+		if !ok {
+			r.Instance.log.Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
+			return
+		}
+		SortMessageQueues(mqSet)
+		if r.updateProcessQueueTableInRebalance(topic, mqSet, isOrder) {
+			r.Hooks.MessageQueueChanged(topic, mqSet, mqSet)
+		}
+		return
+	}
+	cidAll, err := r.Instance.FindConsumerIDList(topic, r.Group)
+	if tr.Enabled() {
+		tr.Step("RebalanceImpl#rebalanceByTopic", slog.String("topic", topic), slog.String("messageModel", string(r.MessageModel)),
+			slog.Int("mqAll", len(mqSet)), slog.Int("cidAll", len(cidAll)))
+	}
+	if !ok {
+		if !protocol.IsRetryTopic(topic) {
+			r.Instance.log.Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
+		}
+		return
+	}
+	if err != nil || len(cidAll) == 0 {
+		r.Instance.log.Warn("doRebalance, get consumer id list failed", "group", r.Group, "topic", topic, "err", err)
+		return
+	}
+	SortMessageQueues(mqSet)
+	slices.Sort(cidAll)
+	allocated := r.Strategy.Allocate(r.Group, r.Instance.ClientID(), mqSet, cidAll)
+	if r.updateProcessQueueTableInRebalance(topic, allocated, isOrder) {
+		r.Instance.log.Info("rebalanced result changed", "group", r.Group, "topic", topic, "clientId", r.Instance.ClientID(),
+			"mqAllSize", len(mqSet), "cidAllSize", len(cidAll), "rebalanceResultSize", len(allocated))
+		r.Hooks.MessageQueueChanged(topic, mqSet, allocated)
+	}
+}
+
+// updateProcessQueueTableInRebalance drops the ProcessQueues of topic's queues not in mqSet
+// (and those whose pulls stopped, for a push consumer), and creates one, with a PullRequest at
+// the computed start offset, for each new queue; the new requests are dispatched. It reports
+// whether the table changed. Java: RebalanceImpl#updateProcessQueueTableInRebalance.
+func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet []primitive.MessageQueue, isOrder bool) bool {
+	changed := false
+	want := map[primitive.MessageQueue]bool{}
+	for _, q := range mqSet {
+		want[q] = true
+	}
+	now := r.Instance.Now()
+	r.mu.Lock()
+	held := map[primitive.MessageQueue]*ProcessQueue{}
+	for q, pq := range r.processQueueTable {
+		if q.Topic == topic {
+			held[q] = pq
+		}
+	}
+	r.mu.Unlock()
+	removed := 0
+	for _, q := range sortedPQKeys(held) {
+		pq := held[q]
+		drop := !want[q] || pq.IsPullExpired(now)
+		if !drop {
+			continue
+		}
+		pq.SetDropped(true)
+		if r.Hooks.RemoveUnnecessaryMessageQueue(q, pq) {
+			r.mu.Lock()
+			delete(r.processQueueTable, q)
+			r.mu.Unlock()
+			changed = true
+			removed++
+		}
+	}
+	var reqs []*PullRequest
+	for _, q := range mqSet {
+		if _, ok := held[q]; ok && want[q] {
+			r.mu.Lock()
+			_, still := r.processQueueTable[q]
+			r.mu.Unlock()
+			if still {
+				continue
+			}
+		}
+		r.Hooks.RemoveDirtyOffset(q)
+		pq := NewProcessQueue(now)
+		next := r.Hooks.ComputePullFromWhere(q)
+		if next < 0 {
+			r.Instance.log.Warn("doRebalance, add new mq failed", "group", r.Group, "mq", q.String())
+			continue
+		}
+		r.mu.Lock()
+		_, exists := r.processQueueTable[q]
+		if !exists {
+			r.processQueueTable[q] = pq
+		}
+		r.mu.Unlock()
+		if exists {
+			continue
+		}
+		req := &PullRequest{ConsumerGroup: r.Group, MessageQueue: q, ProcessQueue: pq}
+		req.SetNextOffset(next)
+		reqs = append(reqs, req)
+		changed = true
+	}
+	if tr := r.Instance.tr; tr.Enabled() {
+		tr.Step("RebalanceImpl#updateProcessQueueTableInRebalance", slog.String("topic", topic),
+			slog.String("assigned", queueIDs(mqSet)), slog.Int("added", len(reqs)), slog.Int("removed", removed), slog.Bool("changed", changed))
+	}
+	if len(reqs) > 0 {
+		r.Hooks.DispatchPullRequest(reqs)
+	}
+	return changed
+}
+
+func sortedPQKeys(m map[primitive.MessageQueue]*ProcessQueue) []primitive.MessageQueue {
+	qs := slices.Collect(maps.Keys(m))
+	SortMessageQueues(qs)
+	return qs
+}
+
+// truncateMessageQueueNotMyTopic drops queues of topics no longer subscribed.
+// Java: RebalanceImpl#truncateMessageQueueNotMyTopic.
+func (r *RebalanceImpl) truncateMessageQueueNotMyTopic() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for q, pq := range r.processQueueTable {
+		if _, ok := r.subscriptionInner[q.Topic]; !ok {
+			pq.SetDropped(true)
+			delete(r.processQueueTable, q)
+		}
+	}
+}
+
+// DestroyAll drops every queue (consumer shutdown). Java: RebalanceImpl#destroy.
+func (r *RebalanceImpl) DestroyAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for q, pq := range r.processQueueTable {
+		pq.SetDropped(true)
+		delete(r.processQueueTable, q)
+	}
+}
