@@ -10,9 +10,14 @@
 // impl.factory.MQClientInstance, impl.MQClientAPIImpl, impl.ClientRemotingProcessor,
 // impl.producer.TopicPublishInfo, common.ThreadLocalIndex, producer.SendResult/SendStatus;
 // org.apache.rocketmq.common.message.MessageClientIDSetter and MessageBatch.
-// The producer itself is mq/client/producer; consumers will be mq/client/consumer.
+// The producer itself is mq/client/producer, the push consumer mq/client/consumer; the
+// consumer machinery a lite pull consumer would share (rebalance, pull loop, ProcessQueue,
+// offset stores) lives here. Java for those: impl.consumer.RebalanceImpl, ProcessQueue,
+// PullMessageService, PullAPIWrapper, PullRequest; consumer.store.*; consumer.rebalance.*.
 //
 // # Files in reading order
+//
+// The shared core, then the producer side, then the consumer side:
 //
 //	client_config.go             ClientConfig: name servers, clientId, task periods, clock
 //	client_manager.go            MQClientManager: one instance per clientId
@@ -20,16 +25,33 @@
 //	                             broker address tables, the consumer-side services
 //	inner.go                     MQProducerInner, MQConsumerInner, TransactionStateChecker
 //	topic_route.go               route → TopicPublishInfo / subscribe queues, change detection
-//	topic_publish_info.go        TopicPublishInfo, ThreadLocalIndex
 //	client_api.go                MQClientAPIImpl: GET_ROUTEINFO_BY_TOPIC, SEND_MESSAGE_V2 /
 //	                             SEND_BATCH_MESSAGE (sync, async with retries, oneway),
 //	                             HEART_BEAT, UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP
 //	client_remoting_processor.go broker → client requests (NOTIFY_CONSUMER_IDS_CHANGED,
 //	                             CHECK_TRANSACTION_STATE)
+//	errors.go                    sentinels, MQBrokerError
+//
+//	topic_publish_info.go        TopicPublishInfo, ThreadLocalIndex
 //	send_result.go               SendStatus, SendResult, CommunicationMode, ServiceState
 //	message_batch.go             MessageBatch and its body encoding
 //	uniq_id.go                   MessageClientIDSetter: UNIQ_KEY
-//	errors.go                    sentinels, MQBrokerError
+//
+//	rebalance_impl.go            RebalanceImpl: doRebalance, rebalanceByTopic,
+//	                             updateProcessQueueTableInRebalance; RebalanceHooks (the push
+//	                             consumer's part lives in mq/client/consumer/rebalance_push.go)
+//	allocate.go                  AllocateMessageQueueAveragely, …AveragelyByCircle
+//	process_queue.go             ProcessQueue: msgTreeMap by queue offset, count/size/span for
+//	                             flow control, the offset to commit (removeMessage)
+//	pull_message_service.go      PullRequest, PullMessageService (the pull loop; DoPull/DoPullQueue)
+//	pull_api_wrapper.go          PullAPIWrapper: pullKernelImpl, processPullResult (client-side
+//	                             tag filter, zlib inflate, MIN_OFFSET/MAX_OFFSET), broker choice
+//	pull_result.go               PullStatus, PullResult, ReadOffsetType
+//	client_api_consumer.go       PULL_MESSAGE (async), QUERY/UPDATE_CONSUMER_OFFSET,
+//	                             CONSUMER_SEND_MSG_BACK, GET_MAX_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP
+//	offset_store.go              OffsetStore; RemoteBrokerOffsetStore (CLUSTERING),
+//	                             LocalFileOffsetStore (BROADCASTING, <dir>/<clientId>/<group>/
+//	                             offsets.json written via mq/internal/configfile: .tmp, rename, .bak)
 //
 // # Wire formats written here
 //
@@ -50,15 +72,33 @@
 //
 // # Goroutines and locks
 //
-// Per instance, unless ClientConfig.DisableScheduledTasks: four ServiceThreads (route poll,
-// heartbeat + offline-broker cleanup, offset persistence, RebalanceService) and the remoting
-// client's goroutines; an async send's callback runs on a remoting callback goroutine.
-// MQClientInstance: mu guards state and the producer/consumer tables; routeMu the route, broker
-// address and broker version tables; lockNamesrv (a 1-slot channel, tried for 3 s) serializes
-// route updates and the offline-broker cleanup; lockHeartbeat keeps heartbeats from overlapping.
-// MQClientAPIImpl: nsMu guards the name server list and the chosen one. MQClientManager: mu.
-// TopicPublishInfo is immutable once built except its atomic index. Producers and consumers are
-// called without the instance's mu held.
+// Per instance, unless ClientConfig.DisableScheduledTasks: five ServiceThreads (route poll,
+// heartbeat + offline-broker cleanup, offset persistence, RebalanceService, PullMessageService)
+// and the remoting client's goroutines. An async send's callback and a pull's callback run on a
+// remoting callback goroutine; a PullRequest put back after a delay waits on a time.Timer that
+// PullMessageService tracks and stops at shutdown. With DisableScheduledTasks nothing runs by
+// itself: the caller drives DoRebalance, PullMessageService.DoPull/DoPullQueue (which wait until
+// the pull's callback, and with it the consumer's batch, finished) and
+// RunPersistConsumerOffsetTask.
+//
+// Which lock guards what:
+//
+//   - MQClientInstance: mu guards state and the producer/consumer tables; routeMu the route,
+//     broker address and broker version tables; lockNamesrv (a 1-slot channel, tried for 3 s)
+//     serializes route updates and the offline-broker cleanup; lockHeartbeat keeps heartbeats
+//     from overlapping. Producers and consumers are called without mu held.
+//   - MQClientAPIImpl: nsMu guards the name server list and the chosen one. MQClientManager: mu.
+//   - TopicPublishInfo is immutable once built except its atomic index.
+//   - RebalanceImpl: mu guards processQueueTable, topicSubscribeInfoTable and
+//     subscriptionInner; it is never held while hooks run or the broker is asked.
+//   - ProcessQueue: mu (Java lockTreeMap, a RWMutex) guards the tree, msgCount, msgSize,
+//     queueOffsetMax, consuming and msgAccCnt; dropped, locked and the timestamps are atomics;
+//     consumeMu (Java consumeLock) is for orderly consumption.
+//   - PullRequest: mu guards nextOffset. PullMessageService: mu guards the pending queue, the
+//     delay timers and closed; signal (1-slot channel) wakes its loop.
+//   - PullAPIWrapper: mu guards pullFromWhichNodeTable (the broker id to pull each queue from).
+//   - OffsetStores: the offset table has its own mu; LocalFileOffsetStore's file is written
+//     whole (configfile.Store), so a reader sees the old or the new file, never a mix.
 //
 // # Deviations
 //

@@ -257,7 +257,7 @@ const DefaultOffsetStoreDir = ".rocketmq_offsets"
 // fastjson map with object keys, which Java writes unquoted; this store writes and reads the
 // form below instead (see Deviation).
 //
-//	{"offsetTable":{"{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"TopicTest\"}":3}}
+//	{"offsetTable":{"{\"topic\":\"TopicTest\",\"brokerName\":\"broker-a\",\"queueId\":0}":3}}
 //
 // Deviation: Java's file has the MessageQueue object itself as the key (not valid JSON); here
 // the key is that object as a JSON string, so encoding/json can read it back.

@@ -28,6 +28,20 @@ type RebalanceHooks interface {
 
 // RebalanceImpl holds a consumer's queue assignment: the readable queues of each subscribed
 // topic (from routes), the subscriptions, and the ProcessQueue of each queue assigned now.
+// RemoveProcessQueue forgets mq: its ProcessQueue leaves the table and is marked dropped, and
+// the consumer persists and forgets the queue's offset, so the next rebalance assigns the queue
+// afresh. Java: RebalanceImpl#removeProcessQueue (used after OFFSET_ILLEGAL).
+func (r *RebalanceImpl) RemoveProcessQueue(mq primitive.MessageQueue) {
+	r.mu.Lock()
+	pq, ok := r.processQueueTable[mq]
+	delete(r.processQueueTable, mq)
+	r.mu.Unlock()
+	if ok {
+		pq.SetDropped(true)
+		r.Hooks.RemoveUnnecessaryMessageQueue(mq, pq)
+	}
+}
+
 // DoRebalance recomputes the assignment: in CLUSTERING the group's members, as the broker
 // lists them, share the queues through the allocation strategy; in BROADCASTING every member
 // takes every queue. Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl.

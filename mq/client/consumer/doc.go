@@ -31,10 +31,24 @@
 //
 // The pull loop and the rebalance run on the MQClientInstance's services; a pull's callback
 // runs on a remoting goroutine; each batch runs on a goroutine of its own, at most
-// ConsumeThreadMin at once. With ClientConfig.DisableScheduledTasks nothing runs by itself:
-// the caller drives MQClientInstance.DoRebalance, PullMessageService.DoPull/DoPullQueue (which
-// wait for the pull's callback, batches included) and RunPersistConsumerOffsetTask.
-// DefaultMQPushConsumer.mu guards start/shutdown and the pre-start subscriptions.
+// ConsumeThreadMin at once (the semaphore sem); a batch to consume again later, a pull put
+// back after a delay and (with scheduled tasks) the 10 s OFFSET_ILLEGAL fix-up wait on
+// time.Timers. With ClientConfig.DisableScheduledTasks nothing runs by itself: the caller
+// drives MQClientInstance.DoRebalance, PullMessageService.DoPull/DoPullQueue (which wait for
+// the pull's callback, batches included: a batch then runs on the callback's goroutine) and
+// RunPersistConsumerOffsetTask; delayed re-consumption waits for RunDelayedConsumeRequests and
+// the OFFSET_ILLEGAL fix-up runs at once.
+//
+// Which lock guards what:
+//
+//   - DefaultMQPushConsumer: mu guards state transitions, the pre-start subscriptions and the
+//     listener; state is also an atomic for the pull path; paused is an atomic (Suspend/Resume);
+//     pullLater (a WaitGroup) counts pending OFFSET_ILLEGAL fix-ups so Shutdown can wait.
+//   - ConsumeMessageConcurrentlyService: mu guards the delayed requests (later), their timers
+//     and stopped; wg counts batches running or waiting on a timer, so shutdown waits for them.
+//   - rebalancePushImpl holds no lock of its own: the tables are client.RebalanceImpl's (its mu),
+//     a queue's messages are its client.ProcessQueue's (its mu), offsets are the OffsetStore's.
+//   - No lock of this package is held while the listener runs or the broker is called.
 //
 // # Deviations
 //

@@ -453,7 +453,7 @@ func (c *DefaultMQPushConsumer) onPullSuccess(req *client.PullRequest, sd *proto
 			defer c.pullLater.Done()
 			c.offsets.UpdateOffset(mq, req.NextOffset(), false)
 			c.offsets.Persist(mq)
-			c.rebalance.Hooks.RemoveUnnecessaryMessageQueue(mq, pq)
+			c.rebalance.RemoveProcessQueue(mq)
 			c.log.Warn("fix the pull request offset", "mq", mq.String())
 		}
 		c.pullLater.Add(1)

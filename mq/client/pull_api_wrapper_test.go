@@ -1,0 +1,112 @@
+package client
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+)
+
+// pulledRecord builds one IPv4 message record as a PULL_MESSAGE body carries it
+// (store-formats.md: TOTALSIZE 4 | MAGICCODE 4 | BODYCRC 4 | QUEUEID 4 | FLAG 4 | QUEUEOFFSET 8 |
+// PHYSICALOFFSET 8 | SYSFLAG 4 | BORNTIMESTAMP 8 | BORNHOST 8 | STORETIMESTAMP 8 | STOREHOST 8 |
+// RECONSUMETIMES 4 | PREPAREDTRANSACTIONOFFSET 8 | BODYLENGTH 4 | BODY | TOPICLENGTH 1 | TOPIC |
+// PROPERTIESLENGTH 2 | PROPERTIES), big-endian.
+func pulledRecord(queueOffset int64, sysFlag int32, body []byte, props string) []byte {
+	var b bytes.Buffer
+	w := func(v any) { _ = binary.Write(&b, binary.BigEndian, v) }
+	topic := "T"
+	total := int32(primitive.MinRecordSize + len(body) + len(topic) + len(props))
+	w(total)
+	w(primitive.MessageMagicCode)
+	w(int32(0))    // BODYCRC
+	w(int32(1))    // QUEUEID
+	w(int32(0))    // FLAG
+	w(queueOffset) // QUEUEOFFSET
+	w(int64(1000)) // PHYSICALOFFSET
+	w(sysFlag)     // SYSFLAG
+	w(int64(1))    // BORNTIMESTAMP
+	b.Write([]byte{127, 0, 0, 1, 0, 0, 0x1f, 0x90})
+	w(int64(2)) // STORETIMESTAMP
+	b.Write([]byte{127, 0, 0, 1, 0, 0, 0x27, 0x11})
+	w(int32(0)) // RECONSUMETIMES
+	w(int64(0)) // PREPAREDTRANSACTIONOFFSET
+	w(int32(len(body)))
+	b.Write(body)
+	b.WriteByte(byte(len(topic)))
+	b.WriteString(topic)
+	w(int16(len(props)))
+	b.WriteString(props)
+	return b.Bytes()
+}
+
+func tagProps(tag string) string {
+	return primitive.PropertyTags + "\x01" + tag + "\x02"
+}
+
+// TestProcessPullResult pins PullAPIWrapper#processPullResult: messages whose tag the
+// subscription does not name are dropped on the client (the broker filters by hash code only),
+// a body with the COMPRESSED sysFlag is zlib-inflated, every kept message gets MIN_OFFSET and
+// MAX_OFFSET, the raw body is cleared and the suggested broker id becomes the queue's next
+// pull target.
+func TestProcessPullResult(t *testing.T) {
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	_, _ = zw.Write([]byte("inflated body"))
+	require.NoError(t, zw.Close())
+
+	var raw []byte
+	raw = append(raw, pulledRecord(5, 0, []byte("a"), tagProps("TagA"))...)
+	raw = append(raw, pulledRecord(6, 0, []byte("c"), tagProps("TagC"))...) // hash collision stand-in
+	raw = append(raw, pulledRecord(7, primitive.CompressedFlag, z.Bytes(), tagProps("TagB"))...)
+
+	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	w := NewPullAPIWrapper(inst, "g", false)
+	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 1}
+	require.Equal(t, protocol.MasterID, w.recalculatePullFromWhichNode(mq))
+
+	tests := []struct {
+		name string
+		sub  *protocol.SubscriptionData
+		want []int64
+	}{
+		{"tags TagA || TagB", &protocol.SubscriptionData{Topic: "T", SubString: "TagA || TagB", TagsSet: []string{"TagA", "TagB"}}, []int64{5, 7}},
+		{"* keeps all", &protocol.SubscriptionData{Topic: "T", SubString: "*"}, []int64{5, 6, 7}},
+		{"class filter mode skips tag filtering", &protocol.SubscriptionData{Topic: "T", TagsSet: []string{"TagA"}, ClassFilterMode: true}, []int64{5, 6, 7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &PullResult{PullStatus: PullFound, MinOffset: 2, MaxOffset: 8, SuggestWhichBrokerID: 1,
+				MessageBinary: append([]byte(nil), raw...)}
+			got := w.ProcessPullResult(mq, res, tt.sub)
+			require.Nil(t, got.MessageBinary)
+			var offs []int64
+			for _, m := range got.MsgFoundList {
+				offs = append(offs, m.QueueOffset)
+				require.Equal(t, "2", m.GetProperty(primitive.PropertyMinOffset))
+				require.Equal(t, "8", m.GetProperty(primitive.PropertyMaxOffset))
+				if m.QueueOffset == 7 {
+					require.Equal(t, "inflated body", string(m.Body))
+				}
+			}
+			require.Equal(t, tt.want, offs)
+			require.Equal(t, int64(1), w.recalculatePullFromWhichNode(mq), "suggested broker id kept")
+		})
+	}
+}
+
+// TestProcessPullResultNotFound pins that a non-FOUND answer carries no messages but still
+// records the suggested broker id.
+func TestProcessPullResultNotFound(t *testing.T) {
+	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	w := NewPullAPIWrapper(inst, "g", false)
+	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a"}
+	res := w.ProcessPullResult(mq, &PullResult{PullStatus: PullNoNewMsg, SuggestWhichBrokerID: 2}, nil)
+	require.Empty(t, res.MsgFoundList)
+	require.Equal(t, int64(2), w.recalculatePullFromWhichNode(mq))
+}
