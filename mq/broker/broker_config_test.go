@@ -79,14 +79,16 @@ registerNameServerPeriod=15000
 flushDiskType=ASYNC_FLUSH
 mappedFileSizeCommitLog=65536
 someFutureKey=1
-transientStorePoolEnable=false
+aclEnable=false
+transientStorePoolEnable=true
 `
 	c := DefaultBrokerConfig()
 	s := store.DefaultMessageStoreConfig()
 	unknown, notBuilt, err := applyProperties(text, &c, &s)
 	require.NoError(t, err)
 	require.Equal(t, []string{"someFutureKey"}, unknown)
-	require.Equal(t, map[string]string{"transientStorePoolEnable": "false"}, notBuilt)
+	require.Equal(t, map[string]string{"aclEnable": "false"}, notBuilt)
+	require.True(t, s.TransientStorePoolEnable, "a store key since the pool is built")
 	require.Equal(t, "C1", c.BrokerClusterName)
 	require.Equal(t, "broker-b", c.BrokerName)
 	require.Equal(t, 20911, c.ListenPort)

@@ -44,7 +44,7 @@ const (
 // messageStore is the part of the store the processors use (*store.DefaultMessageStore).
 type messageStore interface {
 	AsyncPutMessage(msg *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
-	PutMessages(batch *primitive.MessageExtBrokerInner) store.PutMessageResult
+	AsyncPutMessages(batch *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
 	GetMessage(group, topic string, queueID int32, offset int64, maxMsgNums int32, filter store.MessageFilter) *store.GetMessageResult
 	GetMaxOffsetInQueue(topic string, queueID int32) int64
 	GetMinOffsetInQueue(topic string, queueID int32) int64

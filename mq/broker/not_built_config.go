@@ -24,12 +24,10 @@ type notBuiltKey struct {
 
 // notBuiltKeys is the one table of refused settings; remove a row when its feature lands.
 // Keys the broker's config structs do not hold are accepted with their off value, without an
-// "unknown key" warning. One more refusal lives in the store: flushDiskType=SYNC_FLUSH is
-// refused by MessageStoreConfig.Validate until GroupCommitService exists.
+// "unknown key" warning.
 var notBuiltKeys = []notBuiltKey{
 	{key: "brokerRole", off: store.ASYNC_MASTER, feature: "master/slave replication (SYNC_MASTER, SLAVE)"},
 	{key: "slaveReadEnable", off: "false", boolean: true, feature: "consuming from slaves"},
-	{key: "transientStorePoolEnable", off: "false", boolean: true, feature: "the TransientStorePool write buffer"},
 	{key: "enableDLegerCommitLog", off: "false", boolean: true, feature: "the DLedger (Raft) CommitLog"},
 	{key: "enablePropertyFilter", off: "false", boolean: true, feature: "SQL92 property filtering"},
 	{key: "enableCalcFilterBitMap", off: "false", boolean: true, feature: "consumer filter bitmaps"},

@@ -105,11 +105,8 @@ func (p *SendMessageProcessor) asyncConsumerSendMsgBack(ch *remoting.Channel, re
 		if delayLevel == 0 {
 			delayLevel = 3 + msgExt.ReconsumeTimes
 		}
-		// The store's delay redirect adds REAL_TOPIC / REAL_QID for the new destination; a
-		// message that was delayed before still carries the old pair, which Java's re-put
-		// overwrites in place. Dropping it here keeps one pair in the stored properties.
-		delete(props, primitive.PropertyRealTopic)
-		delete(props, primitive.PropertyRealQueueID)
+		// A message that was delayed before still carries its old REAL_TOPIC / REAL_QID; the
+		// store's delay redirect replaces them with the new destination.
 	}
 	props[primitive.PropertyDelayTimeLevel] = strconv.Itoa(int(delayLevel))
 	if strings.TrimSpace(props[primitive.PropertyOriginMessageID]) == "" {

@@ -36,11 +36,12 @@ func NewSendMessageProcessor(b *BrokerController) *SendMessageProcessor {
 }
 
 // RejectRequest refuses sends at the door (SYSTEM_BUSY "[REJECTREQUEST]...") while the
-// store's page cache is busy; BrokerFastFailure answers those already queued.
-// Java: SendMessageProcessor#rejectRequest (isOSPageCacheBusy || isTransientStorePoolDeficient;
-// there is no transient store pool here).
+// store's page cache is busy or, with transientStorePoolEnable, no write buffer is free;
+// BrokerFastFailure answers those already queued.
+// Java: SendMessageProcessor#rejectRequest (isOSPageCacheBusy || isTransientStorePoolDeficient).
 func (p *SendMessageProcessor) RejectRequest() bool {
-	return p.b.messageStore != nil && p.b.messageStore.IsOSPageCacheBusy()
+	ms := p.b.messageStore
+	return ms != nil && (ms.IsOSPageCacheBusy() || ms.IsTransientStorePoolDeficient())
 }
 
 // ProcessRequest routes CONSUMER_SEND_MSG_BACK (36) to asyncConsumerSendMsgBack; for the send
@@ -250,9 +251,7 @@ func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *
 		tr.Step("SendMessageProcessor#asyncSendBatchMessage", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLen", len(batch.Body)))
 	}
-	result := make(chan store.PutMessageResult, 1)
-	result <- b.store.PutMessages(batch)
-	return p.awaitPut(ch, req, resp, result, queueID)
+	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessages(batch), queueID)
 }
 
 // handleRetryAndDLQ sends a message for %RETRY%<group> whose reconsumeTimes reached the

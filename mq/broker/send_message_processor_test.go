@@ -3,7 +3,9 @@ package broker
 import (
 	"encoding/binary"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -214,4 +216,49 @@ func TestSendTransactionRefused(t *testing.T) {
 	h := sendHeader("TxTopic", 0, map[string]string{primitive.PropertyTransactionPrepared: "true"})
 	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("half")))
 	require.Equal(t, int32(protocol.NoPermission), resp.Code)
+}
+
+// TestSendSyncFlush: with flushDiskType=SYNC_FLUSH a send is answered SUCCESS once its record
+// is on disk, and a batch too; when the flush stalls past syncFlushTimeout the answer is
+// FLUSH_DISK_TIMEOUT (10) with msgId, queueId and queueOffset filled (the message is stored).
+// A send with WAIT=false is answered without waiting for the stalled disk.
+// Java: SendMessageProcessor#handlePutMessageResult (FLUSH_DISK_TIMEOUT: sendOK = true).
+func TestSendSyncFlush(t *testing.T) {
+	var stall atomic.Bool
+	release := make(chan struct{})
+	tb := startTestBroker(t, nil, func(_ *BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.FlushDiskType = store.SYNC_FLUSH
+		sc.SyncFlushTimeout = 100 * time.Millisecond
+		sc.BeforeFlushHook = func(file string) {
+			if stall.Load() && strings.HasPrefix(file, "commitlog/") {
+				<-release
+			}
+		}
+	})
+	defer close(release)
+	rh := tb.sendOK(t, "SyncTopic", 0, "", []byte("flushed"))
+	ms := tb.b.MessageStore()
+	_, phy, err := primitive.DecodeOffsetMsgID(rh.MsgID)
+	require.NoError(t, err)
+	require.Greater(t, ms.FlushedWhere(), phy, "answered after the flush passed the record")
+
+	body := append(batchEntry([]byte("xy"), "TAGS\x01A\x02"), batchEntry([]byte("z"), "TAGS\x01B\x02")...)
+	h := sendHeader("SyncTopic", 0, nil)
+	h.Batch = true
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), body))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, ms.GetMaxPhyOffset(), ms.FlushedWhere())
+
+	stall.Store(true)
+	resp = tb.send(t, "SyncTopic", 0, "", []byte("stalled"))
+	require.Equal(t, int32(protocol.FlushDiskTimeout), resp.Code)
+	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.Equal(t, int32(0), rh.QueueID)
+	require.Equal(t, int64(3), rh.QueueOffset)
+	require.NotEmpty(t, rh.MsgID)
+
+	h = sendHeader("SyncTopic", 0, map[string]string{primitive.PropertyWaitStoreMsgOK: "false"})
+	resp = tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("no wait")))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	stall.Store(false)
 }

@@ -33,7 +33,6 @@ func TestNotBuiltSettingsAreRefused(t *testing.T) {
 		{"brokerRole=SLAVE", "brokerRole=SLAVE"},
 		{"brokerRole=SYNC_MASTER", "brokerRole=SYNC_MASTER"},
 		{"slaveReadEnable=true", "slaveReadEnable"},
-		{"transientStorePoolEnable=TRUE", "transientStorePoolEnable"},
 		{"enableDLegerCommitLog=true", "enableDLegerCommitLog"},
 		{"enablePropertyFilter=true", "enablePropertyFilter"},
 		{"aclEnable=true", "aclEnable"},
@@ -68,18 +67,16 @@ func TestNotBuiltSettingsAreRefused(t *testing.T) {
 	require.ErrorContains(t, err, "brokerRole=SYNC_MASTER")
 }
 
-// TestSyncFlushRefusedWhileStoreLacksIt: flushDiskType=SYNC_FLUSH is refused by the store's
-// Validate as long as GroupCommitService is not built (skipped once it is).
-func TestSyncFlushRefusedWhileStoreLacksIt(t *testing.T) {
-	_, storeCfg := testConfigs(t.TempDir())
-	storeCfg.FlushDiskType = store.SYNC_FLUSH
-	if storeCfg.Validate() == nil {
-		t.Skip("the store supports SYNC_FLUSH now")
+// TestSyncFlushAndPoolStart: flushDiskType=SYNC_FLUSH and transientStorePoolEnable=true are
+// built now: a broker.conf with either starts.
+func TestSyncFlushAndPoolStart(t *testing.T) {
+	for _, line := range []string{"flushDiskType=SYNC_FLUSH", "transientStorePoolEnable=true"} {
+		var out, errOut bytes.Buffer
+		b, err := BrokerStartup([]string{"-c", writeConf(t, line, "listenPort=0", "namesrvAddr=",
+			"mappedFileSizeCommitLog=65536", "transientStorePoolSize=2", "storePathRootDir="+t.TempDir())}, &out, &errOut, nil)
+		require.NoError(t, err, "%s: %s", line, errOut.String())
+		b.Shutdown()
 	}
-	var out, errOut bytes.Buffer
-	_, err := BrokerStartup([]string{"-c", writeConf(t, "flushDiskType=SYNC_FLUSH", "listenPort=0",
-		"storePathRootDir="+t.TempDir())}, &out, &errOut, nil)
-	require.ErrorContains(t, err, "flushDiskType=SYNC_FLUSH")
 }
 
 // TestUnknownKeysWarnedAndIgnored: RocketMQ ignores keys no config object has; we do too,

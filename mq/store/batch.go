@@ -17,40 +17,61 @@ import (
 // Transaction and delayed batches are MESSAGE_ILLEGAL.
 // Java: DefaultMessageStore#putMessages (MessageExtBatch) → CommitLog#asyncPutMessages.
 func (s *DefaultMessageStore) PutMessages(batch *primitive.MessageExtBrokerInner) PutMessageResult {
+	r, req := s.putMessages(batch)
+	if req != nil {
+		return <-req.out
+	}
+	return r
+}
+
+// AsyncPutMessages is PutMessages delivering its result on a channel: filled at once, or
+// under SYNC_FLUSH (WAIT not false) once the batch is flushed or its flush timed out.
+// Java: DefaultMessageStore#asyncPutMessages.
+func (s *DefaultMessageStore) AsyncPutMessages(batch *primitive.MessageExtBrokerInner) <-chan PutMessageResult {
+	r, req := s.putMessages(batch)
+	if req != nil {
+		return req.out
+	}
+	ch := make(chan PutMessageResult, 1)
+	ch <- r
+	return ch
+}
+
+func (s *DefaultMessageStore) putMessages(batch *primitive.MessageExtBrokerInner) (PutMessageResult, *GroupCommitRequest) {
 	tracing := s.tracer.Enabled()
 	if tracing {
 		s.tracer.Step("DefaultMessageStore#asyncPutMessages", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLength", len(batch.Body)))
 	}
 	if st := s.checkStoreStatus(); st != PUT_OK {
-		return PutMessageResult{PutMessageStatus: st}
+		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	if utf16Len(batch.Topic) > maxTopicLength || len(batch.Body) > s.cfg.MaxMessageSize {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	return s.commitLog.asyncPutMessages(batch, tracing)
 }
 
 // asyncPutMessages: Java CommitLog#asyncPutMessages.
-func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tracing bool) PutMessageResult {
+func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tracing bool) (PutMessageResult, *GroupCommitRequest) {
 	s := c.store
 	batch.StoreTimestamp = s.now()
 	if batch.SysFlag&sysFlagTransactionMask != tranNotType {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	if v, ok := batch.Properties[propertyDelay]; ok && v != "" && v != "0" {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	if v, ok := lookupProperty([]byte(batch.PropertiesString), propertyDelay); ok && string(v) != "0" {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	born, err := hostField(batch.BornHostBytes, batch.BornHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	storeHost, err := hostField(batch.StoreHostBytes, batch.StoreHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	if born.n == 20 {
 		batch.SysFlag |= sysFlagBornHostV6
@@ -66,7 +87,7 @@ func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tra
 			slog.String("status", st.String()))
 	}
 	if st != PUT_OK {
-		return PutMessageResult{PutMessageStatus: st}
+		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	m := msgToAppend{inner: batch, encoded: enc.buf, key: topicQueueKey{batch.Topic, batch.QueueID},
 		storeHost: storeHost, batch: true, batchIDs: make([]int64, 0, n)}

@@ -25,6 +25,7 @@ type StoreCheckpoint struct {
 	physicMsgTimestamp atomic.Int64
 	logicsMsgTimestamp atomic.Int64
 	indexMsgTimestamp  atomic.Int64
+	hooks              *flushHooks
 }
 
 // openStoreCheckpoint opens (or creates, 4096 zero bytes) the checkpoint file and reads it.
@@ -94,9 +95,11 @@ func (c *StoreCheckpoint) Flush() error {
 	if _, err := c.f.WriteAt(b[:], 0); err != nil {
 		return fmt.Errorf("store: write checkpoint: %w", err)
 	}
+	c.hooks.beforeFlush("checkpoint")
 	if err := unix.Fdatasync(int(c.f.Fd())); err != nil {
 		return fmt.Errorf("store: sync checkpoint: %w", err)
 	}
+	c.hooks.flushed("checkpoint", len(b))
 	return nil
 }
 

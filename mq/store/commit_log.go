@@ -53,10 +53,12 @@ func newCommitLog(s *DefaultMessageStore) *CommitLog {
 	c := &CommitLog{store: s, topicQueueTable: map[topicQueueKey]int64{}}
 	c.mfq = newMappedFileQueue(s.cfg.CommitLogDir(), s.rel(s.cfg.CommitLogDir()), s.cfg.MappedFileSizeCommitLog, s.allocate, s.tracer)
 	c.mfq.warm = s.cfg.WarmMapedFileEnable
+	c.mfq.pool = s.transientStorePool
+	c.mfq.hooks = s.hooks
 	c.callback = defaultAppendMessageCallback{c: c}
 	maxBody := s.cfg.MaxMessageSize
 	c.encoders.New = func() any { return &messageExtEncoder{maxBodySize: maxBody} }
-	c.delayLevels, _ = parseDelayLevel(s.cfg.MessageDelayLevel)
+	c.delayLevels, _ = ParseDelayLevel(s.cfg.MessageDelayLevel)
 	return c
 }
 
@@ -105,9 +107,11 @@ func (c *CommitLog) getMessage(offset int64, size int) (SelectMappedBufferResult
 
 // asyncPutMessage appends one message: stamps the body CRC, redirects a delayed message to
 // SCHEDULE_TOPIC_XXXX, encodes the record outside the lock, then under putMu takes the store
-// time, appends (rolling to a new file on END_OF_FILE) and advances the queue offset.
+// time, appends (rolling to a new file on END_OF_FILE) and advances the queue offset; then it
+// submits the flush. A non-nil request means the result is not final yet: it arrives on the
+// request's channel once the record is flushed (SYNC_FLUSH).
 // Java: CommitLog#asyncPutMessage.
-func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) PutMessageResult {
+func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) (PutMessageResult, *GroupCommitRequest) {
 	s := c.store
 	tracing := s.tracer.Enabled()
 	if tracing {
@@ -121,11 +125,11 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) PutMes
 	}
 	born, err := hostField(msg.BornHostBytes, msg.BornHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	storeHost, err := hostField(msg.StoreHostBytes, msg.StoreHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
 	}
 	if born.n == 20 {
 		msg.SysFlag |= sysFlagBornHostV6
@@ -142,20 +146,20 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) PutMes
 			slog.Int("topicLength", len(msg.Topic)), slog.Int("propertiesLength", len(msg.PropertiesString)), slog.String("status", st.String()))
 	}
 	if st != PUT_OK {
-		return PutMessageResult{PutMessageStatus: st}
+		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	m := msgToAppend{inner: msg, encoded: enc.buf, key: topicQueueKey{msg.Topic, msg.QueueID}, storeHost: storeHost}
 	return c.appendLocked(&m, tracing)
 }
 
-// appendLocked is the part of a put that runs under putMu.
-func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult {
+// appendLocked is the part of a put that runs under putMu, followed by submitFlushRequest.
+func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) (PutMessageResult, *GroupCommitRequest) {
 	s := c.store
 	ctx := appendContext{msg: m, tracing: tracing}
 	c.putMu.Lock()
 	if s.shutdown.Load() { // Shutdown passed while this put was on its way
 		c.putMu.Unlock()
-		return PutMessageResult{PutMessageStatus: SERVICE_NOT_AVAILABLE}
+		return PutMessageResult{PutMessageStatus: SERVICE_NOT_AVAILABLE}, nil
 	}
 	begin := s.now()
 	c.beginTimeInLock.Store(begin)
@@ -169,7 +173,7 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 		c.beginTimeInLock.Store(0)
 		c.putMu.Unlock()
 		s.logError("create mapped file failed", err)
-		return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED}
+		return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED}, nil
 	}
 	r := mf.appendMessagesInner(&c.callback, ctx)
 	if r.Status == END_OF_FILE {
@@ -178,7 +182,7 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 			c.beginTimeInLock.Store(0)
 			c.putMu.Unlock()
 			s.logError("create mapped file failed", err)
-			return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED, AppendMessageResult: &r}
+			return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED, AppendMessageResult: &r}, nil
 		}
 		r = mf.appendMessagesInner(&c.callback, ctx)
 	}
@@ -188,25 +192,57 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) PutMessageResult 
 	switch r.Status {
 	case APPEND_PUT_OK:
 	case MESSAGE_SIZE_EXCEEDED, APPEND_PROPERTIES_SIZE_EXCEEDED:
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL, AppendMessageResult: &r}
+		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL, AppendMessageResult: &r}, nil
 	default:
-		return PutMessageResult{PutMessageStatus: UNKNOWN_ERROR, AppendMessageResult: &r}
+		return PutMessageResult{PutMessageStatus: UNKNOWN_ERROR, AppendMessageResult: &r}, nil
 	}
 	if m.batch {
 		r.MsgID = c.batchMsgIDs(m)
 	} else {
 		r.MsgID = primitive.CreateOffsetMsgID(m.storeHost.bytes(), r.WroteOffset)
 	}
-	c.submitFlushRequest()
-	return PutMessageResult{PutMessageStatus: PUT_OK, AppendMessageResult: &r}
+	res := PutMessageResult{PutMessageStatus: PUT_OK, AppendMessageResult: &r}
+	return res, c.submitFlushRequest(res, m.inner, tracing)
 }
 
-// submitFlushRequest wakes the async flush service (unless it runs on a fixed timer).
-// Java: CommitLog#submitFlushRequest (ASYNC_FLUSH branch).
-func (c *CommitLog) submitFlushRequest() {
-	if f := c.store.flushCommitLog; f != nil && !c.store.cfg.FlushCommitLogTimed {
-		f.svc.Wakeup()
+// submitFlushRequest hands the appended record to the flush. SYNC_FLUSH: a put that waits for
+// the store (WAIT absent or true) gets a GroupCommitRequest for the end of its record, watched
+// by the FlushDiskWatcher and queued for GroupCommitService; one that does not only wakes the
+// service. ASYNC_FLUSH: it wakes CommitRealTimeService (TransientStorePool) or
+// FlushRealTimeService (unless that runs on a fixed timer). The step is logged for SYNC_FLUSH
+// and for the pool; the default case, a wake-up, is left out of the trace.
+// Java: CommitLog#submitFlushRequest.
+func (c *CommitLog) submitFlushRequest(res PutMessageResult, msg *primitive.MessageExtBrokerInner, tracing bool) *GroupCommitRequest {
+	s := c.store
+	r := res.AppendMessageResult
+	nextOffset := r.WroteOffset + int64(r.WroteBytes)
+	if s.cfg.FlushDiskType == SYNC_FLUSH {
+		wait := isWaitStoreMsgOK(msg)
+		if tracing {
+			s.tracer.Step("CommitLog#submitFlushRequest", slog.String("flushDiskType", SYNC_FLUSH),
+				slog.Bool("waitStoreMsgOK", wait), slog.Int64("nextOffset", nextOffset))
+		}
+		if !wait {
+			s.groupCommit.svc.Wakeup()
+			return nil
+		}
+		req := newGroupCommitRequest(nextOffset, s.monoNow()+s.cfg.SyncFlushTimeout.Milliseconds(), res)
+		s.flushDiskWatcher.add(req)
+		s.groupCommit.putRequest(req)
+		return req
 	}
+	if s.cfg.IsTransientStorePoolEnable() {
+		if tracing {
+			s.tracer.Step("CommitLog#submitFlushRequest", slog.String("flushDiskType", ASYNC_FLUSH),
+				slog.Bool("transientStorePool", true), slog.Int64("nextOffset", nextOffset))
+		}
+		s.commitRealTime.svc.Wakeup()
+		return nil
+	}
+	if !s.cfg.FlushCommitLogTimed {
+		s.flushCommitLog.svc.Wakeup()
+	}
+	return nil
 }
 
 // applyDelay redirects a message with DELAY = L > 0 to SCHEDULE_TOPIC_XXXX queue L-1, keeping
@@ -236,7 +272,9 @@ func (c *CommitLog) applyDelay(msg *primitive.MessageExtBrokerInner) {
 		msg.Properties[propertyRealTopic] = msg.Topic
 		msg.Properties[propertyRealQID] = realQID
 	}
-	msg.PropertiesString = appendProperty(appendProperty(msg.PropertiesString, propertyRealTopic, msg.Topic), propertyRealQID, realQID)
+	// Java re-serializes the properties map, so a message delayed before (a retry going back
+	// through SCHEDULE_TOPIC_XXXX) keeps one REAL_TOPIC / REAL_QID pair, the new one.
+	msg.PropertiesString = putProperty(putProperty(msg.PropertiesString, propertyRealTopic, msg.Topic), propertyRealQID, realQID)
 	msg.Topic = scheduleTopic
 	msg.QueueID = int32(level - 1)
 }
@@ -484,7 +522,7 @@ func (c *CommitLog) recoverNormally(maxPhyOffsetOfConsumeQueue int64) error {
 	s := c.store
 	files := c.mfq.MappedFiles()
 	if len(files) == 0 {
-		c.mfq.flushedWhere.Store(0)
+		c.mfq.setFlushedAndCommittedWhere(0)
 		if s.tracer.Enabled() {
 			s.tracer.Step("CommitLog#recoverNormally", slog.Int("files", 0), slog.Int64("processOffset", 0))
 		}
@@ -517,7 +555,7 @@ func (c *CommitLog) recoverNormally(maxPhyOffsetOfConsumeQueue int64) error {
 		s.tracer.Step("CommitLog#recoverNormally", slog.String("startFile", s.rel(files[max(len(files)-3, 0)].path)),
 			slog.Int64("processOffset", processOffset), slog.Int64("maxPhyOffsetOfConsumeQueue", maxPhyOffsetOfConsumeQueue))
 	}
-	c.mfq.flushedWhere.Store(processOffset)
+	c.mfq.setFlushedAndCommittedWhere(processOffset)
 	if err := c.mfq.truncateDirtyFiles(processOffset); err != nil {
 		return fmt.Errorf("recover commitlog: %w", err)
 	}
@@ -550,7 +588,7 @@ func (c *CommitLog) recoverAbnormally(maxPhyOffsetOfConsumeQueue int64) error {
 			s.tracer.Step("CommitLog#recoverAbnormally", slog.Int("files", 0), slog.Int64("processOffset", 0))
 		}
 		s.logWarn("the commitlog files are deleted; deleting the consume queues")
-		c.mfq.flushedWhere.Store(0)
+		c.mfq.setFlushedAndCommittedWhere(0)
 		return s.destroyLogics()
 	}
 	index := len(files) - 1
@@ -592,10 +630,11 @@ func (c *CommitLog) recoverAbnormally(maxPhyOffsetOfConsumeQueue int64) error {
 			slog.Int("dispatched", dispatched), slog.Int64("processOffset", processOffset),
 			slog.Int64("maxPhyOffsetOfConsumeQueue", maxPhyOffsetOfConsumeQueue))
 	}
-	c.mfq.flushedWhere.Store(processOffset)
+	c.mfq.setFlushedAndCommittedWhere(processOffset)
 	if err := c.mfq.truncateDirtyFiles(processOffset); err != nil {
 		return fmt.Errorf("recover commitlog: %w", err)
 	}
+	s.indexService.truncateEnd(processOffset)
 	if maxPhyOffsetOfConsumeQueue >= processOffset {
 		if maxPhyOffsetOfConsumeQueue > processOffset {
 			s.logWarn("consume queues reach past the commitlog end; truncating them",

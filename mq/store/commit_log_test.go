@@ -231,6 +231,34 @@ func TestDelayedMessage(t *testing.T) {
 	require.Equal(t, scheduleTopic, msg.Topic)
 }
 
+// TestDelayedMessageReplacesRealTopic: a message that was delayed before (a consumer's retry
+// going back through SCHEDULE_TOPIC_XXXX) carries an old REAL_TOPIC / REAL_QID pair; the
+// redirect replaces it, so the stored properties hold one pair, the new destination.
+// Java: CommitLog#asyncPutMessage (putProperty on the map, then messageProperties2String).
+func TestDelayedMessageReplacesRealTopic(t *testing.T) {
+	s := openStore(t, smallConfig(t.TempDir()), nil, nil)
+	for _, withMap := range []bool{true, false} {
+		m := newMsg("%RETRY%g", 1, "again", "")
+		m.PropertiesString = "REAL_TOPIC\x01Old\x02DELAY\x013\x02REAL_QID\x017\x02KEYS\x01k"
+		m.Properties = map[string]string{"REAL_TOPIC": "Old", "DELAY": "3", "REAL_QID": "7", "KEYS": "k"}
+		if !withMap {
+			m.Properties = nil
+		}
+		r := put(t, s, m)
+		rec, ok := s.SelectOneMessageByOffset(r.WroteOffset)
+		require.True(t, ok)
+		var rr recordReader
+		d := rr.checkMessageAndReturnSize(rec, true, r.WroteOffset)
+		require.True(t, d.Success)
+		props := string(d.Properties)
+		require.Equal(t, "DELAY\x013\x02KEYS\x01k\x02REAL_TOPIC\x01%RETRY%g\x02REAL_QID\x011", props)
+		require.Equal(t, 1, strings.Count(props, "REAL_TOPIC\x01"), "withMap=%v", withMap)
+	}
+	require.Equal(t, "a\x011\x02b\x012", putProperty("a\x011", "b", "2"))
+	require.Equal(t, "b\x012", putProperty("", "b", "2"))
+	require.Equal(t, "a\x011\x02b\x013", putProperty("b\x012\x02a\x011\x02", "b", "3"))
+}
+
 // TestBatchPut: members get consecutive queue offsets and envelope properties; the batch moves
 // whole to the next file. Java: CommitLog#asyncPutMessages, MessageExtEncoder#encode(batch).
 func TestBatchPut(t *testing.T) {

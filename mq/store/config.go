@@ -54,10 +54,24 @@ type MessageStoreConfig struct {
 	FlushConsumeQueueLeastPages int `prop:"flushConsumeQueueLeastPages"`
 	// FlushConsumeQueueThoroughInterval: at least this often flush all CQs and the checkpoint (60 s).
 	FlushConsumeQueueThoroughInterval time.Duration `prop:"flushConsumeQueueThoroughInterval"`
-	// FlushDiskType is ASYNC_FLUSH or SYNC_FLUSH (only ASYNC_FLUSH is implemented yet).
+	// FlushDiskType is ASYNC_FLUSH (FlushRealTimeService flushes behind the puts) or
+	// SYNC_FLUSH (GroupCommitService: a put waits until its record is on disk).
 	FlushDiskType string `prop:"flushDiskType"`
-	// SyncFlushTimeout bounds a SYNC_FLUSH wait (5 s) → FLUSH_DISK_TIMEOUT.
+	// SyncFlushTimeout bounds a SYNC_FLUSH wait (5 s); a put still not flushed then is answered
+	// FLUSH_DISK_TIMEOUT (the message is stored, its durability unknown).
 	SyncFlushTimeout time.Duration `prop:"syncFlushTimeout"`
+	// TransientStorePoolEnable makes new CommitLog files take a write buffer from the
+	// TransientStorePool: puts append to the buffer, CommitRealTimeService commits it to the
+	// file, FlushRealTimeService flushes. Only with ASYNC_FLUSH on a master (false).
+	TransientStorePoolEnable bool `prop:"transientStorePoolEnable"`
+	// TransientStorePoolSize is the number of buffers (5), each mappedFileSizeCommitLog bytes.
+	TransientStorePoolSize int `prop:"transientStorePoolSize"`
+	// CommitIntervalCommitLog is the CommitRealTimeService period (200 ms).
+	CommitIntervalCommitLog time.Duration `prop:"commitIntervalCommitLog"`
+	// CommitCommitLogLeastPages is the number of new 4 KiB pages needed for a commit (4).
+	CommitCommitLogLeastPages int `prop:"commitCommitLogLeastPages"`
+	// CommitCommitLogThoroughInterval: at least this often commit whatever is new (200 ms).
+	CommitCommitLogThoroughInterval time.Duration `prop:"commitCommitLogThoroughInterval"`
 	// MaxMessageSize is the body limit in bytes (4 MiB); a whole record may be 64 KiB larger.
 	MaxMessageSize int `prop:"maxMessageSize"`
 	// CheckCRCOnRecover checks body CRCs during CommitLog recovery (true).
@@ -69,8 +83,11 @@ type MessageStoreConfig struct {
 	// OsPageCacheBusyTimeOutMills: a put lock held longer than this (1000 ms) makes new puts
 	// OS_PAGECACHE_BUSY.
 	OsPageCacheBusyTimeOutMills time.Duration `prop:"osPageCacheBusyTimeOutMills"`
-	// MessageDelayLevel lists the delay levels (units s, m, h, d).
+	// MessageDelayLevel lists the delay levels (units s, m, h, d); see ParseDelayLevel.
 	MessageDelayLevel string `prop:"messageDelayLevel"`
+	// FlushDelayOffsetInterval is how often the schedule service writes
+	// config/delayOffset.json (10 s).
+	FlushDelayOffsetInterval time.Duration `prop:"flushDelayOffsetInterval"`
 
 	// Read path limits (store-formats.md §13).
 	MaxTransferBytesOnMessageInMemory int  `prop:"maxTransferBytesOnMessageInMemory"` // bytes (256 KiB)
@@ -139,6 +156,16 @@ type MessageStoreConfig struct {
 	// fault: the page cache then looks busy (OS_PAGECACHE_BUSY, broker fast failure). Not a
 	// RocketMQ setting.
 	PutInLockHook func() `prop:"-"`
+	// BeforeFlushHook, when set, is called before every flush system call (fdatasync or msync)
+	// of a store file, with the file's path relative to the store root ("commitlog/0000…",
+	// "consumequeue/T/0/0000…", "index/…", "checkpoint"). Tests and chapters block in it to
+	// play a slow disk. Not a RocketMQ setting.
+	BeforeFlushHook func(file string) `prop:"-"`
+	// FlushedHook, when set, is called after every successful flush system call with the file
+	// (as in BeforeFlushHook) and the position (bytes) up to which the file is now known to be
+	// on disk (the whole file for an index file, 24 for the checkpoint). Tests use it to play a
+	// power cut: every byte past the last reported position may be lost. Not a RocketMQ setting.
+	FlushedHook func(file string, position int) `prop:"-"`
 }
 
 // DefaultMessageStoreConfig returns RocketMQ 4.9's defaults with StorePathRootDir = $HOME/store.
@@ -159,11 +186,16 @@ func DefaultMessageStoreConfig() MessageStoreConfig {
 		FlushConsumeQueueThoroughInterval: 60 * time.Second,
 		FlushDiskType:                     ASYNC_FLUSH,
 		SyncFlushTimeout:                  5 * time.Second,
+		TransientStorePoolSize:            5,
+		CommitIntervalCommitLog:           200 * time.Millisecond,
+		CommitCommitLogLeastPages:         4,
+		CommitCommitLogThoroughInterval:   200 * time.Millisecond,
 		MaxMessageSize:                    4 * 1024 * 1024,
 		CheckCRCOnRecover:                 true,
 		BrokerRole:                        ASYNC_MASTER,
 		OsPageCacheBusyTimeOutMills:       1000 * time.Millisecond,
 		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
+		FlushDelayOffsetInterval:          10 * time.Second,
 		MaxTransferBytesOnMessageInMemory: 256 * 1024,
 		MaxTransferCountOnMessageInMemory: 32,
 		MaxTransferBytesOnMessageInDisk:   64 * 1024,
@@ -210,9 +242,7 @@ func (c *MessageStoreConfig) Validate() error {
 		return bad("mapped file sizes must stay below 2 GiB (positions are int32)")
 	case c.MappedFileSizeConsumeQueue < ConsumeQueueUnitSize:
 		return bad("mappedFileSizeConsumeQueue=%d: must hold at least one 20-byte unit", c.MappedFileSizeConsumeQueue)
-	case c.FlushDiskType == SYNC_FLUSH:
-		return bad("flushDiskType=SYNC_FLUSH is not implemented yet (GroupCommitService); use ASYNC_FLUSH")
-	case c.FlushDiskType != ASYNC_FLUSH:
+	case c.FlushDiskType != ASYNC_FLUSH && c.FlushDiskType != SYNC_FLUSH:
 		return bad("flushDiskType=%q: want ASYNC_FLUSH or SYNC_FLUSH", c.FlushDiskType)
 	case c.BrokerRole != ASYNC_MASTER && c.BrokerRole != SYNC_MASTER && c.BrokerRole != SLAVE:
 		return bad("brokerRole=%q: want ASYNC_MASTER, SYNC_MASTER or SLAVE", c.BrokerRole)
@@ -220,6 +250,10 @@ func (c *MessageStoreConfig) Validate() error {
 		return bad("maxMessageSize=%d: must be positive", c.MaxMessageSize)
 	case c.FlushIntervalCommitLog <= 0 || c.FlushIntervalConsumeQueue <= 0:
 		return bad("flush intervals must be positive")
+	case c.SyncFlushTimeout <= 0:
+		return bad("syncFlushTimeout must be positive")
+	case c.TransientStorePoolEnable && (c.TransientStorePoolSize <= 0 || c.CommitIntervalCommitLog <= 0):
+		return bad("transientStorePoolEnable needs transientStorePoolSize and commitIntervalCommitLog above 0")
 	case c.MaxTransferCountOnMessageInMemory <= 0 || c.MaxTransferCountOnMessageInDisk <= 0:
 		return bad("maxTransferCount settings must be positive")
 	case c.MaxHashSlotNum <= 0 || c.MaxIndexNum <= 1:
@@ -233,10 +267,17 @@ func (c *MessageStoreConfig) Validate() error {
 	if _, err := parseDeleteWhen(c.DeleteWhen); err != nil {
 		return bad("deleteWhen=%q: %v", c.DeleteWhen, err)
 	}
-	if _, err := parseDelayLevel(c.MessageDelayLevel); err != nil {
+	if _, err := ParseDelayLevel(c.MessageDelayLevel); err != nil {
 		return bad("messageDelayLevel: %v", err)
 	}
 	return nil
+}
+
+// IsTransientStorePoolEnable: the pool is used only with ASYNC_FLUSH on a master (a SYNC_FLUSH
+// put must reach the file at once; a slave appends what its master sent).
+// Java: MessageStoreConfig#isTransientStorePoolEnable.
+func (c *MessageStoreConfig) IsTransientStorePoolEnable() bool {
+	return c.TransientStorePoolEnable && c.FlushDiskType == ASYNC_FLUSH && c.BrokerRole != SLAVE
 }
 
 // CommitLogDir is StorePathCommitLog or <root>/commitlog.
@@ -270,13 +311,14 @@ func (c MessageStoreConfig) String() string {
 	return conf.Format(&c)
 }
 
-// parseDelayLevel parses "1s 5s 1m 2h 1d" into delays in ms (index 0 = level 1).
-// Java: ScheduleMessageService#parseDelayLevel.
-func parseDelayLevel(s string) ([]int64, error) {
+// ParseDelayLevel parses messageDelayLevel ("1s 5s 1m 2h 1d": space-separated, each a
+// non-negative integer and a unit s = 1000, m = 60 000, h = 3 600 000, d = 86 400 000 ms) into
+// delays in ms, index 0 = level 1. Java: ScheduleMessageService#parseDelayLevel.
+func ParseDelayLevel(s string) ([]int64, error) {
 	var out []int64
 	for _, f := range strings.Fields(s) {
 		if len(f) < 2 {
-			return nil, fmt.Errorf("bad level %q", f)
+			return nil, fmt.Errorf("bad delay level %q", f)
 		}
 		var unit int64
 		switch f[len(f)-1] {
@@ -289,11 +331,11 @@ func parseDelayLevel(s string) ([]int64, error) {
 		case 'd':
 			unit = 24 * 60 * 60 * 1000
 		default:
-			return nil, fmt.Errorf("bad unit in %q", f)
+			return nil, fmt.Errorf("bad unit in delay level %q (want s, m, h or d)", f)
 		}
 		n, err := strconv.ParseInt(f[:len(f)-1], 10, 64)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("bad number in %q", f)
+			return nil, fmt.Errorf("bad number in delay level %q", f)
 		}
 		out = append(out, n*unit)
 	}

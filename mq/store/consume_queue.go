@@ -38,6 +38,7 @@ func newConsumeQueue(s *DefaultMessageStore, topic string, queueID int32) *Consu
 	dir := filepath.Join(s.cfg.ConsumeQueueDir(), topic, strconv.Itoa(int(queueID)))
 	cq := &ConsumeQueue{store: s, topic: topic, queueID: queueID, fileSize: s.cfg.ConsumeQueueFileSize()}
 	cq.mfq = newMappedFileQueue(dir, s.rel(dir), cq.fileSize, nil, nil)
+	cq.mfq.hooks = s.hooks
 	cq.maxPhysicOffset.Store(-1)
 	return cq
 }
@@ -55,12 +56,24 @@ func (cq *ConsumeQueue) load() error { return cq.mfq.load() }
 // with offset < 0 or size <= 0, continuing into the next file only when the current one was
 // full; positions are set there and later files deleted.
 // Java: ConsumeQueue#recover.
+//
+// Deviation: Java trusts every file before the third-to-last. After a power cut while the
+// flush lagged more than three files behind, an earlier file may never have reached the disk
+// (its last unit reads as zero); recovery then starts at the first such file.
 func (cq *ConsumeQueue) recover() error {
 	files := cq.mfq.MappedFiles()
 	if len(files) == 0 {
 		return nil
 	}
 	index := max(len(files)-3, 0)
+	for index > 0 && !cq.lastUnitValid(files[index-1]) {
+		index--
+	}
+	if index > 0 { // the end of what the files before the scan index (when no unit follows)
+		if offset, size := cq.lastUnit(files[index-1]); !isBlankUnit(offset, size) {
+			cq.maxPhysicOffset.Store(offset + int64(size))
+		}
+	}
 	mf := files[index]
 	processOffset := mf.fileFromOffset
 	fileOffset := 0
@@ -93,6 +106,18 @@ func (cq *ConsumeQueue) recover() error {
 	}
 	cq.zeroStaleUnits()
 	return nil
+}
+
+// lastUnit reads the last unit of a (loaded, full) file.
+func (cq *ConsumeQueue) lastUnit(mf *MappedFile) (offset int64, size int32) {
+	i := cq.fileSize - ConsumeQueueUnitSize
+	return int64(binary.BigEndian.Uint64(mf.data[i:])), int32(binary.BigEndian.Uint32(mf.data[i+8:]))
+}
+
+// lastUnitValid reports whether the last unit of a (loaded, full) file was written.
+func (cq *ConsumeQueue) lastUnitValid(mf *MappedFile) bool {
+	offset, size := cq.lastUnit(mf)
+	return offset >= 0 && size > 0
 }
 
 // zeroStaleUnits clears units left after the write position of the last file (up to the

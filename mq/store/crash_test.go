@@ -20,6 +20,10 @@ func TestMain(m *testing.M) {
 		crashChild(dir)
 		return
 	}
+	if dir := os.Getenv(powerCutChildEnv); dir != "" {
+		powerCutChild(dir, os.Getenv(powerCutModeEnv))
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -308,9 +308,11 @@ func (f *IndexFile) flush() error {
 	be.PutUint64(d[idxEndPhyOffset:], uint64(f.endPhyOffset.Load()))
 	be.PutUint32(d[idxHashSlotCount:], uint32(f.hashSlotCount.Load()))
 	be.PutUint32(d[idxIndexCount:], uint32(f.indexCount.Load()))
-	if err := flushRange(f.mf.fd, d, 0, f.mf.fileSize); err != nil {
+	f.mf.hooks.beforeFlush(f.mf.relName)
+	if err := flushRange(f.mf.fd, d, 0, f.mf.fileSize, false); err != nil {
 		return fmt.Errorf("store: flush index file %s: %w", f.mf.name, err)
 	}
+	f.mf.hooks.flushed(f.mf.relName, f.mf.fileSize)
 	return nil
 }
 

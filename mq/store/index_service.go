@@ -41,6 +41,9 @@ type IndexService struct {
 	files []*IndexFile // in name (creation) order
 
 	flushes sync.WaitGroup // background flushes of full files
+	// lastFlush is closed when the newest background flush is done; each flush waits for the
+	// one before, so indexMsgTimestamp only ever names a file whose predecessors are on disk.
+	lastFlush chan struct{} // written by the reput goroutine only
 }
 
 func newIndexService(s *DefaultMessageStore) *IndexService {
@@ -87,8 +90,11 @@ func (is *IndexService) load(lastExitOK bool) error {
 			is.shutdownFiles()
 			return fmt.Errorf("store: load index file %s: %w", name, err)
 		}
+		is.adopt(f)
 		f.load()
-		if !lastExitOK && f.EndTimestamp() > indexTs {
+		// An all-zero header (endPhyOffset and endTimestamp 0) was never flushed: after a power
+		// cut the file may hold anything. Deviation: Java keeps such a file.
+		if !lastExitOK && (f.EndTimestamp() > indexTs || f.EndPhyOffset() == 0 && f.EndTimestamp() == 0) {
 			is.s.logWarn("deleting an index file written after the last checkpoint (unclean exit)",
 				"file", name, "endTimestamp", f.EndTimestamp(), "indexMsgTimestamp", indexTs)
 			if err := f.mf.destroy(); err != nil {
@@ -100,6 +106,30 @@ func (is *IndexService) load(lastExitOK bool) error {
 		is.files = append(is.files, f)
 	}
 	return nil
+}
+
+// truncateEnd moves the newest file's endPhyOffset back to phyOffset, the end of the CommitLog
+// found after an unclean exit, when the index reached further: the index is built from data
+// not yet flushed, so a power cut may leave it ahead of the log. Records appended there from now
+// on are then indexed again (buildIndex skips records below endPhyOffset); the entries beyond
+// point at records that were lost, and at the records that take their place, which a query's
+// caller tells apart by key as it always must (hash collisions).
+// Deviation: Java leaves the index ahead, and new messages at those offsets go unindexed.
+func (is *IndexService) truncateEnd(phyOffset int64) {
+	is.mu.RLock()
+	defer is.mu.RUnlock()
+	if n := len(is.files); n > 0 && is.files[n-1].EndPhyOffset() > phyOffset {
+		f := is.files[n-1]
+		is.s.logWarn("the index reaches past the recovered commitlog end; indexing again from there",
+			"file", f.FileName(), "endPhyOffset", f.EndPhyOffset(), "commitlogEnd", phyOffset)
+		f.setEndPhyOffset(phyOffset)
+	}
+}
+
+// adopt names the file relative to the store root and gives it the flush hooks.
+func (is *IndexService) adopt(f *IndexFile) {
+	f.mf.relName = "index/" + f.mf.name
+	f.mf.hooks = is.s.hooks
 }
 
 func isIndexFileName(name string) bool {
@@ -256,6 +286,7 @@ func (is *IndexService) getAndCreateLastIndexFile() (*IndexFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	is.adopt(f)
 	is.mu.Lock()
 	is.files = append(is.files, f)
 	is.mu.Unlock()
@@ -263,7 +294,17 @@ func (is *IndexService) getAndCreateLastIndexFile() (*IndexFile, error) {
 		if is.s.cfg.ManualServices {
 			is.flush(prev)
 		} else {
-			is.flushes.Go(func() { is.flush(prev) })
+			// Deviation: Java starts a thread per full file, so a newer file's flush may finish
+			// (and move indexMsgTimestamp past) an older one still on its way to the disk.
+			before, done := is.lastFlush, make(chan struct{})
+			is.lastFlush = done
+			is.flushes.Go(func() {
+				defer close(done)
+				if before != nil {
+					<-before
+				}
+				is.flush(prev)
+			})
 		}
 	}
 	return f, nil

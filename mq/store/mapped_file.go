@@ -24,10 +24,18 @@ var ErrFileSize = errors.New("store: file length does not match the configured s
 // memory. It is created at full size with fallocate, named by the offset of its first byte in
 // the whole log (20 digits), and written by one appender at a time.
 //
-// Positions are int32 byte positions inside the file, published with atomics: the appender
-// writes bytes, then advances wrotePosition; readers never read past it. Readers hold the
-// file (hold/release) while they touch its memory, so destroy unmaps only after the last
-// reader is gone.
+// Positions are int32 byte positions inside the file, published with atomics, and
+// flushedPosition ≤ committedPosition ≤ wrotePosition:
+//
+//   - wrotePosition: the appender wrote up to here (into the mapping, or into the write buffer
+//     of a file that took one from the TransientStorePool);
+//   - committedPosition: with a write buffer, copied into the file up to here (commit); the
+//     read position — readers never see uncommitted bytes. Without one it plays no part;
+//   - flushedPosition: forced to disk (fdatasync or msync) up to here.
+//
+// The appender writes bytes, then advances wrotePosition; readers never read past the read
+// position. Readers hold the file (hold/release) while they touch its memory, so destroy
+// unmaps only after the last reader is gone.
 //
 // Mirrors org.apache.rocketmq.store.MappedFile (+ ReferenceResource).
 type MappedFile struct {
@@ -40,10 +48,21 @@ type MappedFile struct {
 	fd             int
 	data           []byte
 
-	wrotePosition   atomic.Int32
-	flushedPosition atomic.Int32
-	// storeTimestamp is the store time (ms) of the last message appended.
-	storeTimestamp atomic.Int64
+	wrotePosition     atomic.Int32
+	committedPosition atomic.Int32
+	flushedPosition   atomic.Int32
+	// storeTimestamp is the store time (ms) of the last message appended;
+	// committedStoreTimestamp that of the last message committed (write-buffer files).
+	storeTimestamp          atomic.Int64
+	committedStoreTimestamp atomic.Int64
+
+	// writeBuffer is the TransientStorePool buffer appends go to; nil once the whole file is
+	// committed and the buffer went back to pool. usesPool is fixed when the file is
+	// created: the read position is then committedPosition.
+	writeBuffer atomic.Pointer[[]byte]
+	pool        *TransientStorePool
+	usesPool    bool
+	hooks       *flushHooks
 	// firstCreateInQueue is true for a file created when its queue had no files.
 	firstCreateInQueue bool
 
@@ -138,7 +157,58 @@ func createAllocated(path string, size int, sparse bool) (*os.File, error) {
 		os.Remove(tmp)
 		return nil, err
 	}
+	// Deviation: Java does not sync the directory; without it a power cut may lose the name of
+	// a new file whose data a SYNC_FLUSH put already forced to disk.
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sync directory: %w", err)
+	}
 	return f, nil
+}
+
+// flushHooks are MessageStoreConfig's BeforeFlushHook and FlushedHook (nil: none).
+type flushHooks struct {
+	before func(file string)
+	after  func(file string, position int)
+}
+
+func newFlushHooks(cfg *MessageStoreConfig) *flushHooks {
+	if cfg.BeforeFlushHook == nil && cfg.FlushedHook == nil {
+		return nil
+	}
+	return &flushHooks{before: cfg.BeforeFlushHook, after: cfg.FlushedHook}
+}
+
+func (h *flushHooks) beforeFlush(file string) {
+	if h != nil && h.before != nil {
+		h.before(file)
+	}
+}
+
+func (h *flushHooks) flushed(file string, position int) {
+	if h != nil && h.after != nil {
+		h.after(file, position)
+	}
+}
+
+// usePool makes the new, empty file take a write buffer from pool; without a free buffer it
+// stays a plain mapped file. Java: MappedFile#init(fileName, fileSize, transientStorePool).
+func (m *MappedFile) usePool(pool *TransientStorePool) {
+	if pool == nil || m.WrotePosition() != 0 {
+		return
+	}
+	if b := pool.borrowBuffer(); b != nil {
+		m.pool, m.usesPool = pool, true
+		m.writeBuffer.Store(&b)
+	}
+}
+
+// returnWriteBuffer gives the write buffer back to the pool (once: the file is wholly
+// committed, or going away).
+func (m *MappedFile) returnWriteBuffer() {
+	if b := m.writeBuffer.Swap(nil); b != nil {
+		m.pool.returnBuffer(*b)
+	}
 }
 
 // FileName is the file's 20-digit name.
@@ -153,9 +223,26 @@ func (m *MappedFile) FileSize() int { return m.fileSize }
 // WrotePosition is the number of bytes written (appends go here). Java: getWrotePosition.
 func (m *MappedFile) WrotePosition() int { return int(m.wrotePosition.Load()) }
 
-// ReadPosition is what readers may read up to: the write position (no write buffer here).
-// Java: MappedFile#getReadPosition.
-func (m *MappedFile) ReadPosition() int { return int(m.wrotePosition.Load()) }
+// ReadPosition is what readers may read up to: the committed position for a file with a
+// write buffer, else the write position. Java: MappedFile#getReadPosition.
+func (m *MappedFile) ReadPosition() int {
+	if m.usesPool {
+		return int(m.committedPosition.Load())
+	}
+	return int(m.wrotePosition.Load())
+}
+
+// CommittedPosition is the number of bytes copied from the write buffer into the file; for a
+// file without one, the write position. Java: MappedFile#getCommittedPosition.
+func (m *MappedFile) CommittedPosition() int {
+	if m.usesPool {
+		return int(m.committedPosition.Load())
+	}
+	return int(m.wrotePosition.Load())
+}
+
+// UsesWriteBuffer reports whether the file was created with a TransientStorePool buffer.
+func (m *MappedFile) UsesWriteBuffer() bool { return m.usesPool }
 
 // FlushedPosition is the number of bytes known to be on disk.
 func (m *MappedFile) FlushedPosition() int { return int(m.flushedPosition.Load()) }
@@ -163,13 +250,30 @@ func (m *MappedFile) FlushedPosition() int { return int(m.flushedPosition.Load()
 // StoreTimestamp is the store time (ms) of the last message appended to this file.
 func (m *MappedFile) StoreTimestamp() int64 { return m.storeTimestamp.Load() }
 
+// readStoreTimestamp is the store time of the last message readers can see.
+func (m *MappedFile) readStoreTimestamp() int64 {
+	if m.usesPool {
+		return m.committedStoreTimestamp.Load()
+	}
+	return m.storeTimestamp.Load()
+}
+
 func (m *MappedFile) setPositions(pos int) {
 	m.wrotePosition.Store(int32(pos))
+	m.committedPosition.Store(int32(pos))
 	m.flushedPosition.Store(int32(pos))
 }
 
-// IsFull reports whether the write position reached the end of the file.
-func (m *MappedFile) IsFull() bool { return m.ReadPosition() == m.fileSize }
+// IsFull reports whether the write position reached the end of the file. Java: MappedFile#isFull.
+func (m *MappedFile) IsFull() bool { return m.WrotePosition() == m.fileSize }
+
+// appendTarget is where appends go: the write buffer, or the mapping.
+func (m *MappedFile) appendTarget() []byte {
+	if b := m.writeBuffer.Load(); b != nil {
+		return *b
+	}
+	return m.data
+}
 
 // appendContext carries what doAppend needs besides the mapped bytes. It is passed by value
 // so that nothing on the put path escapes to the heap.
@@ -184,15 +288,20 @@ type appendContext struct {
 // implementation here, so cb is the concrete type: an interface call would make the put
 // path allocate.)
 func (m *MappedFile) appendMessagesInner(cb *defaultAppendMessageCallback, ctx appendContext) AppendMessageResult {
-	pos := m.ReadPosition()
+	pos := m.WrotePosition()
 	if ctx.tracing {
-		m.tracer.Step("MappedFile#appendMessagesInner", slog.String("file", m.relName),
-			slog.Int("currentPos", pos), slog.Int("fileSize", m.fileSize))
+		if m.usesPool {
+			m.tracer.Step("MappedFile#appendMessagesInner", slog.String("file", m.relName),
+				slog.Int("currentPos", pos), slog.Int("fileSize", m.fileSize), slog.Bool("writeBuffer", true))
+		} else {
+			m.tracer.Step("MappedFile#appendMessagesInner", slog.String("file", m.relName),
+				slog.Int("currentPos", pos), slog.Int("fileSize", m.fileSize))
+		}
 	}
 	if pos >= m.fileSize {
 		return AppendMessageResult{Status: APPEND_UNKNOWN_ERROR}
 	}
-	r := cb.doAppend(m.fileFromOffset, m.data[pos:], ctx)
+	r := cb.doAppend(m.fileFromOffset, m.appendTarget()[pos:], ctx)
 	m.wrotePosition.Store(int32(pos) + r.WroteBytes)
 	m.storeTimestamp.Store(r.StoreTimestamp)
 	return r
@@ -201,11 +310,11 @@ func (m *MappedFile) appendMessagesInner(cb *defaultAppendMessageCallback, ctx a
 // appendBytes appends b whole at the write position; false if it does not fit.
 // Java: MappedFile#appendMessage(byte[]).
 func (m *MappedFile) appendBytes(b []byte) bool {
-	pos := m.ReadPosition()
+	pos := m.WrotePosition()
 	if pos+len(b) > m.fileSize {
 		return false
 	}
-	copy(m.data[pos:], b)
+	copy(m.appendTarget()[pos:], b)
 	m.wrotePosition.Store(int32(pos + len(b)))
 	return true
 }
@@ -229,6 +338,9 @@ func (m *MappedFile) release() {
 		return
 	}
 	if m.cleaned.CompareAndSwap(false, true) {
+		if m.usesPool { // a file going away before it was wholly committed
+			m.returnWriteBuffer()
+		}
 		_ = munmap(m.data)
 		m.data = nil
 		_ = m.f.Close()
@@ -295,7 +407,8 @@ func (m *MappedFile) selectMappedBufferFrom(pos int) (SelectMappedBufferResult, 
 }
 
 // isAbleToFlush: a full file always; else at least leastPages new 4 KiB pages (leastPages >
-// 0) or any new byte (leastPages == 0). Java: MappedFile#isAbleToFlush.
+// 0) or any new byte (leastPages == 0) between the flushed and the read position.
+// Java: MappedFile#isAbleToFlush.
 func (m *MappedFile) isAbleToFlush(leastPages int) bool {
 	flush := m.FlushedPosition()
 	write := m.ReadPosition()
@@ -308,8 +421,9 @@ func (m *MappedFile) isAbleToFlush(leastPages int) bool {
 	return write > flush
 }
 
-// flush forces the written bytes to disk if isAbleToFlush and returns the flushed position.
-// Java: MappedFile#flush.
+// flush forces the readable bytes to disk if isAbleToFlush and returns the flushed position:
+// fdatasync of the file (always for a write-buffer file, whose bytes reached the file by
+// pwrite), or msync of the dirty range when useMsync. Java: MappedFile#flush.
 func (m *MappedFile) flush(leastPages int) (int, error) {
 	if !m.isAbleToFlush(leastPages) {
 		return m.FlushedPosition(), nil
@@ -320,11 +434,65 @@ func (m *MappedFile) flush(leastPages int) (int, error) {
 	}
 	defer m.release()
 	value := m.ReadPosition()
-	if err := flushRange(m.fd, m.data, m.FlushedPosition(), value); err != nil {
+	m.hooks.beforeFlush(m.relName)
+	if err := flushRange(m.fd, m.data, m.FlushedPosition(), value, m.usesPool); err != nil {
 		return m.FlushedPosition(), fmt.Errorf("store: flush %s: %w", m.path, err)
 	}
+	m.hooks.flushed(m.relName, value)
 	m.flushedPosition.Store(int32(value))
 	return value, nil
+}
+
+// isAbleToCommit: a full file always; else at least leastPages new 4 KiB pages (leastPages >
+// 0) or any new byte (leastPages == 0) between the committed and the write position.
+// Java: MappedFile#isAbleToCommit.
+func (m *MappedFile) isAbleToCommit(leastPages int) bool {
+	commit := int(m.committedPosition.Load())
+	write := m.WrotePosition()
+	if m.IsFull() {
+		return true
+	}
+	if leastPages > 0 {
+		return write/osPageSize-commit/osPageSize >= leastPages
+	}
+	return write > commit
+}
+
+// commit copies the written, uncommitted bytes of the write buffer into the file (pwrite) if
+// isAbleToCommit, and returns the committed position; once the whole file is committed the
+// buffer goes back to the pool. A file without a write buffer has nothing to commit: its write
+// position is returned. Java: MappedFile#commit, #commit0.
+func (m *MappedFile) commit(leastPages int) (int, error) {
+	if !m.usesPool {
+		return m.WrotePosition(), nil
+	}
+	var err error
+	if b := m.writeBuffer.Load(); b != nil && m.isAbleToCommit(leastPages) && m.hold() {
+		err = m.commit0(*b)
+		m.release()
+	}
+	committed := int(m.committedPosition.Load())
+	if committed == m.fileSize {
+		m.returnWriteBuffer()
+	}
+	return committed, err
+}
+
+func (m *MappedFile) commit0(buf []byte) error {
+	// the store time first: the appender publishes a message's end before its time, so every
+	// message up to this time lies below the write position read next
+	ts := m.storeTimestamp.Load()
+	write := m.WrotePosition()
+	last := int(m.committedPosition.Load())
+	if write <= last {
+		return nil
+	}
+	if _, err := m.f.WriteAt(buf[last:write], int64(last)); err != nil {
+		return fmt.Errorf("store: commit %s: %w", m.path, err)
+	}
+	m.committedStoreTimestamp.Store(ts)
+	m.committedPosition.Store(int32(write))
+	return nil
 }
 
 // warm touches one byte of every page from the write position on, so appends do not take

@@ -26,14 +26,21 @@ type MappedFileQueue struct {
 	files atomic.Pointer[[]*MappedFile]
 	mu    sync.Mutex // serializes changes to files
 
-	// flushedWhere is the log offset (bytes) up to which data is on disk.
-	flushedWhere atomic.Int64
+	// flushedWhere is the log offset (bytes) up to which data is on disk; committedWhere the
+	// one up to which write buffers were committed into the files (= the written end for
+	// files without a write buffer). flushedWhere ≤ committedWhere.
+	flushedWhere   atomic.Int64
+	committedWhere atomic.Int64
+	flushMu        sync.Mutex // one flush at a time (flushedWhere only moves forward)
+	commitMu       sync.Mutex // one commit at a time
 	// storeTimestamp is the store time (ms) of the last message known flushed.
 	storeTimestamp atomic.Int64
 
 	allocate *AllocateMappedFileService // nil: create files inline
 	warm     bool
-	tracer   *trace.Tracer // set for the CommitLog only
+	tracer   *trace.Tracer       // set for the CommitLog only
+	pool     *TransientStorePool // write buffers for new files (CommitLog with transientStorePoolEnable)
+	hooks    *flushHooks
 }
 
 func newMappedFileQueue(storePath, relDir string, size int, allocate *AllocateMappedFileService, tr *trace.Tracer) *MappedFileQueue {
@@ -50,6 +57,7 @@ func (q *MappedFileQueue) publish(files []*MappedFile) { q.files.Store(&files) }
 func (q *MappedFileQueue) adopt(mf *MappedFile) {
 	mf.relName = filepath.ToSlash(filepath.Join(q.relDir, mf.name))
 	mf.tracer = q.tracer
+	mf.hooks = q.hooks
 }
 
 // load maps every file of the directory. Each must be exactly mappedFileSize bytes, named by
@@ -171,6 +179,7 @@ func (q *MappedFileQueue) createMappedFile(createOffset int64) (*MappedFile, err
 		return nil, err
 	}
 	q.adopt(mf)
+	mf.usePool(q.pool)
 	old := q.MappedFiles()
 	mf.firstCreateInQueue = len(old) == 0
 	files := make([]*MappedFile, len(old), len(old)+1)
@@ -226,18 +235,25 @@ func (q *MappedFileQueue) getMaxOffset() int64 {
 // flushedWhere. It reports whether nothing was left to flush in that file (flushedWhere did
 // not move). Java: MappedFileQueue#flush.
 func (q *MappedFileQueue) flush(leastPages int) (bool, error) {
+	q.flushMu.Lock()
+	defer q.flushMu.Unlock()
 	where := q.flushedWhere.Load()
 	mf := q.findMappedFileByOffset(where, where == 0)
 	if mf == nil {
 		return true, nil
 	}
-	ts := mf.StoreTimestamp()
+	ts := mf.readStoreTimestamp()
 	traced := q.tracer.Enabled() && mf.ReadPosition() > mf.FlushedPosition()
 	if traced {
 		q.tracer.Step("MappedFileQueue#flush", slog.Int64("flushedWhere", where), slog.Int("flushLeastPages", leastPages))
 		able := mf.isAbleToFlush(leastPages)
-		q.tracer.Step("MappedFile#isAbleToFlush", slog.String("file", mf.relName),
-			slog.Int("flushedPosition", mf.FlushedPosition()), slog.Int("wrotePosition", mf.ReadPosition()), slog.Bool("able", able))
+		if mf.usesPool {
+			q.tracer.Step("MappedFile#isAbleToFlush", slog.String("file", mf.relName),
+				slog.Int("flushedPosition", mf.FlushedPosition()), slog.Int("committedPosition", mf.ReadPosition()), slog.Bool("able", able))
+		} else {
+			q.tracer.Step("MappedFile#isAbleToFlush", slog.String("file", mf.relName),
+				slog.Int("flushedPosition", mf.FlushedPosition()), slog.Int("wrotePosition", mf.ReadPosition()), slog.Bool("able", able))
+		}
 	}
 	pos, err := mf.flush(leastPages)
 	newWhere := mf.fileFromOffset + int64(pos)
@@ -249,6 +265,56 @@ func (q *MappedFileQueue) flush(leastPages int) (bool, error) {
 		q.storeTimestamp.Store(ts)
 	}
 	return newWhere == where, err
+}
+
+// setFlushedAndCommittedWhere sets both log offsets (bytes): recovery found the end there.
+func (q *MappedFileQueue) setFlushedAndCommittedWhere(offset int64) {
+	q.flushedWhere.Store(offset)
+	q.committedWhere.Store(offset)
+}
+
+// commit commits the write buffer of the file at committedWhere (if isAbleToCommit(leastPages))
+// and advances committedWhere. It reports whether nothing was committed (committedWhere did
+// not move). Java: MappedFileQueue#commit.
+func (q *MappedFileQueue) commit(leastPages int) (bool, error) {
+	q.commitMu.Lock()
+	defer q.commitMu.Unlock()
+	where := q.committedWhere.Load()
+	mf := q.findMappedFileByOffset(where, where == 0)
+	if mf == nil {
+		return true, nil
+	}
+	traced := q.tracer.Enabled() && mf.usesPool && mf.WrotePosition() > mf.CommittedPosition()
+	if traced {
+		q.tracer.Step("MappedFileQueue#commit", slog.Int64("committedWhere", where), slog.Int("commitLeastPages", leastPages))
+		q.tracer.Step("MappedFile#isAbleToCommit", slog.String("file", mf.relName),
+			slog.Int("committedPosition", mf.CommittedPosition()), slog.Int("wrotePosition", mf.WrotePosition()),
+			slog.Bool("able", mf.isAbleToCommit(leastPages)))
+	}
+	pos, err := mf.commit(leastPages)
+	newWhere := mf.fileFromOffset + int64(pos)
+	if traced && newWhere != where {
+		q.tracer.Step("MappedFile#commit", slog.String("file", mf.relName), slog.Int("committedPosition", pos),
+			slog.Int64("committedBytes", newWhere-where))
+	}
+	q.committedWhere.Store(newWhere)
+	return newWhere == where, err
+}
+
+// isAbleToCommit reports whether the file at the commit point has enough uncommitted data.
+func (q *MappedFileQueue) isAbleToCommit(leastPages int) bool {
+	where := q.committedWhere.Load()
+	mf := q.findMappedFileByOffset(where, where == 0)
+	return mf != nil && mf.usesPool && mf.writeBuffer.Load() != nil && mf.isAbleToCommit(leastPages)
+}
+
+// getMaxWrotePosition is the log offset (bytes) the appender reached (past the read position
+// while write buffers are not committed). Java: MappedFileQueue#getMaxWrotePosition.
+func (q *MappedFileQueue) getMaxWrotePosition() int64 {
+	if f := q.LastMappedFile(); f != nil {
+		return f.fileFromOffset + int64(f.WrotePosition())
+	}
+	return 0
 }
 
 // truncateDirtyFiles makes offset (bytes) the end of the log: the file holding it gets its
@@ -304,6 +370,7 @@ func (q *MappedFileQueue) destroy() error {
 	}
 	q.publish(nil)
 	q.flushedWhere.Store(0)
+	q.committedWhere.Store(0)
 	if err := os.Remove(q.storePath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -257,6 +258,29 @@ func appendProperty(props, name, value string) string {
 		props += "\x02"
 	}
 	return props + name + "\x01" + value
+}
+
+// putProperty sets name=value in a properties string: every entry named name is dropped and
+// one name=value is appended (appendProperty), so the string holds the name once, with the
+// new value, as Java's re-serialized properties map would.
+func putProperty(props, name, value string) string {
+	if !strings.Contains(props, name+"\x01") {
+		return appendProperty(props, name, value)
+	}
+	var b strings.Builder
+	b.Grow(len(props) + len(name) + len(value) + 2)
+	for rest := props; rest != ""; {
+		entry, tail, _ := strings.Cut(rest, "\x02")
+		rest = tail
+		if k, _, ok := strings.Cut(entry, "\x01"); ok && k == name || entry == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(0x02)
+		}
+		b.WriteString(entry)
+	}
+	return appendProperty(b.String(), name, value)
 }
 
 func be32(b []byte) uint32 { return binary.BigEndian.Uint32(b) }

@@ -183,3 +183,28 @@ func mustAtoi(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// TestRecoverConsumeQueueFileNeverWritten: a power cut while the ConsumeQueue flush lagged can
+// leave a file before the last three all zero; recovery sees its last unit unwritten, ends the
+// queue there and the abnormal CommitLog recovery dispatches the units again, so every unit
+// points at its record. (Java checks only the last three files and would keep the zeros.)
+func TestRecoverConsumeQueueFileNeverWritten(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallConfig(dir)
+	cfg.MappedFileSizeCommitLog = 64 << 10
+	s := openStore(t, cfg, nil, nil)
+	var offs []int64
+	for i := 0; i < 100; i++ { // 5 ConsumeQueue files of 20 units
+		offs = append(offs, put(t, s, newMsg("T", 0, "m", "")).WroteOffset)
+	}
+	s.DoReput()
+	s.Shutdown()
+	require.NoError(t, zeroFrom(filepath.Join(dir, "consumequeue", "T", "0", offset2FileName(20*ConsumeQueueUnitSize)), 0, 20*ConsumeQueueUnitSize))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
+
+	s2 := openStore(t, cfg, nil, nil)
+	require.Equal(t, int64(100), s2.GetMaxOffsetInQueue("T", 0))
+	for k, off := range offs {
+		require.Equal(t, off, s2.GetCommitLogOffsetInQueue("T", 0, int64(k)), "unit %d", k)
+	}
+}

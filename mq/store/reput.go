@@ -59,7 +59,7 @@ type ReputMessageService struct {
 
 func newReputMessageService(s *DefaultMessageStore) *ReputMessageService {
 	r := &ReputMessageService{s: s, svc: service.New("ReputMessageService")}
-	r.reader.delayLevels, _ = parseDelayLevel(s.cfg.MessageDelayLevel)
+	r.reader.delayLevels, _ = ParseDelayLevel(s.cfg.MessageDelayLevel)
 	return r
 }
 

@@ -50,14 +50,20 @@ type DefaultMessageStore struct {
 	listener MessageArrivingListener
 	rootAbs  string
 
-	commitLog      *CommitLog
-	allocate       *AllocateMappedFileService
-	reput          *ReputMessageService
-	flushCommitLog *FlushRealTimeService
-	flushCQ        *FlushConsumeQueueService
-	checkpoint     *StoreCheckpoint
-	indexService   *IndexService
-	dispatchers    []CommitLogDispatcher
+	commitLog          *CommitLog
+	allocate           *AllocateMappedFileService
+	reput              *ReputMessageService
+	flushCommitLog     *FlushRealTimeService  // ASYNC_FLUSH
+	groupCommit        *GroupCommitService    // SYNC_FLUSH
+	flushDiskWatcher   *FlushDiskWatcher      // SYNC_FLUSH
+	commitRealTime     *CommitRealTimeService // transientStorePoolEnable
+	transientStorePool *TransientStorePool    // nil unless transientStorePoolEnable
+	flushCQ            *FlushConsumeQueueService
+	checkpoint         *StoreCheckpoint
+	indexService       *IndexService
+	dispatchers        []CommitLogDispatcher
+	hooks              *flushHooks
+	monoBase           time.Time // origin of monoNow without an injected clock
 
 	cleanCommitLog    *CleanCommitLogService
 	cleanConsumeQueue *CleanConsumeQueueService
@@ -97,12 +103,20 @@ func NewDefaultMessageStore(cfg MessageStoreConfig, listener MessageArrivingList
 		listener:          listener,
 		rootAbs:           root,
 		consumeQueueTable: map[string]map[int32]*ConsumeQueue{},
+		monoBase:          time.Now(),
 	}
+	s.hooks = newFlushHooks(&s.cfg)
 	s.shutdown.Store(true)
 	s.allocate = newAllocateMappedFileService(s.log)
+	if cfg.IsTransientStorePoolEnable() {
+		s.transientStorePool = newTransientStorePool(cfg.TransientStorePoolSize, cfg.MappedFileSizeCommitLog, s.log)
+	}
 	s.commitLog = newCommitLog(s)
 	s.reput = newReputMessageService(s)
 	s.flushCommitLog = newFlushRealTimeService(s)
+	s.groupCommit = newGroupCommitService(s)
+	s.flushDiskWatcher = newFlushDiskWatcher(s)
+	s.commitRealTime = newCommitRealTimeService(s)
 	s.flushCQ = newFlushConsumeQueueService(s)
 	s.indexService = newIndexService(s)
 	s.cleanCommitLog = &CleanCommitLogService{s: s}
@@ -133,6 +147,15 @@ func (s *DefaultMessageStore) now() int64 {
 		return s.cfg.Clock()
 	}
 	return time.Now().UnixMilli()
+}
+
+// monoNow is the clock of SYNC_FLUSH deadlines in ms: the injected Clock, else a monotonic
+// clock (Java: System.nanoTime), which a wall-clock step cannot move.
+func (s *DefaultMessageStore) monoNow() int64 {
+	if s.cfg.Clock != nil {
+		return s.cfg.Clock()
+	}
+	return time.Since(s.monoBase).Milliseconds()
 }
 
 // rel renders path relative to the store root (for deterministic trace values).
@@ -229,6 +252,7 @@ func (s *DefaultMessageStore) Load() (bool, error) {
 	if s.checkpoint, err = openStoreCheckpoint(filepath.Join(s.rootAbs, "checkpoint")); err != nil {
 		return false, err
 	}
+	s.checkpoint.hooks = s.hooks
 	if err := s.indexService.load(lastExitOK); err != nil {
 		return false, err
 	}
@@ -390,11 +414,24 @@ func (s *DefaultMessageStore) Start() error {
 		return fmt.Errorf("store: create abort file: %w", err)
 	}
 	f.Close()
+	if s.transientStorePool != nil {
+		if err := s.transientStorePool.init(); err != nil {
+			return err
+		}
+	}
 	s.allocate.start()
 	if !s.cfg.ManualServices {
 		s.reput.start()
 		s.flushCQ.start()
-		s.flushCommitLog.start()
+		if s.cfg.FlushDiskType == SYNC_FLUSH {
+			s.groupCommit.start()
+			s.flushDiskWatcher.start()
+		} else {
+			s.flushCommitLog.start()
+		}
+		if s.transientStorePool != nil {
+			s.commitRealTime.start()
+		}
 		s.cleanService.RunEvery(cleanFirstDelay, s.cfg.CleanResourceInterval, s.CleanFilesPeriodically)
 		s.diskCheckService.RunEvery(time.Second, diskCheckInterval, func() { s.IsSpaceFull() })
 	}
@@ -422,11 +459,24 @@ func (s *DefaultMessageStore) Shutdown() {
 		s.cleanService.Shutdown()
 		s.diskCheckService.Shutdown()
 		s.reput.shutdown()
+		// commit the write buffers, answer SYNC_FLUSH puts still waiting, flush what is left,
+		// then the ConsumeQueues and the checkpoint
 		if s.cfg.ManualServices {
-			s.flushCommitLog.finalFlush()
+			for i := 0; s.transientStorePool != nil && i < retryTimesOver; i++ {
+				if done, err := s.commitLog.mfq.commit(0); done || err != nil {
+					break
+				}
+			}
+		} else {
+			s.commitRealTime.shutdown()
+			s.flushCommitLog.shutdown()
+		}
+		s.groupCommit.shutdown()
+		s.flushCommitLog.finalFlush()
+		s.flushDiskWatcher.shutdown()
+		if s.cfg.ManualServices {
 			s.flushCQ.doFlush(true)
 		} else {
-			s.flushCommitLog.shutdown()
 			s.flushCQ.shutdown()
 		}
 		s.allocate.shutdown()
@@ -444,6 +494,9 @@ func (s *DefaultMessageStore) Shutdown() {
 	s.indexService.shutdown()
 	s.commitLog.mfq.shutdown()
 	s.forEachConsumeQueue(func(cq *ConsumeQueue) { cq.mfq.shutdown() })
+	if s.transientStorePool != nil && s.started {
+		s.transientStorePool.destroy()
+	}
 	_ = s.checkpoint.shutdown()
 	s.unlock()
 	s.loaded = false
@@ -455,11 +508,34 @@ func (s *DefaultMessageStore) Shutdown() {
 
 // ---- put ----
 
-// PutMessage stores one message and returns when it is appended (ASYNC_FLUSH: not yet on
-// disk). msg's StoreTimestamp, BodyCRC and SysFlag (IPv6 host bits) are set; a delayed
+// PutMessage stores one message. With ASYNC_FLUSH it returns when the message is appended
+// (not yet on disk); with SYNC_FLUSH, unless its WAIT property is false, when its record is
+// flushed (PUT_OK) or syncFlushTimeout passed first (FLUSH_DISK_TIMEOUT: stored, durability
+// unknown). msg's StoreTimestamp, BodyCRC and SysFlag (IPv6 host bits) are set; a delayed
 // message (DELAY > 0) is redirected to SCHEDULE_TOPIC_XXXX. Java: DefaultMessageStore#putMessage
 // → #asyncPutMessage.
 func (s *DefaultMessageStore) PutMessage(msg *primitive.MessageExtBrokerInner) PutMessageResult {
+	r, req := s.putMessage(msg)
+	if req != nil {
+		return <-req.out
+	}
+	return r
+}
+
+// AsyncPutMessage is PutMessage delivering its result on a channel: filled at once, or under
+// SYNC_FLUSH (WAIT not false) when the flush completes or times out — no goroutine waits in
+// between. Java: DefaultMessageStore#asyncPutMessage.
+func (s *DefaultMessageStore) AsyncPutMessage(msg *primitive.MessageExtBrokerInner) <-chan PutMessageResult {
+	r, req := s.putMessage(msg)
+	if req != nil {
+		return req.out
+	}
+	ch := make(chan PutMessageResult, 1)
+	ch <- r
+	return ch
+}
+
+func (s *DefaultMessageStore) putMessage(msg *primitive.MessageExtBrokerInner) (PutMessageResult, *GroupCommitRequest) {
 	tracing := s.tracer.Enabled()
 	if tracing {
 		s.tracer.Step("DefaultMessageStore#asyncPutMessage", slog.String("topic", msg.Topic),
@@ -470,28 +546,20 @@ func (s *DefaultMessageStore) PutMessage(msg *primitive.MessageExtBrokerInner) P
 		s.tracer.Step("DefaultMessageStore#checkStoreStatus", slog.String("status", st.String()))
 	}
 	if st != PUT_OK {
-		return PutMessageResult{PutMessageStatus: st}
+		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	st = s.checkMessage(msg)
 	if tracing {
 		s.tracer.Step("DefaultMessageStore#checkMessage", slog.String("status", st.String()))
 	}
 	if st != PUT_OK {
-		return PutMessageResult{PutMessageStatus: st}
+		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	// LMQ (light message queues, INNER_MULTI_DISPATCH) is not supported: the check always passes.
 	if tracing {
 		s.tracer.Step("DefaultMessageStore#checkLmqMessage", slog.String("status", PUT_OK.String()))
 	}
 	return s.commitLog.asyncPutMessage(msg)
-}
-
-// AsyncPutMessage is PutMessage delivering its result on a channel (already filled: the put is
-// synchronous for ASYNC_FLUSH). Java: DefaultMessageStore#asyncPutMessage.
-func (s *DefaultMessageStore) AsyncPutMessage(msg *primitive.MessageExtBrokerInner) <-chan PutMessageResult {
-	ch := make(chan PutMessageResult, 1)
-	ch <- s.PutMessage(msg)
-	return ch
 }
 
 // checkStoreStatus refuses puts with SERVICE_NOT_AVAILABLE when shut down, on a slave and
@@ -630,7 +698,77 @@ func (s *DefaultMessageStore) ReputMessageService() *ReputMessageService { retur
 // Java: DefaultMessageStore#dispatchBehindBytes.
 func (s *DefaultMessageStore) DispatchBehindBytes() int64 { return s.reput.behind() }
 
-// FlushCommitLog flushes the CommitLog if at least leastPages new pages were written (0: any
+// GroupCommitService returns the SYNC_FLUSH flush service (RunOnce, DoCommit drive it).
+func (s *DefaultMessageStore) GroupCommitService() *GroupCommitService { return s.groupCommit }
+
+// FlushDiskWatcher returns the SYNC_FLUSH timeout watcher (RunOnce drives it).
+func (s *DefaultMessageStore) FlushDiskWatcher() *FlushDiskWatcher { return s.flushDiskWatcher }
+
+// FlushRealTimeService returns the ASYNC_FLUSH flush service (RunOnce drives it).
+func (s *DefaultMessageStore) FlushRealTimeService() *FlushRealTimeService { return s.flushCommitLog }
+
+// CommitRealTimeService returns the TransientStorePool commit service (RunOnce drives it).
+func (s *DefaultMessageStore) CommitRealTimeService() *CommitRealTimeService { return s.commitRealTime }
+
+// TransientStorePool returns the pool of write buffers, nil unless transientStorePoolEnable
+// (with ASYNC_FLUSH on a master).
+func (s *DefaultMessageStore) TransientStorePool() *TransientStorePool { return s.transientStorePool }
+
+// RemainTransientStoreBufferNumbs is the number of free pool buffers, math.MaxInt32 without
+// the pool. Java: DefaultMessageStore#remainTransientStoreBufferNumbs.
+func (s *DefaultMessageStore) RemainTransientStoreBufferNumbs() int {
+	if s.transientStorePool == nil {
+		return math.MaxInt32
+	}
+	return s.transientStorePool.AvailableBufferNums()
+}
+
+// IsTransientStorePoolDeficient: the pool is on and has no free buffer (the broker then
+// refuses sends at the door). Java: DefaultMessageStore#isTransientStorePoolDeficient.
+func (s *DefaultMessageStore) IsTransientStorePoolDeficient() bool {
+	return s.RemainTransientStoreBufferNumbs() == 0
+}
+
+// FlushedWhere is the CommitLog offset (bytes) up to which the log is known to be on disk.
+// Java: CommitLog#getFlushedWhere.
+func (s *DefaultMessageStore) FlushedWhere() int64 { return s.commitLog.mfq.flushedWhere.Load() }
+
+// CommittedWhere is the CommitLog offset (bytes) up to which write buffers were committed into
+// the files (without the pool: as far as a commit pass last saw the written end).
+func (s *DefaultMessageStore) CommittedWhere() int64 { return s.commitLog.mfq.committedWhere.Load() }
+
+// MaxWrotePosition is the CommitLog offset (bytes) the appender reached: with the
+// TransientStorePool it runs ahead of what readers see (GetMaxPhyOffset) until a commit.
+// Java: MappedFileQueue#getMaxWrotePosition.
+func (s *DefaultMessageStore) MaxWrotePosition() int64 { return s.commitLog.mfq.getMaxWrotePosition() }
+
+// RemainHowManyDataToCommit is how many written CommitLog bytes are not committed yet (0
+// without the pool). Java: DefaultMessageStore#remainHowManyDataToCommit.
+func (s *DefaultMessageStore) RemainHowManyDataToCommit() int64 {
+	if s.transientStorePool == nil {
+		return 0
+	}
+	return s.commitLog.mfq.getMaxWrotePosition() - s.CommittedWhere()
+}
+
+// RemainHowManyDataToFlush is how many readable CommitLog bytes are not flushed yet.
+// Java: DefaultMessageStore#remainHowManyDataToFlush.
+func (s *DefaultMessageStore) RemainHowManyDataToFlush() int64 {
+	return s.commitLog.getMaxOffset() - s.FlushedWhere()
+}
+
+// CommitCommitLog commits the write buffer of the file at the commit point if at least
+// leastPages new pages were written (0: any new byte): one CommitRealTimeService commit
+// without its timing. True when nothing was committed.
+func (s *DefaultMessageStore) CommitCommitLog(leastPages int) bool {
+	done, err := s.commitLog.mfq.commit(leastPages)
+	if err != nil {
+		s.logError("commit commitlog", err)
+	}
+	return done
+}
+
+// FlushCommitLog flushes the CommitLog if at least leastPages new pages are readable (0: any
 // new byte) and updates the checkpoint's physicMsgTimestamp. One FlushRealTimeService pass
 // without the timing; true when nothing was left to flush in the file at the flush point.
 func (s *DefaultMessageStore) FlushCommitLog(leastPages int) bool {
@@ -657,12 +795,16 @@ func (s *DefaultMessageStore) FlushConsumeQueue(leastPages int) {
 func (s *DefaultMessageStore) flushConsumeQueues(leastPages int, withCheckpoint bool) {
 	logicsTs := s.checkpoint.LogicsMsgTimestamp()
 	s.forEachConsumeQueue(func(cq *ConsumeQueue) {
-		for i := 0; i < 3; i++ {
+		// A flush covers one file; up to 3 files a pass (Java's RETRY_TIMES_OVER). Deviation:
+		// the pass that writes the checkpoint flushes every file, so logicsMsgTimestamp never
+		// claims units that are not on disk (Java stops after 3 files there too).
+		target := cq.mfq.getMaxOffset() // written before logicsTs was read
+		for i := 0; i < 3 || withCheckpoint && cq.mfq.flushedWhere.Load() < target; i++ {
 			done, err := cq.flush(leastPages)
 			if err != nil {
 				s.logError("flush consume queue", err)
 			}
-			if done || err != nil || leastPages > 0 {
+			if done || err != nil {
 				break
 			}
 		}
@@ -704,6 +846,16 @@ func (s *DefaultMessageStore) GetCommitLogOffsetInQueue(topic string, queueID in
 		return 0
 	}
 	return offsetPy
+}
+
+// ReadConsumeQueueUnit reads the unit at queue offset index (ConsumeQueue units) of the queue
+// (topic, queueID): the record's CommitLog offset (bytes), its TOTALSIZE (bytes) and its
+// tagsCode — the tag hash, or for SCHEDULE_TOPIC_XXXX the deliver time (ms, store clock: the
+// record's store time + its level's delay). ok is false for an unknown queue and for an index
+// below the queue's min offset or not written yet. Java: ConsumeQueue#getIndexBuffer, then
+// one 20-byte unit read as ScheduleMessageService's DeliverDelayedMessageTimerTask does.
+func (s *DefaultMessageStore) ReadConsumeQueueUnit(topic string, queueID int32, index int64) (commitLogOffset int64, size int32, tagsCode int64, ok bool) {
+	return s.readUnit(topic, queueID, index)
 }
 
 func (s *DefaultMessageStore) readUnit(topic string, queueID int32, index int64) (int64, int32, int64, bool) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -489,23 +488,6 @@ func TestSlaveRefusesPuts(t *testing.T) {
 	g := s.GetMessage("g", "T", 0, 9, 32, nil)
 	require.Equal(t, OFFSET_OVERFLOW_BADLY, g.Status)
 	require.Equal(t, int64(9), g.NextBeginOffset, "slave keeps the request offset")
-}
-
-// TestConfigValidate refuses SYNC_FLUSH (not implemented yet) with a clear message.
-func TestConfigValidate(t *testing.T) {
-	cfg := DefaultMessageStoreConfig()
-	require.NoError(t, cfg.Validate())
-	cfg.FlushDiskType = SYNC_FLUSH
-	err := cfg.Validate()
-	require.ErrorIs(t, err, ErrInvalidConfig)
-	require.Contains(t, err.Error(), "SYNC_FLUSH")
-	cfg = DefaultMessageStoreConfig()
-	cfg.BrokerRole = "BOSS"
-	require.True(t, errors.Is(cfg.Validate(), ErrInvalidConfig))
-	out := DefaultMessageStoreConfig().String()
-	require.Contains(t, out, "flushIntervalCommitLog=500\n")
-	require.Contains(t, out, "mappedFileSizeCommitLog=1073741824\n")
-	require.NotContains(t, out, "Clock")
 }
 
 // TestFillPreBlank: a queue whose first unit arrives at a non-zero offset starts its file with

@@ -30,9 +30,10 @@ func mmapFile(fd int, size int) ([]byte, error) {
 func munmap(b []byte) error { return unix.Munmap(b) }
 
 // flushRange forces data[from:to] of a mapping of fd to disk: msync(MS_SYNC) of the pages
-// covering the range, or fdatasync of the whole file (see useMsync).
-func flushRange(fd int, data []byte, from, to int) error {
-	if !useMsync {
+// covering the range, or fdatasync of the whole file (see useMsync; always when fdatasync is
+// true, for bytes that reached the file by pwrite).
+func flushRange(fd int, data []byte, from, to int, fdatasync bool) error {
+	if !useMsync || fdatasync {
 		return unix.Fdatasync(fd)
 	}
 	from -= from % osPageSize
@@ -40,6 +41,17 @@ func flushRange(fd int, data []byte, from, to int) error {
 		return nil
 	}
 	return unix.Msync(data[from:to], unix.MS_SYNC)
+}
+
+// syncDir forces a directory's entries to disk, so a file just created (renamed) in it
+// survives a power cut with its name.
+func syncDir(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Fsync(fd)
 }
 
 // lockFileExclusive takes an exclusive open-file-description lock on byte 0 of fd. OFD locks

@@ -1,10 +1,7 @@
 package schedule
 
 import (
-	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -46,15 +43,12 @@ type Config struct {
 }
 
 // ConfigFromStore derives the service's Config from the store's: delayOffset.json under its
-// root, its messageDelayLevel and ManualServices, the 10 s persist interval.
-//
-// Deviation: MessageStoreConfig has no flushDelayOffsetInterval key yet; the 10 s default is
-// used (set Config.FlushDelayOffsetInterval to change it).
+// root, its messageDelayLevel, flushDelayOffsetInterval and ManualServices.
 func ConfigFromStore(c *store.MessageStoreConfig) Config {
 	return Config{
 		DelayOffsetPath:          DelayOffsetPath(c.StorePathRootDir),
 		MessageDelayLevel:        c.MessageDelayLevel,
-		FlushDelayOffsetInterval: defaultFlushPersist,
+		FlushDelayOffsetInterval: c.FlushDelayOffsetInterval,
 		ManualServices:           c.ManualServices,
 	}
 }
@@ -63,37 +57,6 @@ func ConfigFromStore(c *store.MessageStoreConfig) Config {
 // Java: StorePathConfigHelper#getDelayOffsetStorePath.
 func DelayOffsetPath(rootDir string) string {
 	return filepath.Join(rootDir, "config", "delayOffset.json")
-}
-
-// ParseDelayLevel parses messageDelayLevel ("1s 5s 1m 2h 1d") into delays in ms, index 0 =
-// level 1. Units: s = 1000, m = 60 000, h = 3 600 000, d = 86 400 000 ms.
-// Java: ScheduleMessageService#parseDelayLevel.
-func ParseDelayLevel(s string) ([]int64, error) {
-	var out []int64
-	for _, f := range strings.Fields(s) {
-		if len(f) < 2 {
-			return nil, fmt.Errorf("schedule: bad delay level %q", f)
-		}
-		var unit int64
-		switch f[len(f)-1] {
-		case 's':
-			unit = 1000
-		case 'm':
-			unit = 60 * 1000
-		case 'h':
-			unit = 60 * 60 * 1000
-		case 'd':
-			unit = 24 * 60 * 60 * 1000
-		default:
-			return nil, fmt.Errorf("schedule: bad unit in delay level %q (want s, m, h or d)", f)
-		}
-		n, err := strconv.ParseInt(f[:len(f)-1], 10, 64)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("schedule: bad number in delay level %q", f)
-		}
-		out = append(out, n*unit)
-	}
-	return out, nil
 }
 
 // QueueID2DelayLevel is queueId + 1. Java: ScheduleMessageService#queueId2DelayLevel.

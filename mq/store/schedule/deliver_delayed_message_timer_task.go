@@ -48,10 +48,9 @@ func (s *ScheduleMessageService) correctDeliverTimestamp(level int32, now, deliv
 // missing, is skipped. Returns the number delivered.
 // Java: DeliverDelayedMessageTimerTask#executeOnTimeup (with syncDeliver).
 //
-// Deviation: Java reads each unit's deliver time from the ConsumeQueue tagsCode; the store has
-// no public unit reader, so it is recomputed from the record's STORETIMESTAMP + the level's
-// delay — the very value the CommitLog dispatcher wrote into tagsCode (CommitLog#
-// checkMessageAndReturnSize), unless messageDelayLevel changed between restarts.
+// The deliver time is the unit's tagsCode: the CommitLog dispatcher stored the record's store
+// time + its level's delay there (CommitLog#checkMessageAndReturnSize), so a changed
+// messageDelayLevel does not move messages already parked.
 func (s *ScheduleMessageService) executeOnTimeup(level int32, stopped func() bool) int {
 	qid := DelayLevel2QueueID(level)
 	offset := s.offset(level)
@@ -66,17 +65,16 @@ func (s *ScheduleMessageService) executeOnTimeup(level int32, stopped func() boo
 	}
 	delivered := 0
 	for ; offset < hi && !stopped(); offset++ {
-		storeTs := s.store.GetMessageStoreTimeStamp(ScheduleTopic, qid, offset)
-		if storeTs < 0 { // the record is gone (CommitLog cleaned): nothing to deliver
+		offsetPy, _, tagsCode, ok := s.store.ReadConsumeQueueUnit(ScheduleTopic, qid, offset)
+		if !ok { // the unit is gone (ConsumeQueue cleaned): nothing to deliver
 			s.updateOffset(level, offset+1)
 			continue
 		}
 		now := s.store.Now()
-		deliverTs := s.correctDeliverTimestamp(level, now, s.ComputeDeliverTimestamp(level, storeTs))
+		deliverTs := s.correctDeliverTimestamp(level, now, tagsCode)
 		if deliverTs > now {
 			break // not yet due: this offset again on the next pass
 		}
-		offsetPy := s.store.GetCommitLogOffsetInQueue(ScheduleTopic, qid, offset)
 		msgExt, err := s.store.LookMessageByOffset(offsetPy)
 		if err != nil {
 			s.log.Warn("delayed message not found, skipped", "delayLevel", level, "offset", offset,

@@ -15,7 +15,7 @@
 //
 // # Files, in reading order
 //
-//	config.go                              Config, ConfigFromStore, ParseDelayLevel, level ↔ queue id
+//	config.go                              Config, ConfigFromStore, level ↔ queue id
 //	schedule_message_service.go            ScheduleMessageService: offsets, Load, Start, Shutdown, Persist
 //	deliver_delayed_message_timer_task.go  DoDeliver: executeOnTimeup, deliverMessage, messageTimeup
 //	delay_offset_serialize_wrapper.go      delayOffset.json (fastjson dialect) encode/decode
@@ -24,8 +24,9 @@
 //
 // messageDelayLevel (default "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h")
 // gives level n (1-based) its delay; level n ↔ SCHEDULE_TOPIC_XXXX queue n-1. A message is due
-// at STORETIMESTAMP + delay(level); one more than delay(level) in the future (a clock that
-// went back) is delivered at once.
+// at STORETIMESTAMP + delay(level), the value the store's dispatcher writes into the unit's
+// tagsCode (read back with DefaultMessageStore.ReadConsumeQueueUnit); one more than delay(level)
+// in the future (a clock that went back) is delivered at once.
 //
 // # config/delayOffset.json
 //

@@ -22,8 +22,7 @@ type MessageStore interface {
 	LookMessageByOffset(commitLogOffset int64) (*primitive.MessageExt, error)
 	GetMinOffsetInQueue(topic string, queueID int32) int64
 	GetMaxOffsetInQueue(topic string, queueID int32) int64
-	GetCommitLogOffsetInQueue(topic string, queueID int32, consumeQueueOffset int64) int64
-	GetMessageStoreTimeStamp(topic string, queueID int32, consumeQueueOffset int64) int64
+	ReadConsumeQueueUnit(topic string, queueID int32, index int64) (commitLogOffset int64, size int32, tagsCode int64, ok bool)
 	Now() int64
 }
 
@@ -71,7 +70,7 @@ type ScheduleMessageService struct {
 // NewScheduleMessageService returns a service over ms. A messageDelayLevel that does not
 // parse is an error. tr nil turns the step trace off; operating logs go to tr's logger.
 func NewScheduleMessageService(ms MessageStore, cfg Config, tr *trace.Tracer) (*ScheduleMessageService, error) {
-	levels, err := ParseDelayLevel(cfg.MessageDelayLevel)
+	levels, err := store.ParseDelayLevel(cfg.MessageDelayLevel)
 	if err != nil {
 		return nil, err
 	}

@@ -127,34 +127,20 @@ func TestConstants(t *testing.T) {
 	require.Equal(t, int32(17), DelayLevel2QueueID(18))
 }
 
-// TestParseDelayLevel pins ScheduleMessageService#parseDelayLevel: units s, m, h, d, level n
-// at index n-1; the 4.9 default gives 18 levels from 1 s to 2 h.
-func TestParseDelayLevel(t *testing.T) {
-	def, err := ParseDelayLevel(store.DefaultMessageStoreConfig().MessageDelayLevel)
+// TestConfigFromStore: the service takes its levels and persist interval from the store's
+// config (messageDelayLevel, flushDelayOffsetInterval; store.ParseDelayLevel parses the levels),
+// and a level string that does not parse is refused.
+func TestConfigFromStore(t *testing.T) {
+	sc := store.DefaultMessageStoreConfig()
+	sc.StorePathRootDir = "/r"
+	sc.MessageDelayLevel = "1s 2m"
+	sc.FlushDelayOffsetInterval = 3 * time.Second
+	c := ConfigFromStore(&sc)
+	require.Equal(t, Config{DelayOffsetPath: DelayOffsetPath("/r"), MessageDelayLevel: "1s 2m",
+		FlushDelayOffsetInterval: 3 * time.Second}, c)
+	s, err := NewScheduleMessageService(nil, c, nil)
 	require.NoError(t, err)
-	s, m, h := int64(1000), int64(60000), int64(3600000)
-	require.Equal(t, []int64{1 * s, 5 * s, 10 * s, 30 * s, 1 * m, 2 * m, 3 * m, 4 * m, 5 * m, 6 * m, 7 * m, 8 * m,
-		9 * m, 10 * m, 20 * m, 30 * m, 1 * h, 2 * h}, def)
-	for _, tc := range []struct {
-		in   string
-		want []int64
-		bad  bool
-	}{
-		{in: "1d 2h", want: []int64{86400000, 7200000}},
-		{in: "0s", want: []int64{0}},
-		{in: "5x", bad: true},
-		{in: "s", bad: true},
-		{in: "-1s", bad: true},
-		{in: "1.5s", bad: true},
-	} {
-		got, err := ParseDelayLevel(tc.in)
-		if tc.bad {
-			require.Error(t, err, tc.in)
-			continue
-		}
-		require.NoError(t, err, tc.in)
-		require.Equal(t, tc.want, got, tc.in)
-	}
+	require.Equal(t, []int64{1000, 120000}, s.DelayLevelTable())
 	_, err = NewScheduleMessageService(nil, Config{MessageDelayLevel: "1q"}, nil)
 	require.Error(t, err, "a level string that does not parse is refused")
 }
@@ -262,6 +248,29 @@ func TestDeliverWhenDue(t *testing.T) {
 	require.Equal(t, "ScheduleMessageService#deliverMessage", steps[0].Label)
 	require.Equal(t, map[string]string{"delayLevel": "2", "offset": "0", "topic": "TopicA", "queueId": "3",
 		"reconsumeTimes": "2"}, steps[0].Attrs)
+}
+
+// TestDeliverTimeIsTheStoredTagsCode: the deliver time is read from the ConsumeQueue unit's
+// tagsCode, written when the message was parked, not recomputed from the current levels: a
+// service whose level 2 is now 60 s still delivers a message parked under a 2 s level 2 s
+// after its store time. Java: DeliverDelayedMessageTimerTask#executeOnTimeup (tagsCode from
+// the unit, then correctDeliverTimestamp).
+func TestDeliverTimeIsTheStoredTagsCode(t *testing.T) {
+	e := newEnv(t)
+	e.putDelayed("TopicA", 0, 2, "parked", "")
+	_, _, tagsCode, ok := e.store.ReadConsumeQueueUnit(ScheduleTopic, 1, 0)
+	require.True(t, ok)
+	require.Equal(t, t0+2000, tagsCode)
+	cfg := ConfigFromStore(e.store.Config())
+	cfg.MessageDelayLevel = "1s 60s"
+	svc, err := NewScheduleMessageService(e.store, cfg, nil)
+	require.NoError(t, err)
+	e.clock.Store(t0 + 1999)
+	require.Equal(t, 0, svc.DoDeliver())
+	e.clock.Store(t0 + 2000)
+	require.Equal(t, 1, svc.DoDeliver(), "due at the stored deliver time, not at store time + 60 s")
+	got, _ := e.read("TopicA", 0)
+	require.Len(t, got, 1)
 }
 
 // TestDeliverStopsAtFirstNotDue: a level delivers in queue order and stops at the first message

@@ -1,0 +1,479 @@
+// Command ch04-flush is chapter 4 of the annotated text: flushing to disk (刷盘机制) — when a
+// message the CommitLog took is forced onto the disk, and what the producer's answer promises.
+//
+// The scenario, on loopback, in a temp dir removed at the end:
+//
+//  1. a name server and broker-a with flushDiskType=SYNC_FLUSH; three producers send one
+//     message each; every put is appended and then waits, its GroupCommitRequest queued in
+//     GroupCommitService's requestsWrite;
+//  2. one pass of GroupCommitService: the lists are swapped and one doCommit — one fdatasync —
+//     answers all three sends;
+//  3. the disk "stalls" (no group commit runs): 5 s later on the store clock the
+//     FlushDiskWatcher answers a fourth send FLUSH_DISK_TIMEOUT; the message is stored;
+//  4. broker-b with ASYNC_FLUSH and transientStorePoolEnable: puts go into a write buffer
+//     taken from the TransientStorePool; CommitRealTimeService commits it into the file once
+//     commitCommitLogLeastPages (4) pages are written — only then can readers see them — and
+//     FlushRealTimeService flushes once flushCommitLogLeastPages (4) pages are committed; the
+//     thorough intervals (200 ms, 10 s) commit and flush whatever is left; a full file gives
+//     its buffer back.
+//
+// Every step line is logged by the code under mq/ through a trace.Printer; this file drives the
+// flow. The stores run with ManualServices — the chapter calls the loop bodies of
+// GroupCommitService, FlushDiskWatcher, CommitRealTimeService and FlushRealTimeService itself —
+// and a store clock it moves by hand, so the run prints the same lines every time:
+// `go test ./ch04-flush` compares them with the golden file.
+//
+// Run: go run ./ch04-flush
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+func main() {
+	if err := run(os.Stdout, config{}); err != nil {
+		fmt.Fprintln(os.Stderr, "ch04-flush:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what a run may vary.
+type config struct {
+	// Dir receives the name server's files and each broker's store; "" makes a temp dir that is
+	// removed at the end.
+	Dir string
+}
+
+const (
+	clusterName = "DefaultCluster"
+	syncTopic   = "TopicSync"
+	asyncTopic  = "TopicAsync"
+	// fileSize is the CommitLog file size of both brokers: 64 KiB, 16 pages of 4 KiB.
+	fileSize = 64 * 1024
+	pageSize = 4096
+)
+
+// epoch is where the store clock starts (2024-01-01 00:00 UTC).
+var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// run plays the scenario and writes its log to w.
+func run(w io.Writer, cfg config) (err error) {
+	out := &syncWriter{w: w}
+	gate := newGate(trace.NewPrinter(out, slog.LevelError))
+	logger := slog.New(gate)
+	defer gate.close() // shutdown is not part of the chapter's log
+
+	dir := cfg.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "ch04-flush-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	e := &env{out: out, logger: logger, dir: dir}
+	e.clock.Store(epoch.UnixMilli())
+	defer func() {
+		gate.close()
+		e.shutdown()
+	}()
+	if err := e.startNamesrv(); err != nil {
+		return err
+	}
+	if err := e.syncFlush(); err != nil {
+		return err
+	}
+	return e.asyncFlushWithPool()
+}
+
+// syncFlush is sections 0–3: broker-a with SYNC_FLUSH.
+func (e *env) syncFlush() error {
+	say(e.out, "== 0. a name server and broker-a: flushDiskType=SYNC_FLUSH, syncFlushTimeout=5000 ms ==")
+	a, err := e.startBroker("broker-a", func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SYNC_FLUSH })
+	if err != nil {
+		return err
+	}
+	if err := e.createTopic(a, syncTopic, 3); err != nil {
+		return err
+	}
+	var ps []*producer.DefaultMQProducer
+	for i := 1; i <= 3; i++ {
+		p, err := e.startProducer(fmt.Sprintf("producer-%d", i), int32(i-2)) // queues 0, 1, 2
+		if err != nil {
+			return err
+		}
+		ps = append(ps, p)
+	}
+	ms := a.MessageStore()
+	gc := ms.GroupCommitService()
+
+	say(e.out, "== 1. 同步刷盘 — three producers send; each put is appended, then waits for the flush ==")
+	var sends []<-chan sendOutcome
+	for i, p := range ps {
+		sends = append(sends, sendAsync(p, syncTopic, fmt.Sprintf("hello from producer-%d", i+1)))
+		if err := waitUntil(10*time.Second, func() bool { return gc.PendingRequests() == i+1 }); err != nil {
+			return fmt.Errorf("producer-%d's put never queued a request: %w", i+1, err)
+		}
+		say(e.out, "producer-%d's send waits: requestsWrite holds %d request(s); flushedWhere=%d, the log ends at %d",
+			i+1, gc.PendingRequests(), ms.FlushedWhere(), ms.GetMaxPhyOffset())
+	}
+
+	say(e.out, "== 2. GroupCommitService — one pass of its loop: one doCommit, one fdatasync, three answers ==")
+	gc.RunOnce()
+	for i, ch := range sends {
+		o := <-ch
+		if o.err != nil {
+			return fmt.Errorf("producer-%d: %w", i+1, o.err)
+		}
+		say(e.out, "producer-%d: %s, queue %d, queueOffset %d", i+1, o.r.SendStatus, o.r.MessageQueue.QueueID, o.r.QueueOffset)
+	}
+	say(e.out, "3 sends, %d group commit; flushedWhere=%d = the end of the log; checkpoint physicMsgTimestamp=%s",
+		gc.GroupCommits(), ms.FlushedWhere(), clockString(ms.Checkpoint().PhysicMsgTimestamp()))
+
+	say(e.out, "== 3. FlushDiskWatcher — the disk stalls: no group commit runs for 5 s ==")
+	ch := sendAsync(ps[0], syncTopic, "waiting for a stalled disk")
+	if err := waitUntil(10*time.Second, func() bool { return gc.PendingRequests() == 1 }); err != nil {
+		return fmt.Errorf("the fourth put never queued a request: %w", err)
+	}
+	e.clock.Add(4999)
+	say(e.out, "4999 ms later: the watcher times out %d request(s)", ms.FlushDiskWatcher().RunOnce())
+	e.clock.Add(1)
+	say(e.out, "-- 5000 ms after the put (syncFlushTimeout) --")
+	n := ms.FlushDiskWatcher().RunOnce()
+	o := <-ch
+	if o.err != nil {
+		return fmt.Errorf("producer-1's fourth send: %w", o.err)
+	}
+	say(e.out, "the watcher timed out %d request; producer-1: %s, queue %d, queueOffset %d — stored, its flush unknown",
+		n, o.r.SendStatus, o.r.MessageQueue.QueueID, o.r.QueueOffset)
+	say(e.out, "-- the disk comes back: the next group commit flushes the record, whose request was answered already --")
+	gc.RunOnce()
+	say(e.out, "flushedWhere=%d = the end of the log %d", ms.FlushedWhere(), ms.GetMaxPhyOffset())
+	return nil
+}
+
+// asyncFlushWithPool is section 4: broker-b with ASYNC_FLUSH and the TransientStorePool.
+func (e *env) asyncFlushWithPool() error {
+	say(e.out, "== 4. 异步刷盘 — broker-b: ASYNC_FLUSH, transientStorePoolEnable=true, 3 write buffers of 64 KiB ==")
+	b, err := e.startBroker("broker-b", func(sc *store.MessageStoreConfig) {
+		sc.TransientStorePoolEnable = true
+		sc.TransientStorePoolSize = 3
+	})
+	if err != nil {
+		return err
+	}
+	if err := e.createTopic(b, asyncTopic, 1); err != nil {
+		return err
+	}
+	p, err := e.startProducer("producer-4", -1)
+	if err != nil {
+		return err
+	}
+	ms := b.MessageStore()
+	commit, flush := ms.CommitRealTimeService(), ms.FlushRealTimeService()
+	// The services' first passes are thorough (nothing is written yet); from now on the
+	// thorough intervals count from here on the store clock.
+	commit.RunOnce()
+	flush.RunOnce()
+	positions := func(what string) {
+		say(e.out, "%s\n   written=%d (page %d)  committed=%d (page %d)  flushed=%d (page %d)  free buffers=%d",
+			what, ms.MaxWrotePosition(), ms.MaxWrotePosition()/pageSize, ms.CommittedWhere(), ms.CommittedWhere()/pageSize,
+			ms.FlushedWhere(), ms.FlushedWhere()/pageSize, ms.RemainTransientStoreBufferNumbs())
+	}
+	send := func(n int) error {
+		for i := 0; i < n; i++ {
+			r, err := p.Send(context.Background(), &primitive.Message{Topic: asyncTopic, Body: []byte(strings.Repeat("a", 6000))})
+			if err != nil {
+				return err
+			}
+			if r.SendStatus != producer.SendOK {
+				return fmt.Errorf("send to broker-b: %s", r.SendStatus)
+			}
+		}
+		return nil
+	}
+
+	say(e.out, "-- two 6000-byte messages go into the write buffer of the first file --")
+	if err := send(2); err != nil {
+		return err
+	}
+	positions("after 2 sends: nothing is readable yet")
+	commit.RunOnce()
+	positions("commit pass (commitCommitLogLeastPages=4): held back, 3 new pages")
+
+	say(e.out, "-- three more --")
+	if err := send(3); err != nil {
+		return err
+	}
+	commit.RunOnce()
+	positions("commit pass: 7 new pages are committed — now readers can see them")
+	flush.RunOnce()
+	positions("flush pass (flushCommitLogLeastPages=4): 7 new pages are flushed")
+
+	say(e.out, "-- one small message: less than a page --")
+	if _, err := p.Send(context.Background(), &primitive.Message{Topic: asyncTopic, Body: []byte("small")}); err != nil {
+		return err
+	}
+	commit.RunOnce()
+	positions("commit pass: held back, no new page")
+	e.clock.Add(200)
+	say(e.out, "-- 200 ms later (commitCommitLogThoroughInterval): the commit takes any byte --")
+	commit.RunOnce()
+	flush.RunOnce()
+	positions("commit pass, then flush pass: the flush is held back, no new page")
+	e.clock.Add(10_000)
+	say(e.out, "-- 10 s later (flushCommitLogThoroughInterval): the flush takes any byte --")
+	flush.RunOnce()
+	positions("flush pass")
+
+	say(e.out, "-- six more: the first file fills (a blank record ends it); the second takes a buffer --")
+	if err := send(6); err != nil {
+		return err
+	}
+	positions("after 6 sends")
+	commit.RunOnce()
+	positions("commit pass (thorough: 10 s since the last): the full first file is committed to its end and gives its buffer back")
+	commit.RunOnce()
+	positions("commit pass on the second file: held back, 1 new page")
+	flush.RunOnce()
+	positions("flush pass: a full file is always flushed")
+	return nil
+}
+
+// env is the scenario's shared state: the output, the store clock, the name server, the
+// brokers and producers it started and a remoting client.
+type env struct {
+	out    io.Writer
+	logger *slog.Logger
+	dir    string
+	clock  atomic.Int64 // the store clock of every broker, ms
+	ns     *namesrv.NamesrvController
+	client *remoting.Client
+	mu     sync.Mutex
+	bs     []*broker.BrokerController
+	ps     []*producer.DefaultMQProducer
+}
+
+func (e *env) startNamesrv() error {
+	nc := namesrv.DefaultNamesrvConfig()
+	nc.KvConfigPath = filepath.Join(e.dir, "namesrv", "kvConfig.json")
+	sc := remoting.DefaultServerConfig()
+	sc.ListenAddr = "127.0.0.1:0"
+	e.ns = namesrv.NewNamesrvController(nc, sc, nil)
+	if err := namesrv.Start(e.ns); err != nil {
+		return fmt.Errorf("start name server: %w", err)
+	}
+	e.client = remoting.NewClient(remoting.ClientConfig{}, nil)
+	return nil
+}
+
+// startBroker starts a traced master with 64 KiB CommitLog files whose store runs with
+// ManualServices and the shared clock; adjust sets the flush settings.
+func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (*broker.BrokerController, error) {
+	bc := broker.DefaultBrokerConfig()
+	bc.BrokerName = name
+	bc.BrokerClusterName = clusterName
+	bc.NamesrvAddr = e.ns.Addr()
+	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
+	bc.ListenPort = 0
+	bc.BrokerFastFailureEnable = false
+	sc := store.DefaultMessageStoreConfig()
+	sc.StorePathRootDir = filepath.Join(e.dir, name)
+	sc.MappedFileSizeCommitLog = fileSize
+	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
+	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
+	sc.ManualServices = true
+	sc.Clock = e.clock.Load
+	sc.Location = time.UTC
+	adjust(&sc)
+	server := remoting.DefaultServerConfig()
+	server.ListenAddr = "127.0.0.1:0"
+	b, err := broker.NewBrokerController(bc, server, sc, trace.New(e.logger, name))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Initialize(); err != nil {
+		b.Shutdown()
+		return nil, fmt.Errorf("initialize %s: %w", name, err)
+	}
+	if err := b.Start(); err != nil {
+		b.Shutdown()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	e.mu.Lock()
+	e.bs = append(e.bs, b)
+	e.mu.Unlock()
+	return b, nil
+}
+
+// startProducer starts a producer whose round robin starts after seed (seed+1 is its first
+// queue) and which never compresses (the chapter counts pages of raw bodies).
+func (e *env) startProducer(name string, seed int32) (*producer.DefaultMQProducer, error) {
+	pc := producer.DefaultConfig("ch04_producer_group")
+	pc.NamesrvAddr = e.ns.Addr()
+	pc.InstanceName = name + "-" + strconv.Itoa(os.Getpid())
+	pc.DisableScheduledTasks = true
+	pc.IndexSeed = func() int32 { return seed }
+	pc.CompressMsgBodyOverHowmuch = 1 << 30
+	pc.SendMsgTimeout = 30 * time.Second
+	p := producer.NewDefaultMQProducer(pc)
+	if err := p.Start(); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.ps = append(e.ps, p)
+	e.mu.Unlock()
+	return p, nil
+}
+
+func (e *env) shutdown() {
+	e.mu.Lock()
+	bs, ps := e.bs, e.ps
+	e.mu.Unlock()
+	for _, p := range ps {
+		p.Shutdown()
+	}
+	for i := len(bs) - 1; i >= 0; i-- {
+		bs[i].Shutdown()
+	}
+	if e.client != nil {
+		e.client.Shutdown()
+	}
+	if e.ns != nil {
+		e.ns.Shutdown()
+	}
+}
+
+// createTopic sends UPDATE_AND_CREATE_TOPIC to the broker, as `mqadmin updateTopic -b` does, and
+// waits until the name server routes the topic to it.
+func (e *env) createTopic(b *broker.BrokerController, topic string, queues int32) error {
+	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
+		ReadQueueNums: queues, WriteQueueNums: queues, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
+	resp, err := invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	if err := resp.Err(); err != nil {
+		return err
+	}
+	return waitUntil(10*time.Second, func() bool { return e.routed(topic) })
+}
+
+// routed reports whether the name server has a route for topic.
+func (e *env) routed(topic string) bool {
+	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topic}).Encode(), nil)
+	resp, err := invoke(e.client, e.ns.Addr(), req)
+	if err != nil || resp.Code != protocol.Success {
+		return false
+	}
+	route, err := protocol.DecodeTopicRouteData(resp.Body)
+	return err == nil && len(route.QueueDatas) == 1
+}
+
+// sendOutcome is what a send returned.
+type sendOutcome struct {
+	r   *producer.SendResult
+	err error
+}
+
+// sendAsync sends body to topic from its own goroutine and delivers the outcome.
+func sendAsync(p *producer.DefaultMQProducer, topic, body string) <-chan sendOutcome {
+	ch := make(chan sendOutcome, 1)
+	go func() {
+		r, err := p.Send(context.Background(), &primitive.Message{Topic: topic, Body: []byte(body)})
+		ch <- sendOutcome{r, err}
+	}()
+	return ch
+}
+
+func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return cl.InvokeSync(ctx, addr, req)
+}
+
+// waitUntil polls cond until it holds or timeout passes.
+func waitUntil(timeout time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return errors.New("timed out")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// clockString prints a store time as the offset from the chapter's epoch.
+func clockString(ms int64) string {
+	return fmt.Sprintf("epoch+%dms", ms-epoch.UnixMilli())
+}
+
+func say(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, format+"\n", a...)
+}
+
+// syncWriter serializes writes from the printer (called on the servers' goroutines) and from
+// the scenario.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// gate passes records to the printer until closed: the shutdown at the end is not logged.
+type gate struct {
+	slog.Handler
+	open *atomic.Bool
+}
+
+func newGate(h slog.Handler) *gate {
+	g := &gate{Handler: h, open: new(atomic.Bool)}
+	g.open.Store(true)
+	return g
+}
+
+func (g *gate) close() { g.open.Store(false) }
+
+func (g *gate) Enabled(ctx context.Context, l slog.Level) bool {
+	return g.open.Load() && g.Handler.Enabled(ctx, l)
+}
+
+func (g *gate) Handle(ctx context.Context, r slog.Record) error {
+	if !g.open.Load() {
+		return nil
+	}
+	return g.Handler.Handle(ctx, r)
+}
+
+func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &gate{Handler: g.Handler.WithAttrs(attrs), open: g.open}
+}
+
+func (g *gate) WithGroup(name string) slog.Handler {
+	return &gate{Handler: g.Handler.WithGroup(name), open: g.open}
+}

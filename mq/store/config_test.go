@@ -1,0 +1,107 @@
+package store
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestConfigDefaults pins the flush settings of MessageStoreConfig (4.9.x): flushDiskType
+// ASYNC_FLUSH, syncFlushTimeout 5 s, flushIntervalCommitLog 500 ms, flushCommitLogLeastPages 4,
+// flushCommitLogThoroughInterval 10 s, transientStorePoolEnable false, transientStorePoolSize 5,
+// commitIntervalCommitLog 200 ms, commitCommitLogLeastPages 4, commitCommitLogThoroughInterval
+// 200 ms, flushDelayOffsetInterval 10 s — and their keys in properties syntax.
+func TestConfigDefaults(t *testing.T) {
+	c := DefaultMessageStoreConfig()
+	require.Equal(t, ASYNC_FLUSH, c.FlushDiskType)
+	require.Equal(t, 5*time.Second, c.SyncFlushTimeout)
+	require.Equal(t, 500*time.Millisecond, c.FlushIntervalCommitLog)
+	require.Equal(t, 4, c.FlushCommitLogLeastPages)
+	require.Equal(t, 10*time.Second, c.FlushCommitLogThoroughInterval)
+	require.False(t, c.TransientStorePoolEnable)
+	require.Equal(t, 5, c.TransientStorePoolSize)
+	require.Equal(t, 200*time.Millisecond, c.CommitIntervalCommitLog)
+	require.Equal(t, 4, c.CommitCommitLogLeastPages)
+	require.Equal(t, 200*time.Millisecond, c.CommitCommitLogThoroughInterval)
+	require.Equal(t, 10*time.Second, c.FlushDelayOffsetInterval)
+	out := c.String()
+	for _, line := range []string{"flushDiskType=ASYNC_FLUSH\n", "syncFlushTimeout=5000\n", "transientStorePoolEnable=false\n",
+		"transientStorePoolSize=5\n", "commitIntervalCommitLog=200\n", "commitCommitLogLeastPages=4\n",
+		"commitCommitLogThoroughInterval=200\n", "flushDelayOffsetInterval=10000\n", "flushIntervalCommitLog=500\n",
+		"mappedFileSizeCommitLog=1073741824\n"} {
+		require.Contains(t, out, line)
+	}
+	require.NotContains(t, out, "Clock")
+	require.NotContains(t, out, "Hook")
+}
+
+// TestConfigValidate: both flush types are accepted, anything else is refused; the pool is
+// used only with ASYNC_FLUSH on a master (Java: MessageStoreConfig#isTransientStorePoolEnable).
+func TestConfigValidate(t *testing.T) {
+	cfg := DefaultMessageStoreConfig()
+	require.NoError(t, cfg.Validate())
+	cfg.FlushDiskType = SYNC_FLUSH
+	require.NoError(t, cfg.Validate())
+	cfg.FlushDiskType = "SOMETIMES"
+	require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig)
+	cfg = DefaultMessageStoreConfig()
+	cfg.BrokerRole = "BOSS"
+	require.True(t, errors.Is(cfg.Validate(), ErrInvalidConfig))
+	cfg = DefaultMessageStoreConfig()
+	cfg.SyncFlushTimeout = 0
+	require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig)
+	cfg = DefaultMessageStoreConfig()
+	cfg.TransientStorePoolEnable = true
+	cfg.TransientStorePoolSize = 0
+	require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig)
+
+	for _, tc := range []struct {
+		flush, role string
+		want        bool
+	}{
+		{ASYNC_FLUSH, ASYNC_MASTER, true},
+		{ASYNC_FLUSH, SYNC_MASTER, true},
+		{SYNC_FLUSH, ASYNC_MASTER, false},
+		{ASYNC_FLUSH, SLAVE, false},
+	} {
+		c := DefaultMessageStoreConfig()
+		c.TransientStorePoolEnable = true
+		c.FlushDiskType, c.BrokerRole = tc.flush, tc.role
+		require.Equal(t, tc.want, c.IsTransientStorePoolEnable(), "%s %s", tc.flush, tc.role)
+	}
+}
+
+// TestParseDelayLevel pins ScheduleMessageService#parseDelayLevel: units s, m, h, d, level n
+// at index n-1; the 4.9 default gives 18 levels from 1 s to 2 h.
+func TestParseDelayLevel(t *testing.T) {
+	def, err := ParseDelayLevel(DefaultMessageStoreConfig().MessageDelayLevel)
+	require.NoError(t, err)
+	s, m, h := int64(1000), int64(60000), int64(3600000)
+	require.Equal(t, []int64{1 * s, 5 * s, 10 * s, 30 * s, 1 * m, 2 * m, 3 * m, 4 * m, 5 * m, 6 * m, 7 * m, 8 * m,
+		9 * m, 10 * m, 20 * m, 30 * m, 1 * h, 2 * h}, def)
+	for _, tc := range []struct {
+		in   string
+		want []int64
+		bad  bool
+	}{
+		{in: "1d 2h", want: []int64{86400000, 7200000}},
+		{in: "0s", want: []int64{0}},
+		{in: "5x", bad: true},
+		{in: "s", bad: true},
+		{in: "-1s", bad: true},
+		{in: "1.5s", bad: true},
+	} {
+		got, err := ParseDelayLevel(tc.in)
+		if tc.bad {
+			require.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+	cfg := DefaultMessageStoreConfig()
+	cfg.MessageDelayLevel = "1q"
+	require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig)
+}

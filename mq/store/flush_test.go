@@ -1,0 +1,412 @@
+package store
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+)
+
+// syncConfig is smallConfig with SYNC_FLUSH, 64 KiB CommitLog files and a clock the test moves.
+func syncConfig(dir string, clock *atomic.Int64) MessageStoreConfig {
+	cfg := smallConfig(dir)
+	cfg.FlushDiskType = SYNC_FLUSH
+	cfg.MappedFileSizeCommitLog = 64 * 1024
+	clock.Store(exampleStore)
+	cfg.Clock = clock.Load
+	return cfg
+}
+
+// poolConfig is smallConfig with the TransientStorePool on: 64 KiB CommitLog files and a pool
+// of n buffers.
+func poolConfig(dir string, n int) MessageStoreConfig {
+	cfg := smallConfig(dir)
+	cfg.MappedFileSizeCommitLog = 64 * 1024
+	cfg.TransientStorePoolEnable = true
+	cfg.TransientStorePoolSize = n
+	return cfg
+}
+
+// pending asserts that a put's result channel holds nothing yet.
+func pending(t *testing.T, ch <-chan PutMessageResult) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		t.Fatalf("the put answered %s before its flush", r.PutMessageStatus)
+	default:
+	}
+}
+
+// TestGroupCommitServesAGroup: under SYNC_FLUSH three puts wait (their results are not ready)
+// with requests in requestsWrite; one pass of GroupCommitService swaps the lists and one
+// doCommit flushes once for all three and completes them with PUT_OK, their records below
+// flushedWhere; the checkpoint's physicMsgTimestamp follows. Java: CommitLog#submitFlushRequest,
+// GroupCommitService#putRequest, #swapRequests, #doCommit.
+func TestGroupCommitServesAGroup(t *testing.T) {
+	var clock atomic.Int64
+	rec := trace.NewRecorder()
+	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, rec.Tracer("b"))
+	var chans []<-chan PutMessageResult
+	for i := 0; i < 3; i++ {
+		chans = append(chans, s.AsyncPutMessage(newMsg("T", int32(i), "m", "")))
+	}
+	for _, ch := range chans {
+		pending(t, ch)
+	}
+	gc := s.GroupCommitService()
+	require.Equal(t, 3, gc.PendingRequests())
+	require.Equal(t, int64(0), s.FlushedWhere())
+	require.Equal(t, 3, s.FlushDiskWatcher().QueueSize())
+
+	gc.RunOnce()
+	require.Equal(t, int64(1), gc.GroupCommits(), "one doCommit for the group")
+	for _, ch := range chans {
+		r := <-ch
+		require.Equal(t, PUT_OK, r.PutMessageStatus)
+		require.LessOrEqual(t, r.AppendMessageResult.WroteOffset+int64(r.AppendMessageResult.WroteBytes), s.FlushedWhere())
+	}
+	require.Equal(t, s.GetMaxPhyOffset(), s.FlushedWhere())
+	require.Equal(t, exampleStore, s.Checkpoint().PhysicMsgTimestamp())
+	require.Equal(t, 0, s.FlushDiskWatcher().RunOnce(), "nothing to time out")
+	require.Equal(t, 0, s.FlushDiskWatcher().QueueSize(), "completed requests leave the watcher")
+
+	var labels []string
+	for _, l := range rec.Labels() {
+		if strings.Contains(l, "Flush") || strings.Contains(l, "GroupCommit") || strings.HasPrefix(l, "MappedFile") {
+			labels = append(labels, l)
+		}
+	}
+	want := []string{
+		"CommitLog#submitFlushRequest", "GroupCommitService#putRequest",
+		"CommitLog#submitFlushRequest", "GroupCommitService#putRequest",
+		"CommitLog#submitFlushRequest", "GroupCommitService#putRequest",
+		"GroupCommitService#run", "GroupCommitService#waitForRunning", "GroupCommitService#onWaitEnd",
+		"GroupCommitService#swapRequests", "GroupCommitService#doCommit",
+		"MappedFileQueue#flush", "MappedFile#isAbleToFlush", "MappedFile#flush",
+	}
+	var got []string
+	for _, l := range labels {
+		if l != "MappedFile#appendMessagesInner" {
+			got = append(got, l)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("labels (-want +got):\n%s", d)
+	}
+	for _, st := range rec.Steps() {
+		if st.Label == "GroupCommitService#doCommit" {
+			require.Equal(t, "3", st.Attrs["requests"])
+			require.Equal(t, "0", st.Attrs["flushedWhere"])
+		}
+	}
+}
+
+// TestSyncFlushWithoutWait: a put whose WAIT property is "false" is answered at once under
+// SYNC_FLUSH (no request); the service's next pass flushes it anyway. Java:
+// CommitLog#submitFlushRequest (isWaitStoreMsgOK false: wakeup only).
+func TestSyncFlushWithoutWait(t *testing.T) {
+	var clock atomic.Int64
+	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, nil)
+	m := newMsg("T", 0, "no wait", "")
+	m.Properties[primitive.PropertyWaitStoreMsgOK] = "false"
+	r := s.PutMessage(m)
+	require.Equal(t, PUT_OK, r.PutMessageStatus)
+	require.Equal(t, 0, s.GroupCommitService().PendingRequests())
+	require.Equal(t, int64(0), s.FlushedWhere())
+	s.GroupCommitService().RunOnce()
+	require.Equal(t, s.GetMaxPhyOffset(), s.FlushedWhere())
+
+	for _, tc := range []struct {
+		props map[string]string
+		str   string
+		want  bool
+	}{
+		{nil, "", true},
+		{map[string]string{"WAIT": "TRUE"}, "", true},
+		{map[string]string{"WAIT": "no"}, "", false},
+		{nil, "WAIT\x01false\x02KEYS\x01k", false},
+		{nil, "KEYS\x01k", true},
+	} {
+		m := &primitive.MessageExtBrokerInner{}
+		m.Properties, m.PropertiesString = tc.props, tc.str
+		require.Equal(t, tc.want, isWaitStoreMsgOK(m), "%v %q", tc.props, tc.str)
+	}
+}
+
+// TestFlushDiskWatcherTimesOut: a SYNC_FLUSH put whose flush does not come within
+// syncFlushTimeout is completed by the FlushDiskWatcher with FLUSH_DISK_TIMEOUT, still with
+// its append result (the message is stored); a later doCommit does not complete it again.
+// Java: FlushDiskWatcher#run.
+func TestFlushDiskWatcherTimesOut(t *testing.T) {
+	var clock atomic.Int64
+	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, nil)
+	ch := s.AsyncPutMessage(newMsg("T", 0, "stuck", ""))
+	w := s.FlushDiskWatcher()
+	clock.Add(4999)
+	require.Equal(t, 0, w.RunOnce(), "within syncFlushTimeout")
+	pending(t, ch)
+	clock.Add(1)
+	require.Equal(t, 1, w.RunOnce())
+	r := <-ch
+	require.Equal(t, FLUSH_DISK_TIMEOUT, r.PutMessageStatus)
+	require.NotNil(t, r.AppendMessageResult)
+	require.Equal(t, int64(0), r.AppendMessageResult.WroteOffset)
+	s.GroupCommitService().RunOnce()
+	require.Equal(t, s.GetMaxPhyOffset(), s.FlushedWhere(), "the group commit still flushes it")
+	select {
+	case r := <-ch:
+		t.Fatalf("completed twice: %v", r.PutMessageStatus)
+	default:
+	}
+}
+
+// TestSyncFlushConcurrentPuts: with the services running, every SYNC_FLUSH put returns PUT_OK
+// only after flushedWhere passed its record, and 32 concurrent puts are served by fewer
+// doCommit calls than puts (group commit). Java: GroupCommitService.
+func TestSyncFlushConcurrentPuts(t *testing.T) {
+	cfg := smallConfig(t.TempDir())
+	cfg.FlushDiskType = SYNC_FLUSH
+	cfg.MappedFileSizeCommitLog = 64 * 1024
+	cfg.ManualServices = false
+	cfg.Clock = nil
+	s := openStore(t, cfg, nil, nil)
+	const n = 32
+	var wg sync.WaitGroup
+	errs := make(chan string, n*8)
+	for g := 0; g < n; g++ {
+		wg.Go(func() {
+			for i := 0; i < 8; i++ {
+				r := s.PutMessage(newMsg("T", int32(g%4), strings.Repeat("x", 500), ""))
+				if r.PutMessageStatus != PUT_OK {
+					errs <- r.PutMessageStatus.String()
+					continue
+				}
+				if end := r.AppendMessageResult.WroteOffset + int64(r.AppendMessageResult.WroteBytes); s.FlushedWhere() < end {
+					errs <- "answered before its record was flushed"
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	require.Less(t, s.GroupCommitService().GroupCommits(), int64(n*8), "puts share flushes")
+	require.Positive(t, s.GroupCommitService().GroupCommits())
+}
+
+// TestSyncFlushStalledDisk: a flush stuck in the disk (BeforeFlushHook blocks) makes a
+// SYNC_FLUSH put come back FLUSH_DISK_TIMEOUT after syncFlushTimeout, with the services
+// running. Java: FlushDiskWatcher#run, GroupCommitRequest deadline.
+func TestSyncFlushStalledDisk(t *testing.T) {
+	release := make(chan struct{})
+	var stalled atomic.Bool
+	cfg := smallConfig(t.TempDir())
+	cfg.FlushDiskType = SYNC_FLUSH
+	cfg.ManualServices = false
+	cfg.Clock = nil
+	cfg.SyncFlushTimeout = 50 * time.Millisecond
+	cfg.BeforeFlushHook = func(file string) {
+		if strings.HasPrefix(file, "commitlog/") && stalled.Load() {
+			<-release
+		}
+	}
+	s := openStore(t, cfg, nil, nil)
+	put(t, s, newMsg("T", 0, "fine", ""))
+	stalled.Store(true)
+	start := time.Now()
+	r := s.PutMessage(newMsg("T", 0, "stalled", ""))
+	require.Equal(t, FLUSH_DISK_TIMEOUT, r.PutMessageStatus)
+	require.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
+	require.NotNil(t, r.AppendMessageResult, "the message is stored all the same")
+	stalled.Store(false)
+	close(release)
+	require.Eventually(t, func() bool { return s.FlushedWhere() == s.GetMaxPhyOffset() }, 5*time.Second, time.Millisecond)
+}
+
+// TestShutdownAnswersWaitingPuts: puts still waiting for a group commit when the store shuts
+// down are flushed and answered PUT_OK (Java: the service's final swapRequests and doCommit).
+func TestShutdownAnswersWaitingPuts(t *testing.T) {
+	var clock atomic.Int64
+	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, nil)
+	ch := s.AsyncPutMessage(newMsg("T", 0, "late", ""))
+	pending(t, ch)
+	s.Shutdown()
+	require.Equal(t, PUT_OK, (<-ch).PutMessageStatus)
+}
+
+// TestTransientStorePoolCommitThenFlush: with the pool, a put lands in the write buffer; no
+// reader sees it (max offset, dispatch, the file) until a commit copies it into the file; then
+// the flush forces it to disk: flushedWhere ≤ committedWhere ≤ written end.
+// Java: MappedFile#appendMessagesInner (writeBuffer), #commit, #getReadPosition.
+func TestTransientStorePoolCommitThenFlush(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, poolConfig(dir, 3), nil, nil)
+	r := put(t, s, newMsg("T", 0, "buffered", "TagA"))
+	end := r.WroteOffset + int64(r.WroteBytes)
+	require.Equal(t, int64(0), s.GetMaxPhyOffset(), "readers see committed data only")
+	require.Equal(t, end, s.RemainHowManyDataToCommit())
+	s.DoReput()
+	require.Equal(t, int64(0), s.GetMaxOffsetInQueue("T", 0), "nothing to dispatch yet")
+	_, ok := s.SelectOneMessageByOffset(0)
+	require.False(t, ok)
+	file := readStoreFile(t, dir, "commitlog/00000000000000000000")
+	require.Equal(t, make([]byte, end), file[:end], "the file has not seen the bytes")
+
+	require.True(t, s.CommitCommitLog(4), "one page is not enough: nothing committed")
+	require.Equal(t, int64(0), s.CommittedWhere())
+	require.False(t, s.CommitCommitLog(0), "any byte with least pages 0")
+	require.Equal(t, end, s.CommittedWhere())
+	require.Equal(t, end, s.GetMaxPhyOffset())
+	require.Equal(t, int64(0), s.FlushedWhere())
+	file = readStoreFile(t, dir, "commitlog/00000000000000000000")
+	require.Equal(t, uint32(r.WroteBytes), binary.BigEndian.Uint32(file), "committed by pwrite")
+	s.DoReput()
+	require.Equal(t, int64(1), s.GetMaxOffsetInQueue("T", 0))
+	s.FlushCommitLog(0)
+	require.Equal(t, end, s.FlushedWhere())
+	require.Equal(t, exampleStore, s.Checkpoint().PhysicMsgTimestamp())
+}
+
+// readStoreFile reads a store file by its path relative to the store root.
+func readStoreFile(t *testing.T, dir, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	require.NoError(t, err)
+	return b
+}
+
+// TestCommitLeastPages: CommitRealTimeService commits only when commitCommitLogLeastPages (4)
+// new pages were written, except on its thorough pass (commitCommitLogThoroughInterval); a
+// commit that moved data wakes the flush. Java: CommitRealTimeService#run, MappedFile#isAbleToCommit.
+func TestCommitLeastPages(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(exampleStore)
+	cfg := poolConfig(t.TempDir(), 3)
+	cfg.Clock = clock.Load
+	s := openStore(t, cfg, nil, nil)
+	crs := s.CommitRealTimeService()
+	crs.RunOnce() // the first pass is thorough (nothing written yet)
+	for i := 0; i < 3; i++ {
+		put(t, s, newMsg("T", 0, strings.Repeat("x", 4096), ""))
+	}
+	crs.RunOnce()
+	require.Equal(t, int64(0), s.CommittedWhere(), "3 pages < commitCommitLogLeastPages")
+	put(t, s, newMsg("T", 0, strings.Repeat("x", 4096), ""))
+	crs.RunOnce()
+	require.Equal(t, s.commitLog.mfq.getMaxWrotePosition(), s.CommittedWhere(), "4 pages: committed")
+	put(t, s, newMsg("T", 0, "small", ""))
+	crs.RunOnce()
+	require.Less(t, s.CommittedWhere(), s.commitLog.mfq.getMaxWrotePosition())
+	clock.Add(200)
+	crs.RunOnce()
+	require.Equal(t, s.commitLog.mfq.getMaxWrotePosition(), s.CommittedWhere(), "the thorough pass commits any byte")
+}
+
+// TestTransientStorePoolBuffers: a file borrows a buffer when it is created and gives it back,
+// zeroed, once wholly committed; with the pool empty the broker refuses sends
+// (IsTransientStorePoolDeficient) and a new file is written through its mapping; the bytes on
+// disk are the records, and the tail behind the blank record stays zero.
+// Java: TransientStorePool#borrowBuffer, #returnBuffer, MappedFile#commit.
+func TestTransientStorePoolBuffers(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, poolConfig(dir, 1), nil, nil)
+	require.Equal(t, 1, s.RemainTransientStoreBufferNumbs())
+	var offs []int64
+	for i := 0; i < 5; i++ { // 5 × ~20 KiB: the fourth goes to the second file
+		offs = append(offs, put(t, s, newMsg("T", 0, strings.Repeat(string(rune('a'+i)), 20000), "")).WroteOffset)
+	}
+	require.Equal(t, int64(64*1024), offs[3])
+	files := s.commitLog.mfq.MappedFiles()
+	require.Len(t, files, 2)
+	require.True(t, files[0].UsesWriteBuffer())
+	require.False(t, files[1].UsesWriteBuffer(), "the pool was empty when the second file was created")
+	require.True(t, s.IsTransientStorePoolDeficient())
+	require.Equal(t, int64(64*1024+int64(files[1].WrotePosition())), s.GetMaxPhyOffset(),
+		"a file without a buffer is readable as written; the first is not committed")
+
+	for !s.CommitCommitLog(0) {
+	}
+	require.Equal(t, 1, s.RemainTransientStoreBufferNumbs(), "the full file gave its buffer back")
+	require.False(t, s.IsTransientStorePoolDeficient())
+	file := readStoreFile(t, dir, "commitlog/00000000000000000000")
+	var rr recordReader
+	for i, off := range offs[:3] {
+		d := rr.checkMessageAndReturnSize(file[off:], true, off)
+		require.True(t, d.Success, "record %d", i)
+	}
+	blank := int(offs[2]) + int(binary.BigEndian.Uint32(file[offs[2]:]))
+	require.Equal(t, uint32(blankMagicCode), binary.BigEndian.Uint32(file[blank+4:]))
+	require.Equal(t, make([]byte, len(file)-blank-8), file[blank+8:], "the tail stays zero")
+	for i, b := range files[0].writeBufferForTest() {
+		require.Zero(t, b, "a returned buffer is zeroed (byte %d)", i)
+		if i > 70000 {
+			break
+		}
+	}
+}
+
+// writeBufferForTest returns the pool's free buffer (for TestTransientStorePoolBuffers).
+func (m *MappedFile) writeBufferForTest() []byte {
+	m.pool.mu.Lock()
+	defer m.pool.mu.Unlock()
+	return m.pool.available[0]
+}
+
+// TestTransientStorePoolRestart: a store with the pool shuts down cleanly (commit, then flush)
+// and restarts with every message readable; a restart maps existing files without buffers.
+func TestTransientStorePoolRestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := poolConfig(dir, 3)
+	s := openStore(t, cfg, nil, nil)
+	for i := 0; i < 10; i++ {
+		put(t, s, newMsg("T", 0, strings.Repeat("z", 9000), ""))
+	}
+	s.Shutdown()
+	s2 := openStore(t, cfg, nil, nil)
+	require.Equal(t, int64(10), s2.GetMaxOffsetInQueue("T", 0))
+	g := s2.GetMessage("g", "T", 0, 9, 1, nil)
+	require.Equal(t, FOUND, g.Status)
+	for _, f := range s2.commitLog.mfq.MappedFiles() {
+		require.False(t, f.UsesWriteBuffer())
+	}
+	r := put(t, s2, newMsg("T", 0, "after", ""))
+	require.Equal(t, r.WroteOffset+int64(r.WroteBytes), s2.GetMaxPhyOffset(), "an old file is written through its mapping")
+	s2.DoReput()
+	require.Equal(t, int64(11), s2.GetMaxOffsetInQueue("T", 0))
+}
+
+// TestFlushedHook: every flush system call is reported with the file (relative to the store
+// root) and the position it covered — CommitLog, ConsumeQueue, checkpoint.
+func TestFlushedHook(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]int{}
+	cfg := smallConfig(t.TempDir())
+	cfg.FlushedHook = func(file string, pos int) {
+		mu.Lock()
+		got[file] = pos
+		mu.Unlock()
+	}
+	s := openStore(t, cfg, nil, nil)
+	r := put(t, s, newMsg("T", 0, "hooked", ""))
+	s.DoReput()
+	s.FlushCommitLog(0)
+	s.FlushConsumeQueue(0)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, map[string]int{
+		"commitlog/00000000000000000000":        int(r.WroteBytes),
+		"consumequeue/T/0/00000000000000000000": ConsumeQueueUnitSize,
+		"checkpoint":                            24,
+	}, got)
+}

@@ -1,0 +1,363 @@
+package store
+
+import (
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+)
+
+// groupCommitInterval is GroupCommitService's wait between passes when no put wakes it
+// (Java: waitForRunning(10)).
+const groupCommitInterval = 10 * time.Millisecond
+
+// GroupCommitRequest is one SYNC_FLUSH put waiting for its record to be on disk. It completes
+// once: PUT_OK when the CommitLog's flushedWhere reached nextOffset, FLUSH_DISK_TIMEOUT when
+// doCommit could not get it there or the FlushDiskWatcher saw its deadline pass first. The
+// put's result (with that status) is then delivered on the request's channel.
+// Mirrors CommitLog.GroupCommitRequest.
+type GroupCommitRequest struct {
+	nextOffset int64 // end of the put's record(s): wroteOffset + wroteBytes (CommitLog bytes)
+	deadline   int64 // ms on the store's monotonic clock (DefaultMessageStore.monoNow)
+
+	completed atomic.Bool
+	result    PutMessageResult      // the put's result, status PUT_OK until completion
+	out       chan PutMessageResult // capacity 1: receives result with the final status
+}
+
+func newGroupCommitRequest(nextOffset, deadline int64, result PutMessageResult) *GroupCommitRequest {
+	return &GroupCommitRequest{nextOffset: nextOffset, deadline: deadline, result: result,
+		out: make(chan PutMessageResult, 1)}
+}
+
+// NextOffset is the CommitLog offset (bytes) the flush must reach for this request.
+func (r *GroupCommitRequest) NextOffset() int64 { return r.nextOffset }
+
+// wakeupCustomer completes the request with status (the first call wins) and reports whether
+// this call did. Java: GroupCommitRequest#wakeupCustomer.
+func (r *GroupCommitRequest) wakeupCustomer(status PutMessageStatus) bool {
+	if !r.completed.CompareAndSwap(false, true) {
+		return false
+	}
+	res := r.result
+	if status != PUT_OK {
+		res.PutMessageStatus = status
+	}
+	r.out <- res
+	return true
+}
+
+// isWaitStoreMsgOK reads the WAIT property: absent or "true" (any case) means the producer
+// waits for the store (Java's Boolean.parseBoolean). Java: Message#isWaitStoreMsgOK.
+func isWaitStoreMsgOK(m *primitive.MessageExtBrokerInner) bool {
+	var v string
+	var ok bool
+	if m.Properties != nil {
+		v, ok = m.Properties[primitive.PropertyWaitStoreMsgOK]
+	} else if b, found := lookupProperty([]byte(m.PropertiesString), primitive.PropertyWaitStoreMsgOK); found {
+		v, ok = string(b), true
+	}
+	return !ok || strings.EqualFold(v, "true")
+}
+
+// GroupCommitService flushes the CommitLog for SYNC_FLUSH. Puts add requests to requestsWrite
+// (putRequest) and wake it; each pass waits up to 10 ms (waitForRunning), swaps requestsWrite
+// with requestsRead (onWaitEnd → swapRequests), and doCommit flushes once for the whole group
+// and completes every request in it: one fdatasync serves all the puts that arrived while the
+// previous one ran. Mirrors CommitLog.GroupCommitService.
+//
+// Deviation: Java guards the two lists with a spin lock; here a mutex (puts only append).
+type GroupCommitService struct {
+	s   *DefaultMessageStore
+	svc *service.ServiceThread
+
+	mu            sync.Mutex // guards requestsWrite and closed
+	requestsWrite []*GroupCommitRequest
+	closed        bool // stopped: a late request is served inline
+
+	passMu       sync.Mutex // one pass at a time (the service and RunOnce); guards requestsRead
+	requestsRead []*GroupCommitRequest
+
+	groupCommits atomic.Int64 // doCommit calls that served requests
+}
+
+func newGroupCommitService(s *DefaultMessageStore) *GroupCommitService {
+	return &GroupCommitService{s: s, svc: service.New("GroupCommitService")}
+}
+
+// putRequest queues a request for the next group and wakes the service.
+// Java: GroupCommitService#putRequest.
+func (g *GroupCommitService) putRequest(r *GroupCommitRequest) {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		g.passMu.Lock()
+		g.requestsRead = append(g.requestsRead, r)
+		g.doCommit()
+		g.passMu.Unlock()
+		return
+	}
+	g.requestsWrite = append(g.requestsWrite, r)
+	n := len(g.requestsWrite)
+	g.mu.Unlock()
+	if s := g.s; s.tracer.Enabled() {
+		s.tracer.Step("GroupCommitService#putRequest", slog.Int64("nextOffset", r.nextOffset), slog.Int("requestsWrite", n))
+	}
+	g.svc.Wakeup()
+}
+
+// PendingRequests is the number of requests waiting for the next group (requestsWrite).
+func (g *GroupCommitService) PendingRequests() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.requestsWrite)
+}
+
+// GroupCommits is the number of doCommit calls that served at least one request.
+func (g *GroupCommitService) GroupCommits() int64 { return g.groupCommits.Load() }
+
+func (g *GroupCommitService) start() {
+	g.svc.Start(func() {
+		for !g.svc.Stopped() {
+			g.pass(groupCommitInterval)
+		}
+		// Java sleeps 10 ms for puts still on their way, then commits what came.
+		g.passMu.Lock()
+		g.swapRequests()
+		g.doCommit()
+		g.passMu.Unlock()
+	})
+}
+
+// RunOnce is one pass of the service's loop without the wait: what its goroutine does each
+// time a put wakes it. Chapters call it with ManualServices to show one group commit.
+func (g *GroupCommitService) RunOnce() { g.pass(0) }
+
+// pass is one turn of the loop: run, waitForRunning (→ onWaitEnd → swapRequests), doCommit.
+// The run and wait steps are logged when requests were already waiting at the start (a pass
+// driven by RunOnce); swapRequests and doCommit whenever there is a group.
+// Java: GroupCommitService#run.
+func (g *GroupCommitService) pass(interval time.Duration) {
+	g.passMu.Lock()
+	defer g.passMu.Unlock()
+	s := g.s
+	traced := s.tracer.Enabled() && g.PendingRequests() > 0
+	if traced {
+		s.tracer.Step("GroupCommitService#run", slog.Int("requestsWrite", g.PendingRequests()))
+	}
+	g.waitForRunning(interval, traced)
+	g.doCommit()
+}
+
+// waitForRunning waits up to interval or until a put wakes the service, then onWaitEnd.
+// Java: ServiceThread#waitForRunning.
+func (g *GroupCommitService) waitForRunning(interval time.Duration, traced bool) {
+	if traced {
+		g.s.tracer.Step("GroupCommitService#waitForRunning", slog.Int64("intervalMs", interval.Milliseconds()))
+	}
+	if interval > 0 {
+		g.svc.WaitForRunning(interval)
+	}
+	g.onWaitEnd(traced)
+}
+
+// onWaitEnd swaps the lists after every wait. Java: GroupCommitService#onWaitEnd.
+func (g *GroupCommitService) onWaitEnd(traced bool) {
+	if traced {
+		g.s.tracer.Step("GroupCommitService#onWaitEnd")
+	}
+	g.swapRequests()
+}
+
+// swapRequests makes the waiting requests the group doCommit serves (requestsRead, empty after
+// the last doCommit) and gives puts an empty list. Java: GroupCommitService#swapRequests.
+func (g *GroupCommitService) swapRequests() {
+	g.mu.Lock()
+	g.requestsWrite, g.requestsRead = g.requestsRead, g.requestsWrite
+	n := len(g.requestsRead)
+	g.mu.Unlock()
+	if n > 0 && g.s.tracer.Enabled() {
+		g.s.tracer.Step("GroupCommitService#swapRequests", slog.Int("requestsRead", n))
+	}
+}
+
+// DoCommit is one doCommit on whatever requests the last swap gathered (none: it only flushes
+// what WAIT=false puts wrote). Tests call it to play the service's loop body.
+func (g *GroupCommitService) DoCommit() {
+	g.passMu.Lock()
+	defer g.passMu.Unlock()
+	g.doCommit()
+}
+
+// doCommit serves the group: for each request it flushes (at most twice: the record may have
+// gone into the next file) until flushedWhere reaches the request's nextOffset, and completes
+// it with PUT_OK, or FLUSH_DISK_TIMEOUT when the flush did not get there (an I/O error). Then
+// the checkpoint's physicMsgTimestamp becomes the store time of the last flushed message. The
+// caller holds passMu. Java: GroupCommitService#doCommit.
+func (g *GroupCommitService) doCommit() {
+	s := g.s
+	mfq := s.commitLog.mfq
+	if len(g.requestsRead) == 0 {
+		// WAIT=false puts under SYNC_FLUSH are flushed by the service's passes too
+		if _, err := mfq.flush(0); err != nil {
+			s.logError("flush commitlog", err)
+		}
+		s.updatePhysicTimestamp()
+		return
+	}
+	if s.tracer.Enabled() {
+		last := g.requestsRead[len(g.requestsRead)-1]
+		s.tracer.Step("GroupCommitService#doCommit", slog.Int("requests", len(g.requestsRead)),
+			slog.Int64("flushedWhere", mfq.flushedWhere.Load()), slog.Int64("maxNextOffset", last.nextOffset))
+	}
+	g.groupCommits.Add(1)
+	for _, req := range g.requestsRead {
+		flushOK := mfq.flushedWhere.Load() >= req.nextOffset
+		for i := 0; i < 2 && !flushOK; i++ {
+			if _, err := mfq.flush(0); err != nil {
+				s.logError("flush commitlog", err)
+			}
+			flushOK = mfq.flushedWhere.Load() >= req.nextOffset
+		}
+		if flushOK {
+			req.wakeupCustomer(PUT_OK)
+		} else {
+			req.wakeupCustomer(FLUSH_DISK_TIMEOUT)
+		}
+	}
+	s.updatePhysicTimestamp()
+	clear(g.requestsRead)
+	g.requestsRead = g.requestsRead[:0]
+}
+
+// shutdown stops the loop (which commits what came last), then serves requests that arrive
+// later inline. Java: GroupCommitService#shutdown (the run loop's final swap and doCommit).
+func (g *GroupCommitService) shutdown() {
+	g.svc.Shutdown()
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.passMu.Lock()
+	g.swapRequests()
+	g.doCommit()
+	g.passMu.Unlock()
+}
+
+// FlushDiskWatcher completes SYNC_FLUSH requests whose syncFlushTimeout passed before their
+// flush with FLUSH_DISK_TIMEOUT, so a stalled disk cannot hold a producer forever. It watches
+// the requests in the order the puts made them (deadlines grow in that order).
+// Mirrors org.apache.rocketmq.store.FlushDiskWatcher.
+//
+// Its loop looks at the oldest request at most every 10 ms (Java sleeps min(10 ms, time left)
+// rather than waking on each completion: under load thousands of requests complete a second).
+type FlushDiskWatcher struct {
+	s   *DefaultMessageStore
+	svc *service.ServiceThread
+
+	mu    sync.Mutex
+	queue []*GroupCommitRequest // oldest first
+}
+
+func newFlushDiskWatcher(s *DefaultMessageStore) *FlushDiskWatcher {
+	return &FlushDiskWatcher{s: s, svc: service.New("FlushDiskWatcher")}
+}
+
+// add watches r. Java: FlushDiskWatcher#add.
+func (w *FlushDiskWatcher) add(r *GroupCommitRequest) {
+	w.mu.Lock()
+	w.queue = append(w.queue, r)
+	first := len(w.queue) == 1
+	w.mu.Unlock()
+	if first {
+		w.svc.Wakeup()
+	}
+}
+
+// QueueSize is the number of requests watched (completed ones leave at the next pass).
+// Java: FlushDiskWatcher#queueSize.
+func (w *FlushDiskWatcher) QueueSize() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.queue)
+}
+
+func (w *FlushDiskWatcher) head() *GroupCommitRequest {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.queue) == 0 {
+		return nil
+	}
+	return w.queue[0]
+}
+
+func (w *FlushDiskWatcher) pop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.queue[0] = nil
+	w.queue = w.queue[1:]
+}
+
+// check handles the head request now: drops it when complete, times it out when its deadline
+// passed. waiting is true when it must still be waited for; timedOut when this call timed it out.
+func (w *FlushDiskWatcher) check(r *GroupCommitRequest) (waiting, timedOut bool) {
+	if r.completed.Load() {
+		w.pop()
+		return false, false
+	}
+	if w.s.monoNow() < r.deadline {
+		return true, false
+	}
+	timedOut = r.wakeupCustomer(FLUSH_DISK_TIMEOUT)
+	if timedOut && w.s.tracer.Enabled() {
+		w.s.tracer.Step("FlushDiskWatcher#run", slog.Int64("nextOffset", r.nextOffset),
+			slog.Int64("flushedWhere", w.s.commitLog.mfq.flushedWhere.Load()), slog.String("status", FLUSH_DISK_TIMEOUT.String()))
+	}
+	w.pop()
+	return false, timedOut
+}
+
+// RunOnce is one pass without waiting: completed requests leave the queue, requests past
+// their deadline are completed with FLUSH_DISK_TIMEOUT, up to the first one still within its
+// time. It returns how many it timed out. Chapters call it with ManualServices after moving
+// the store clock.
+func (w *FlushDiskWatcher) RunOnce() int {
+	n := 0
+	for r := w.head(); r != nil; r = w.head() {
+		waiting, timedOut := w.check(r)
+		if waiting {
+			break
+		}
+		if timedOut {
+			n++
+		}
+	}
+	return n
+}
+
+// start runs the watch loop. Java: FlushDiskWatcher#run.
+func (w *FlushDiskWatcher) start() {
+	w.svc.Start(func() {
+		for !w.svc.Stopped() {
+			r := w.head()
+			if r == nil {
+				w.svc.WaitForRunning(time.Hour)
+				continue
+			}
+			if waiting, _ := w.check(r); !waiting {
+				continue
+			}
+			wait := time.NewTimer(time.Duration(min(r.deadline-w.s.monoNow(), 10)) * time.Millisecond)
+			select {
+			case <-wait.C:
+			case <-w.svc.StopChan():
+			}
+			wait.Stop()
+		}
+	})
+}
+
+func (w *FlushDiskWatcher) shutdown() { w.svc.Shutdown() }

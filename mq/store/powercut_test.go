@@ -1,0 +1,312 @@
+package store
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/stretchr/testify/require"
+)
+
+// The power-cut test's child: ROCKETMQ_GO_STORE_POWERCUT_CHILD names the store directory,
+// ROCKETMQ_GO_STORE_POWERCUT_MODE the flush mode (SYNC_FLUSH, ASYNC_FLUSH, POOL).
+const (
+	powerCutChildEnv = "ROCKETMQ_GO_STORE_POWERCUT_CHILD"
+	powerCutModeEnv  = "ROCKETMQ_GO_STORE_POWERCUT_MODE"
+	modePool         = "POOL" // ASYNC_FLUSH with transientStorePoolEnable
+)
+
+// powerCutConfig: 64 KiB CommitLog files, 100-unit ConsumeQueue files, index files of 64
+// slots and 200 entries, every service running on the wall clock, a safe index.
+func powerCutConfig(dir, mode string) MessageStoreConfig {
+	cfg := smallConfig(dir)
+	cfg.MappedFileSizeCommitLog = 64 << 10
+	cfg.MappedFileSizeConsumeQueue = 100 * ConsumeQueueUnitSize
+	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 64, 200
+	cfg.MessageIndexSafe = true
+	cfg.ManualServices = false
+	cfg.Clock = nil
+	cfg.FlushIntervalConsumeQueue = 100 * time.Millisecond // the first pass writes the checkpoint
+	switch mode {
+	case SYNC_FLUSH:
+		cfg.FlushDiskType = SYNC_FLUSH
+	case modePool:
+		cfg.TransientStorePoolEnable = true
+		cfg.TransientStorePoolSize = 4
+	}
+	return cfg
+}
+
+// lineWriter writes whole lines to stdout, one write(2) each, from any goroutine.
+type lineWriter struct{ mu sync.Mutex }
+
+func (w *lineWriter) printf(format string, a ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, _ = os.Stdout.WriteString(fmt.Sprintf(format, a...))
+}
+
+// powerCutChild runs a store whose FlushedHook prints what each flush system call covered
+// ("SYNC file position"; the checkpoint's 24 bytes as "CKPT hex"), and four putters that print
+// every acknowledged put ("ACK key queueId queueOffset commitLogOffset end"), until killed.
+func powerCutChild(dir, mode string) {
+	var out lineWriter
+	cfg := powerCutConfig(dir, mode)
+	cfg.FlushedHook = func(file string, pos int) {
+		if file == "checkpoint" {
+			b, err := os.ReadFile(filepath.Join(dir, "checkpoint")) // under the checkpoint's lock: the synced bytes
+			if err == nil {
+				out.printf("CKPT %s\n", hex.EncodeToString(b[:24]))
+			}
+			return
+		}
+		out.printf("SYNC %s %d\n", file, pos)
+	}
+	s, err := NewDefaultMessageStore(cfg, nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	if ok, err := s.Load(); !ok {
+		panic(err)
+	}
+	if err := s.Start(); err != nil {
+		panic(err)
+	}
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; ; i++ {
+				key := fmt.Sprintf("K%d-%d", g, i)
+				m := newMsg("Cut", int32(i%4), strings.Repeat("b", 50+i%400), "")
+				m.Properties[propertyKeys] = key
+				m.PropertiesString += "\x02KEYS\x01" + key
+				r := s.PutMessage(m)
+				if r.PutMessageStatus != PUT_OK {
+					continue // e.g. the pool is short of buffers for a moment
+				}
+				a := r.AppendMessageResult
+				out.printf("ACK %s %d %d %d %d\n", key, i%4, a.LogicsOffset, a.WroteOffset, a.WroteOffset+int64(a.WroteBytes))
+			}
+		}()
+	}
+	select {}
+}
+
+// cutAck is one acknowledged put.
+type cutAck struct {
+	key         string
+	queueID     int32
+	queueOffset int64
+	phy, end    int64
+}
+
+// TestPowerCut asks what survives a power cut. A store runs in a child process with four
+// putters and the services on; the test records what every flush system call covered, kills
+// the child, and then plays the power cut on its files: every byte of a CommitLog, ConsumeQueue
+// or index file past the last position a flush covered is zeroed (a file never flushed wholly),
+// and the checkpoint goes back to its last flushed bytes. The store then recovers (abnormally:
+// the abort file is there). Under SYNC_FLUSH every acknowledged message survives; under
+// ASYNC_FLUSH (with and without the TransientStorePool) exactly the messages that lay past the
+// flushed position are lost — the recovered log ends at the flushed position — and every
+// acknowledged message below it survives. Either way the ConsumeQueues, the index and the
+// checkpoint agree with the recovered log. Java: CommitLog#recoverAbnormally,
+// GroupCommitService (PUT_OK only after the flush).
+func TestPowerCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	for _, mode := range []string{SYNC_FLUSH, ASYNC_FLUSH, modePool} {
+		t.Run(mode, func(t *testing.T) { powerCut(t, mode) })
+	}
+}
+
+func powerCut(t *testing.T, mode string) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), powerCutChildEnv+"="+dir, powerCutModeEnv+"="+mode)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	synced := map[string]int{} // file (relative to the store root) → bytes known on disk
+	var ckpt []byte
+	var acks []cutAck
+	sc := bufio.NewScanner(stdout)
+	killed := false
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch f[0] {
+		case "SYNC":
+			pos, _ := strconv.Atoi(f[2])
+			synced[f[1]] = max(synced[f[1]], pos)
+		case "CKPT":
+			ckpt, err = hex.DecodeString(f[1])
+			require.NoError(t, err)
+		case "ACK":
+			q, _ := strconv.Atoi(f[2])
+			qo, _ := strconv.ParseInt(f[3], 10, 64)
+			phy, _ := strconv.ParseInt(f[4], 10, 64)
+			end, _ := strconv.ParseInt(f[5], 10, 64)
+			acks = append(acks, cutAck{f[1], int32(q), qo, phy, end})
+		}
+		// writes stop: the process dies with puts, commits and flushes in flight
+		if !killed && len(acks) >= 3000 && ckpt != nil {
+			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+			killed = true
+		}
+	}
+	_ = cmd.Wait()
+	require.True(t, killed, "the child died before it was killed")
+
+	// the power cut: what no flush covered is gone
+	cfg := powerCutConfig(dir, mode)
+	flushedEnd := int64(0) // the flushed part of the CommitLog is a prefix of the log
+	for _, sub := range []string{"commitlog", "consumequeue", "index"} {
+		require.NoError(t, filepath.Walk(filepath.Join(dir, sub), func(path string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, path)
+			pos := synced[filepath.ToSlash(rel)]
+			if sub == "commitlog" && pos > 0 {
+				from, _ := strconv.ParseInt(info.Name(), 10, 64)
+				flushedEnd = max(flushedEnd, from+int64(pos))
+			}
+			return zeroFrom(path, int64(pos), info.Size())
+		}))
+	}
+	require.Positive(t, flushedEnd, "some CommitLog flush happened")
+	if ckpt == nil {
+		ckpt = make([]byte, 24)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "checkpoint"), os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(ckpt, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	cfg.ManualServices = true
+	s := openStore(t, cfg, nil, nil)
+	require.Equal(t, flushedEnd, s.GetMaxPhyOffset(), "the log ends where the last flush ended")
+
+	lost := 0
+	for _, a := range acks {
+		if a.end > flushedEnd {
+			require.NotEqual(t, SYNC_FLUSH, mode, "%s: acknowledged under SYNC_FLUSH but not flushed", a.key)
+			lost++
+			continue
+		}
+		g := s.GetMessage("g", "Cut", a.queueID, a.queueOffset, 1, nil)
+		require.Equal(t, FOUND, g.Status, "%s lost", a.key)
+		if len(g.Messages[0]) == 0 {
+			o, sz, tc, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, a.queueOffset)
+			t.Fatalf("%+v: unit %d %d %d %v; min %d max %d", a, o, sz, tc, ok, s.GetMinOffsetInQueue("Cut", a.queueID), s.GetMaxOffsetInQueue("Cut", a.queueID))
+		}
+		m, err := decodeRecord(g.Messages[0])
+		require.NoError(t, err)
+		if a.phy != m.CommitLogOffset {
+			o, sz, tc, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, a.queueOffset)
+			t.Logf("%+v: unit %d %d %d %v; min %d max %d; record %d q%d qo%d", a, o, sz, tc, ok, s.GetMinOffsetInQueue("Cut", a.queueID),
+				s.GetMaxOffsetInQueue("Cut", a.queueID), m.CommitLogOffset, m.QueueID, m.QueueOffset)
+			for k := a.queueOffset - 3; k < a.queueOffset+3; k++ {
+				o, sz, tc, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, k)
+				t.Logf("unit %d: %d %d %d %v", k, o, sz, tc, ok)
+			}
+		}
+		require.Equal(t, a.phy, m.CommitLogOffset, a.key)
+		require.Equal(t, a.key, m.Properties[propertyKeys])
+	}
+
+	// ConsumeQueues, index and checkpoint agree with the recovered log, record for record
+	perQueue := map[int32]int64{}
+	var lastTs int64
+	walkLog(t, s, func(off int64, rec []byte) {
+		m, err := decodeRecord(rec)
+		require.NoError(t, err)
+		require.Equal(t, perQueue[m.QueueID], m.QueueOffset, "queue offsets run without gaps")
+		require.Equal(t, off, s.GetCommitLogOffsetInQueue("Cut", m.QueueID, m.QueueOffset), "the unit points at the record")
+		perQueue[m.QueueID]++
+		q := s.QueryMessage("Cut", m.Properties[propertyKeys], 32, 0, 1<<62)
+		if len(q.Messages) != 1 {
+			for _, f := range s.indexService.IndexFiles() {
+				t.Logf("index %s begin %d end %d phy %d..%d count %d", f.FileName(), f.BeginTimestamp(), f.EndTimestamp(), f.BeginPhyOffset(), f.EndPhyOffset(), f.IndexCount())
+			}
+			t.Logf("record %d ts %d; checkpoint %d %d %d", off, m.StoreTimestamp, s.Checkpoint().PhysicMsgTimestamp(), s.Checkpoint().LogicsMsgTimestamp(), s.Checkpoint().IndexMsgTimestamp())
+		}
+		require.Len(t, q.Messages, 1, "key %s in the index", m.Properties[propertyKeys])
+		lastTs = m.StoreTimestamp
+	})
+	for q := int32(0); q < 4; q++ {
+		require.Equal(t, perQueue[q], s.GetMaxOffsetInQueue("Cut", q), "queue %d has a unit per record", q)
+	}
+	require.LessOrEqual(t, s.Checkpoint().PhysicMsgTimestamp(), lastTs, "the checkpoint claims no lost message as flushed")
+
+	// and the store goes on: new messages get the next queue offsets and index entries
+	for i := 0; i < 50; i++ {
+		key := fmt.Sprintf("N-%d", i)
+		m := newMsg("Cut", int32(i%4), "after the cut", "")
+		m.Properties[propertyKeys] = key
+		m.Properties[primitive.PropertyWaitStoreMsgOK] = "false" // nobody drives the group commit here
+		m.PropertiesString += "\x02KEYS\x01" + key
+		r := put(t, s, m)
+		require.Equal(t, perQueue[int32(i%4)], r.LogicsOffset)
+		perQueue[int32(i%4)]++
+		s.DoReput()
+		q := s.QueryMessage("Cut", key, 32, 0, 1<<62)
+		require.Len(t, q.Messages, 1, "new key %s in the index", key)
+	}
+	t.Logf("%s: %d acknowledged, flushed up to %d of the log, %d lost past it", mode, len(acks), flushedEnd, lost)
+}
+
+// zeroFrom zeroes path from byte pos to size.
+func zeroFrom(path string, pos, size int64) error {
+	if pos >= size {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zero := make([]byte, 64<<10)
+	for off := pos; off < size; off += int64(len(zero)) {
+		n := min(int64(len(zero)), size-off)
+		if _, err := f.WriteAt(zero[:n], off); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkLog calls fn for every record of the CommitLog from its min to its max offset, skipping
+// the blank records at file ends.
+func walkLog(t *testing.T, s *DefaultMessageStore, fn func(off int64, rec []byte)) {
+	t.Helper()
+	size := int64(s.cfg.MappedFileSizeCommitLog)
+	for off := s.GetMinPhyOffset(); off < s.GetMaxPhyOffset(); {
+		head, ok := s.commitLog.getMessage(off, 8)
+		require.True(t, ok, "record at %d", off)
+		n, magic := int64(binary.BigEndian.Uint32(head.Data)), binary.BigEndian.Uint32(head.Data[4:])
+		head.Release()
+		if magic == blankMagicCode {
+			off += size - off%size
+			continue
+		}
+		rec, ok := s.SelectOneMessageByOffset(off)
+		require.True(t, ok, "record at %d", off)
+		fn(off, rec)
+		off += n
+	}
+}
