@@ -3,7 +3,6 @@ package broker
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"runtime"
@@ -209,7 +208,7 @@ func (c *BrokerConfig) Validate() error {
 	if c.FlushConsumerOffsetInterval <= 0 {
 		bad("flushConsumerOffsetInterval must be > 0")
 	}
-	if _, err := ParseLogLevel(c.LogLevel); err != nil {
+	if _, err := conf.ParseLogLevel(c.LogLevel); err != nil {
 		bad("%v", err)
 	}
 	for _, p := range []struct {
@@ -252,17 +251,3 @@ func (c BrokerConfig) String() string {
 	return conf.Format(&c)
 }
 
-// ParseLogLevel reads a logLevel value: DEBUG, INFO, WARN (or WARNING) or ERROR, any case.
-func ParseLogLevel(s string) (slog.Level, error) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "DEBUG":
-		return slog.LevelDebug, nil
-	case "INFO":
-		return slog.LevelInfo, nil
-	case "WARN", "WARNING":
-		return slog.LevelWarn, nil
-	case "ERROR":
-		return slog.LevelError, nil
-	}
-	return 0, fmt.Errorf("logLevel %q: want DEBUG, INFO, WARN or ERROR", s)
-}

@@ -65,7 +65,7 @@ type StartupConfig struct {
 // NewLogger returns the operating logger of the binaries: text lines on w at the configured
 // logLevel (INFO when it does not parse; Validate reports that).
 func (sc *StartupConfig) NewLogger(w io.Writer) *slog.Logger {
-	level, err := ParseLogLevel(sc.Broker.LogLevel)
+	level, err := conf.ParseLogLevel(sc.Broker.LogLevel)
 	if err != nil {
 		level = slog.LevelInfo
 	}

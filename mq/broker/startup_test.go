@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -123,11 +124,11 @@ func TestNamesrvAddrSources(t *testing.T) {
 func TestLogLevel(t *testing.T) {
 	for in, want := range map[string]slog.Level{"DEBUG": slog.LevelDebug, "info": slog.LevelInfo,
 		"Warn": slog.LevelWarn, "WARNING": slog.LevelWarn, "ERROR": slog.LevelError} {
-		got, err := ParseLogLevel(in)
+		got, err := conf.ParseLogLevel(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	_, err := ParseLogLevel("LOUD")
+	_, err := conf.ParseLogLevel("LOUD")
 	require.Error(t, err)
 	require.Equal(t, "INFO", DefaultBrokerConfig().LogLevel)
 

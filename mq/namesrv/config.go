@@ -2,9 +2,12 @@ package namesrv
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 )
 
 // NamesrvConfig mirrors org.apache.rocketmq.common.namesrv.NamesrvConfig, plus the two timings
@@ -25,6 +28,9 @@ type NamesrvConfig struct {
 	// BrokerChannelExpiredTime is how long a broker may go without registering before it is
 	// removed (Java: BROKER_CHANNEL_EXPIRED_TIME = 120 s).
 	BrokerChannelExpiredTime time.Duration `prop:"brokerChannelExpiredTime"`
+	// LogLevel is the level of the operating log on stderr: DEBUG, INFO, WARN or ERROR.
+	// Deviation: not a RocketMQ key (RocketMQ configures logback); the broker has the same key.
+	LogLevel string `prop:"logLevel"`
 }
 
 // DefaultNamesrvConfig returns RocketMQ 4.9's defaults.
@@ -35,11 +41,15 @@ func DefaultNamesrvConfig() NamesrvConfig {
 		KvConfigPath:                filepath.Join(home, "namesrv", "kvConfig.json"),
 		ScanNotActiveBrokerInterval: 10 * time.Second,
 		BrokerChannelExpiredTime:    120 * time.Second,
+		LogLevel:                    "INFO",
 	}
 }
 
 // Validate rejects impossible settings.
 func (c *NamesrvConfig) Validate() error {
+	if _, err := conf.ParseLogLevel(c.LogLevel); err != nil {
+		return fmt.Errorf("namesrv config: %w", err)
+	}
 	if c.ScanNotActiveBrokerInterval <= 0 {
 		return errors.New("namesrv config: scanNotActiveBrokerInterval must be > 0")
 	}

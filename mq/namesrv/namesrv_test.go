@@ -120,3 +120,14 @@ func TestStartupPrintConfig(t *testing.T) {
 	require.Contains(t, out.String(), "listenPort=9876\n")
 	require.Contains(t, out.String(), "brokerChannelExpiredTime=120000\n")
 }
+
+// logLevel (DEBUG, INFO, WARN, ERROR) sets the operating log level; anything else is refused at
+// start with a message naming the key.
+func TestLogLevelValidated(t *testing.T) {
+	cfg := DefaultNamesrvConfig()
+	require.NoError(t, cfg.Validate())
+	cfg.LogLevel = "warn"
+	require.NoError(t, cfg.Validate())
+	cfg.LogLevel = "LOUD"
+	require.ErrorContains(t, cfg.Validate(), "logLevel")
+}

@@ -16,14 +16,16 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	level := new(slog.LevelVar) // INFO until the config's logLevel is known
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
-	// A tracer over the INFO logger: steps stay off, operating logs reach stderr.
+	// A tracer over the operating logger: steps stay off (they are below DEBUG).
 	c, err := namesrv.Main(os.Args[1:], os.Stdout, trace.New(log, "namesrv"))
 	if errors.Is(err, namesrv.ErrPrintedConfig) || errors.Is(err, flag.ErrHelp) {
 		return
@@ -31,6 +33,9 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mqnamesrv:", err)
 		os.Exit(1)
+	}
+	if l, err := conf.ParseLogLevel(c.NamesrvConfig.LogLevel); err == nil {
+		level.Set(l)
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

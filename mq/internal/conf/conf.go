@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"log/slog"
 	"reflect"
 	"sort"
 	"strconv"
@@ -151,4 +152,21 @@ func Format(dsts ...any) string {
 		fmt.Fprintf(&b, "%s=%s\n", f.key, s)
 	}
 	return b.String()
+}
+
+// ParseLogLevel reads a logLevel value: DEBUG, INFO, WARN (or WARNING) or ERROR, any case.
+// logLevel is not a RocketMQ key (RocketMQ configures logback); the binaries use it for the
+// level of their slog output on stderr.
+func ParseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "DEBUG":
+		return slog.LevelDebug, nil
+	case "INFO":
+		return slog.LevelInfo, nil
+	case "WARN", "WARNING":
+		return slog.LevelWarn, nil
+	case "ERROR":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("logLevel %q: want DEBUG, INFO, WARN or ERROR", s)
 }
