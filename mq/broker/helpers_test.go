@@ -29,7 +29,7 @@ type testOption func(*BrokerConfig, *store.MessageStoreConfig)
 
 // startTestBroker starts a broker with small store files and no name server; Shutdown runs at
 // cleanup.
-func startTestBroker(t *testing.T, tr *trace.Tracer, opts ...testOption) *testBroker {
+func startTestBroker(t testing.TB, tr *trace.Tracer, opts ...testOption) *testBroker {
 	t.Helper()
 	cfg := DefaultBrokerConfig()
 	cfg.BrokerName = "broker-a"
@@ -53,12 +53,12 @@ func startTestBroker(t *testing.T, tr *trace.Tracer, opts ...testOption) *testBr
 }
 
 // invoke sends req and returns the response (transport errors fail the test).
-func (tb *testBroker) invoke(t *testing.T, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+func (tb *testBroker) invoke(t testing.TB, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	t.Helper()
 	return invokeWith(t, tb.client, tb.addr, req)
 }
 
-func invokeWith(t *testing.T, c *remoting.Client, addr string, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+func invokeWith(t testing.TB, c *remoting.Client, addr string, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

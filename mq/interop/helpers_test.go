@@ -48,7 +48,7 @@ var instanceSeq atomic.Int64
 
 // instance gives each official client a unique instance name: the client keeps one instance per
 // ip@instanceName, process-wide, and would otherwise reuse one bound to another test's name server.
-func instance(t *testing.T) string {
+func instance(t testing.TB) string {
 	return fmt.Sprintf("%s-%d-%d", t.Name(), os.Getpid(), instanceSeq.Add(1))
 }
 
