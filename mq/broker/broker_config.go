@@ -250,4 +250,3 @@ func (c *BrokerConfig) NamesrvAddrList() []string {
 func (c BrokerConfig) String() string {
 	return conf.Format(&c)
 }
-
