@@ -33,7 +33,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
@@ -71,10 +70,10 @@ var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log and tables to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &syncWriter{w: w}
-	gate := newGate(trace.NewPrinter(out, slog.LevelError))
+	out := &trace.SyncWriter{W: w}
+	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), true)
 	logger := slog.New(gate)
-	defer gate.close() // shutdown is not part of the chapter's log
+	defer gate.Close() // shutdown is not part of the chapter's log
 
 	dir := cfg.Dir
 	if dir == "" {
@@ -90,7 +89,7 @@ func run(w io.Writer, cfg config) (err error) {
 		return err
 	}
 	defer func() {
-		gate.close()
+		gate.Close()
 		cluster.Shutdown()
 	}()
 
@@ -104,7 +103,7 @@ func run(w io.Writer, cfg config) (err error) {
 		return err
 	}
 	defer func() {
-		gate.close()
+		gate.Close()
 		p.Shutdown()
 	}()
 
@@ -363,49 +362,4 @@ func (c *manualClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
-}
-
-// syncWriter serializes writes from the printer and from the scenario.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// gate passes records to the printer until closed: the shutdown at the end is not logged.
-type gate struct {
-	slog.Handler
-	open *atomic.Bool
-}
-
-func newGate(h slog.Handler) *gate {
-	g := &gate{Handler: h, open: new(atomic.Bool)}
-	g.open.Store(true)
-	return g
-}
-
-func (g *gate) close() { g.open.Store(false) }
-
-func (g *gate) Enabled(ctx context.Context, l slog.Level) bool {
-	return g.open.Load() && g.Handler.Enabled(ctx, l)
-}
-
-func (g *gate) Handle(ctx context.Context, r slog.Record) error {
-	if !g.open.Load() {
-		return nil
-	}
-	return g.Handler.Handle(ctx, r)
-}
-
-func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &gate{Handler: g.Handler.WithAttrs(attrs), open: g.open}
-}
-
-func (g *gate) WithGroup(name string) slog.Handler {
-	return &gate{Handler: g.Handler.WithGroup(name), open: g.open}
 }

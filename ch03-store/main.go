@@ -99,10 +99,10 @@ var samples = []sample{
 
 // run plays the scenario and writes its log and tables to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &syncWriter{w: w}
-	gate := newGate(trace.NewPrinter(out, slog.LevelError))
+	out := &trace.SyncWriter{W: w}
+	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), true)
 	logger := slog.New(gate)
-	defer gate.close() // shutdown is not part of the chapter's log
+	defer gate.Close() // shutdown is not part of the chapter's log
 
 	dir := cfg.Dir
 	if dir == "" {
@@ -114,7 +114,7 @@ func run(w io.Writer, cfg config) (err error) {
 	env := &env{out: out, logger: logger, dir: dir, disk: newGauge(0.40), stuck: newStuckPut()}
 	env.clock.Store(epoch.UnixMilli())
 	defer func() {
-		gate.close()
+		gate.Close()
 		env.shutdown()
 	}()
 	if err := env.startNamesrv(); err != nil {
@@ -607,49 +607,3 @@ func (p *stuckPut) hook() {
 }
 
 func (p *stuckPut) unblock() { p.once.Do(func() { close(p.release) }) }
-
-// syncWriter serializes writes from the printer (called on the servers' goroutines) and from
-// the scenario.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// gate passes records to the printer until closed: the shutdown at the end is not logged.
-type gate struct {
-	slog.Handler
-	open *atomic.Bool
-}
-
-func newGate(h slog.Handler) *gate {
-	g := &gate{Handler: h, open: new(atomic.Bool)}
-	g.open.Store(true)
-	return g
-}
-
-func (g *gate) close() { g.open.Store(false) }
-
-func (g *gate) Enabled(ctx context.Context, l slog.Level) bool {
-	return g.open.Load() && g.Handler.Enabled(ctx, l)
-}
-
-func (g *gate) Handle(ctx context.Context, r slog.Record) error {
-	if !g.open.Load() {
-		return nil
-	}
-	return g.Handler.Handle(ctx, r)
-}
-
-func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &gate{Handler: g.Handler.WithAttrs(attrs), open: g.open}
-}
-
-func (g *gate) WithGroup(name string) slog.Handler {
-	return &gate{Handler: g.Handler.WithGroup(name), open: g.open}
-}

@@ -75,10 +75,10 @@ var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log and tables to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &syncWriter{w: w}
-	gate := newGate(trace.NewPrinter(out, slog.LevelError))
+	out := &trace.SyncWriter{W: w}
+	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), false)
 	logger := slog.New(gate)
-	defer gate.close()
+	defer gate.Close()
 
 	dir := cfg.Dir
 	if dir == "" {
@@ -96,13 +96,13 @@ func run(w io.Writer, cfg config) (err error) {
 		return err
 	}
 	defer func() {
-		gate.close()
+		gate.Close()
 		sc.shutdown()
 	}()
 	if err := sc.produce(4); err != nil {
 		return err
 	}
-	gate.open.Store(true)
+	gate.Open()
 
 	say(out, "== 1. 启动 — the clustering push consumer starts ==")
 	failed := map[string]int{}
@@ -389,44 +389,3 @@ type manualClock struct{ t atomic.Int64 }
 func (c *manualClock) millis() int64           { return c.t.Load() }
 func (c *manualClock) now() time.Time          { return time.UnixMilli(c.t.Load()).UTC() }
 func (c *manualClock) advance(d time.Duration) { c.t.Add(d.Milliseconds()) }
-
-// syncWriter serializes writes from the printer and from the scenario.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// gate passes records to the printer only while open: the setup and the shutdown are not logged.
-type gate struct {
-	slog.Handler
-	open *atomic.Bool
-}
-
-func newGate(h slog.Handler) *gate { return &gate{Handler: h, open: new(atomic.Bool)} }
-
-func (g *gate) close() { g.open.Store(false) }
-
-func (g *gate) Enabled(ctx context.Context, l slog.Level) bool {
-	return g.open.Load() && g.Handler.Enabled(ctx, l)
-}
-
-func (g *gate) Handle(ctx context.Context, r slog.Record) error {
-	if !g.open.Load() {
-		return nil
-	}
-	return g.Handler.Handle(ctx, r)
-}
-
-func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &gate{Handler: g.Handler.WithAttrs(attrs), open: g.open}
-}
-
-func (g *gate) WithGroup(name string) slog.Handler {
-	return &gate{Handler: g.Handler.WithGroup(name), open: g.open}
-}

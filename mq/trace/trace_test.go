@@ -47,3 +47,17 @@ func TestRecorderKeepsLabelsInOrder(t *testing.T) {
 	require.Equal(t, "1", r.Steps()[0].Attrs["x"])
 	require.Equal(t, "b", r.Steps()[0].Component)
 }
+
+// A closed gate drops records and reports itself disabled; derived handlers share its state.
+func TestGate(t *testing.T) {
+	r := NewRecorder()
+	g := NewGate(r, false)
+	tr := New(slog.New(g), "c").With("d")
+	tr.Step("A#a")
+	g.Open()
+	tr.Step("B#b")
+	g.Close()
+	tr.Step("C#c")
+	require.False(t, tr.Enabled())
+	require.Equal(t, []string{"B#b"}, r.Labels())
+}
