@@ -18,6 +18,7 @@ const module = "github.com/annotated-rocketmq/rocketmq-go"
 // key ending in "/..." covers every package below it. See ../shared/design.md.
 var layers = map[string]int{
 	"mq/trace":             0,
+	"mq/trace/tracetest":   1,
 	"mq/primitive":         0,
 	"mq/internal/...":      0,
 	"mq/remoting":          1,
