@@ -4,7 +4,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -14,31 +16,35 @@ import (
 const module = "github.com/annotated-rocketmq/rocketmq-go"
 
 // layers holds the design's dependency direction as data: a package may import only packages of
-// a strictly lower layer (or its own package). Keys are paths relative to the module root; a
-// key ending in "/..." covers every package below it. See ../shared/design.md.
+// a strictly lower layer (or its own package). Keys are package paths relative to the module
+// root, or path.Match patterns over them ("ch??-*"); a pattern matches whole path elements only,
+// so "mq/broker" never covers "mq/brokerx". Every key must match a package that exists
+// (TestLayersNameExistingPackages): a rule for a package still to come is added with it.
 var layers = map[string]int{
-	"mq/trace":             0,
-	"mq/trace/tracetest":   1,
-	"mq/primitive":         0,
-	"mq/internal/...":      0,
-	"mq/remoting":          1,
-	"mq/store":             1,
-	"mq/remoting/protocol": 2,
-	"mq/store/ha":          2,
-	"mq/store/schedule":    2,
-	"mq/namesrv":           3,
-	"mq/broker/...":        3,
-	"mq/client":            3,
-	"mq/client/producer":   4,
-	"mq/client/consumer":   4,
-	"mq/admin":             5,
-	"mq/embedded":          6,
-	"mq/cmd/...":           7,
-	"mq/interop":           7,
-	"ch...":                7,
-	"examples/...":         7,
-	"tutorial":             7,
-	".":                    7,
+	"mq/trace":               0,
+	"mq/primitive":           0,
+	"mq/clock":               0,
+	"mq/internal/conf":       0,
+	"mq/internal/service":    0,
+	"mq/internal/configfile": 0,
+	"mq/trace/tracetest":     1,
+	"mq/remoting":            1,
+	"mq/store":               1,
+	"mq/remoting/protocol":   2,
+	"mq/store/schedule":      2,
+	"mq/namesrv":             3,
+	"mq/broker":              3,
+	"mq/client":              3,
+	"mq/client/producer":     4,
+	"mq/client/consumer":     4,
+	"mq/embedded":            6,
+	"mq/cmd/broker":          7,
+	"mq/cmd/namesrv":         7,
+	"mq/interop":             7,
+	"ch??-*":                 7,
+	"examples/quickstart":    7,
+	"tutorial":               7,
+	".":                      7,
 }
 
 // forbidden pairs the design calls out by name, beyond the layer order.
@@ -47,22 +53,23 @@ var forbidden = map[string][]string{
 	"mq/client": {"mq/broker", "mq/store", "mq/namesrv"},
 }
 
+// layerOf returns the layer of pkg: an exact key first, then the first pattern that matches
+// (patterns are checked in sorted order, so the answer never depends on map order).
 func layerOf(pkg string) (int, bool) {
 	if l, ok := layers[pkg]; ok {
 		return l, true
 	}
-	best, bestLen := -1, -1
-	for k, l := range layers {
-		prefix := strings.TrimSuffix(k, "...")
-		if !strings.HasSuffix(k, "...") {
-			continue
-		}
-		prefix = strings.TrimSuffix(prefix, "/")
-		if (pkg == prefix || strings.HasPrefix(pkg, prefix)) && len(prefix) > bestLen {
-			best, bestLen = l, len(prefix)
+	keys := make([]string, 0, len(layers))
+	for k := range layers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if ok, _ := path.Match(k, pkg); ok {
+			return layers[k], true
 		}
 	}
-	return best, best >= 0
+	return 0, false
 }
 
 // TestLayering fails when an import breaks the design's dependency direction: every package of
@@ -123,8 +130,41 @@ func TestLayerOf(t *testing.T) {
 	require.Equal(t, 7, l)
 	l, _ = layerOf("ch03-store")
 	require.Equal(t, 7, l)
-	l, _ = layerOf("mq/broker/schedule")
+	l, _ = layerOf("mq/broker")
 	require.Equal(t, 3, l)
-	_, ok := layerOf("mq/unknown")
+	_, ok := layerOf("mq/brokerx")
+	require.False(t, ok, "a key matches whole path elements only")
+	_, ok = layerOf("mq/broker/schedule")
+	require.False(t, ok, "a package not yet listed is in no layer")
+	_, ok = layerOf("mq/unknown")
 	require.False(t, ok)
+}
+
+// TestLayersNameExistingPackages fails when a rule names a package that does not exist, so
+// the table describes the tree as it is.
+func TestLayersNameExistingPackages(t *testing.T) {
+	pkgs := map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			pkgs[filepath.ToSlash(filepath.Dir(p))] = true
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for k := range layers {
+		found := false
+		for p := range pkgs {
+			if ok, _ := path.Match(k, p); ok {
+				found = true
+				break
+			}
+		}
+		require.True(t, found, "deps_test.go names %q, which matches no package of the tree", k)
+	}
 }

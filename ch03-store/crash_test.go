@@ -163,7 +163,7 @@ func TestBrokerCrashRecovery(t *testing.T) {
 	// every acknowledged message is where its answer said
 	for key, a := range acked {
 		g := ms.GetMessage("g", "Crash", a.queueID, a.queueOffset, 1, nil)
-		require.Equal(t, store.FOUND, g.Status, key)
+		require.Equal(t, store.Found, g.Status, key)
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
 		require.Equal(t, "body-"+key, string(m.Body))

@@ -101,7 +101,7 @@ func TestKillCycles(t *testing.T) {
 		require.NoError(t, err, crashCyclesEnv)
 		cycles = n
 	}
-	for _, mode := range []string{store.SYNC_FLUSH, store.ASYNC_FLUSH} {
+	for _, mode := range []string{store.SyncFlush, store.AsyncFlush} {
 		t.Run(mode, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "store")
 			all := map[string]acked{}
@@ -204,7 +204,7 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]acked, cycl
 
 	for key, a := range all {
 		g := ms.GetMessage("g", "Crash", a.queueID, a.queueOffset, 1, nil)
-		require.Equal(t, store.FOUND, g.Status, "cycle %d: %s lost", cycle, key)
+		require.Equal(t, store.Found, g.Status, "cycle %d: %s lost", cycle, key)
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
 		require.Equal(t, "body-"+key, string(m.Body))

@@ -66,7 +66,7 @@ func recordEnd(t *testing.T, ms *store.DefaultMessageStore, r *producer.SendResu
 // record. Java: CommitLog#submitFlushRequest, GroupCommitRequest#wakeupCustomer.
 func TestExercise1_SyncFlushSendReturnsAfterItsRecordIsFlushed(t *testing.T) {
 	e := newTestEnv(t)
-	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SYNC_FLUSH })
+	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SyncFlush })
 	ms := b.MessageStore()
 	ch := sendAsync(p, syncTopic, "wait for me")
 	require.Eventually(t, func() bool { return ms.GroupCommitService().PendingRequests() == 1 }, 10*time.Second, time.Millisecond)
@@ -83,7 +83,7 @@ func TestExercise1_SyncFlushSendReturnsAfterItsRecordIsFlushed(t *testing.T) {
 	require.GreaterOrEqual(t, ms.FlushedWhere(), recordEnd(t, ms, o.r))
 
 	b2, p2 := brokerWithTopic(t, e, "broker-s", "TopicS", func(sc *store.MessageStoreConfig) {
-		sc.FlushDiskType = store.SYNC_FLUSH
+		sc.FlushDiskType = store.SyncFlush
 		servicesOn(sc)
 	})
 	for i := 0; i < 20; i++ {
@@ -102,7 +102,7 @@ func TestExercise1_SyncFlushSendReturnsAfterItsRecordIsFlushed(t *testing.T) {
 func TestExercise2_ConcurrentSendersShareAGroupCommit(t *testing.T) {
 	e := newTestEnv(t)
 	b, err := e.startBroker("broker-a", func(sc *store.MessageStoreConfig) {
-		sc.FlushDiskType = store.SYNC_FLUSH
+		sc.FlushDiskType = store.SyncFlush
 		servicesOn(sc)
 	})
 	require.NoError(t, err)
@@ -271,7 +271,7 @@ func TestExercise5_AStalledFlushAnswersFlushDiskTimeout(t *testing.T) {
 	release := make(chan struct{})
 	var stalled atomic.Bool
 	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) {
-		sc.FlushDiskType = store.SYNC_FLUSH
+		sc.FlushDiskType = store.SyncFlush
 		servicesOn(sc)
 		sc.SyncFlushTimeout = 200 * time.Millisecond
 		sc.BeforeFlushHook = func(file string) {
@@ -301,7 +301,7 @@ func TestExercise5_AStalledFlushAnswersFlushDiskTimeout(t *testing.T) {
 // pass flushes it all the same. Java: CommitLog#submitFlushRequest (isWaitStoreMsgOK).
 func TestExercise6_WaitFalseDoesNotWaitForTheDisk(t *testing.T) {
 	e := newTestEnv(t)
-	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SYNC_FLUSH })
+	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SyncFlush })
 	ms := b.MessageStore()
 	msg := &primitive.Message{Topic: syncTopic, Body: []byte("no wait")}
 	msg.PutProperty(primitive.PropertyWaitStoreMsgOK, "false")

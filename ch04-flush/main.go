@@ -108,7 +108,7 @@ func run(w io.Writer, cfg config) (err error) {
 // syncFlush is sections 0–3: broker-a with SYNC_FLUSH.
 func (e *env) syncFlush() error {
 	say(e.out, "== 0. a name server and broker-a: flushDiskType=SYNC_FLUSH, syncFlushTimeout=5000 ms ==")
-	a, err := e.startBroker("broker-a", func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SYNC_FLUSH })
+	a, err := e.startBroker("broker-a", func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SyncFlush })
 	if err != nil {
 		return err
 	}

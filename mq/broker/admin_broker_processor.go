@@ -48,7 +48,7 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 
 // validateSlave refuses topic changes on a slave. Java: AdminBrokerProcessor#validateSlave.
 func (p *AdminBrokerProcessor) validateSlave() *remoting.RemotingCommand {
-	if p.b.storeCfg.BrokerRole == store.SLAVE {
+	if p.b.storeCfg.BrokerRole == store.Slave {
 		return remoting.NewResponse(protocol.SystemError,
 			"Can't modify topic or subscription group from slave broker, please execute it from master broker.")
 	}

@@ -72,7 +72,7 @@ type BrokerConfig struct {
 	// off, it is held ShortPollingTimeMills.
 	LongPollingEnable bool `prop:"longPollingEnable"`
 	// ShortPollingTimeMills is the hold time of a pull with long polling off (1 s).
-	ShortPollingTimeMills time.Duration `prop:"shortPollingTimeMills"`
+	ShortPollingTime time.Duration `prop:"shortPollingTimeMills"`
 	// RegisterNameServerPeriod is the period of registerBrokerAll (30 s; Java clamps it to
 	// [10 s, 60 s]).
 	//
@@ -80,7 +80,7 @@ type BrokerConfig struct {
 	// more often.
 	RegisterNameServerPeriod time.Duration `prop:"registerNameServerPeriod"`
 	// RegisterBrokerTimeoutMills is the timeout of one REGISTER_BROKER call (6 s).
-	RegisterBrokerTimeoutMills time.Duration `prop:"registerBrokerTimeoutMills"`
+	RegisterBrokerTimeout time.Duration `prop:"registerBrokerTimeoutMills"`
 	// ForceRegister makes every periodic registration send the whole topic table (true). With
 	// false, the broker first asks each name server QUERY_DATA_VERSION and registers only when
 	// one reports a changed DataVersion; an unchanged answer refreshes its liveness there.
@@ -143,9 +143,9 @@ func DefaultBrokerConfig() BrokerConfig {
 		TraceOn:                        true,
 		NotifyConsumerIdsChangedEnable: true,
 		LongPollingEnable:              true,
-		ShortPollingTimeMills:          1000 * time.Millisecond,
+		ShortPollingTime:               1000 * time.Millisecond,
 		RegisterNameServerPeriod:       30 * time.Second,
-		RegisterBrokerTimeoutMills:     6 * time.Second,
+		RegisterBrokerTimeout:          6 * time.Second,
 		ForceRegister:                  true,
 		FastFailureConfig:              DefaultFastFailureConfig(),
 		SendMessageThreadPoolNums:      1,
@@ -190,13 +190,13 @@ func (c *BrokerConfig) Validate() error {
 	if c.DefaultTopicQueueNums <= 0 {
 		bad("defaultTopicQueueNums must be > 0, got %d", c.DefaultTopicQueueNums)
 	}
-	if c.ShortPollingTimeMills <= 0 {
+	if c.ShortPollingTime <= 0 {
 		bad("shortPollingTimeMills must be > 0")
 	}
 	if c.RegisterNameServerPeriod <= 0 {
 		bad("registerNameServerPeriod must be > 0")
 	}
-	if c.RegisterBrokerTimeoutMills <= 0 {
+	if c.RegisterBrokerTimeout <= 0 {
 		bad("registerBrokerTimeoutMills must be > 0")
 	}
 	if c.ChannelExpiredTimeout <= 0 {

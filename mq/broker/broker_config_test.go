@@ -26,9 +26,9 @@ func TestDefaultBrokerConfig(t *testing.T) {
 	require.Equal(t, 8, c.DefaultTopicQueueNums)
 	require.True(t, c.AutoCreateSubscriptionGroup)
 	require.Equal(t, 30*time.Second, c.RegisterNameServerPeriod)
-	require.Equal(t, 6*time.Second, c.RegisterBrokerTimeoutMills)
+	require.Equal(t, 6*time.Second, c.RegisterBrokerTimeout)
 	require.True(t, c.LongPollingEnable)
-	require.Equal(t, time.Second, c.ShortPollingTimeMills)
+	require.Equal(t, time.Second, c.ShortPollingTime)
 	require.Equal(t, 6, c.BrokerPermission)
 	require.Equal(t, "DefaultRegion", c.RegionID)
 	require.True(t, c.TraceOn)
@@ -163,7 +163,7 @@ func TestNewBrokerControllerValidates(t *testing.T) {
 	require.ErrorContains(t, err, "brokerName")
 	cfg = DefaultBrokerConfig()
 	sc := store.DefaultMessageStoreConfig()
-	sc.BrokerRole = store.SLAVE
+	sc.BrokerRole = store.Slave
 	_, err = CreateBrokerController(cfg, remoting.ServerConfig{}, sc, nil)
 	require.ErrorContains(t, err, "brokerId must be > 0", "a slave needs brokerId > 0")
 }

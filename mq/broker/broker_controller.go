@@ -343,7 +343,7 @@ func (b *BrokerController) Start() error {
 	if err := b.messageStore.Start(); err != nil {
 		return fmt.Errorf("broker: start message store: %w", err)
 	}
-	if b.storeCfg.BrokerRole != store.SLAVE { // Java: handleScheduleMessageService (master only)
+	if b.storeCfg.BrokerRole != store.Slave { // Java: handleScheduleMessageService (master only)
 		if err := b.scheduleMessageService.Start(); err != nil {
 			return fmt.Errorf("broker: start schedule message service: %w", err)
 		}
@@ -440,11 +440,11 @@ func (b *BrokerController) RegisterBrokerAllWith(forceRegister bool) {
 			slog.Int64("dataVersion", w.DataVersion.Counter), slog.Bool("forceRegister", forceRegister))
 	}
 	if !forceRegister && !b.brokerOuterAPI.NeedRegister(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName,
-		b.cfg.BrokerID, w.DataVersion, b.cfg.RegisterBrokerTimeoutMills) {
+		b.cfg.BrokerID, w.DataVersion, b.cfg.RegisterBrokerTimeout) {
 		return
 	}
 	b.brokerOuterAPI.RegisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID,
-		b.HAServerAddr(), w, b.cfg.RegisterBrokerTimeoutMills)
+		b.HAServerAddr(), w, b.cfg.RegisterBrokerTimeout)
 }
 
 // Shutdown stops the broker gracefully and waits for every goroutine; safe to call more than

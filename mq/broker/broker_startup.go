@@ -22,9 +22,9 @@ import (
 func CreateBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
 	tr *trace.Tracer) (*BrokerController, error) {
 	switch storeCfg.BrokerRole {
-	case store.ASYNC_MASTER, store.SYNC_MASTER:
+	case store.AsyncMaster, store.SyncMaster:
 		cfg.BrokerID = 0
-	case store.SLAVE:
+	case store.Slave:
 		if cfg.BrokerID <= 0 {
 			return nil, fmt.Errorf("broker config: a slave's brokerId must be > 0, got %d", cfg.BrokerID)
 		}

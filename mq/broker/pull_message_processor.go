@@ -123,11 +123,11 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	rh.SuggestWhichBrokerID = masterID
 
 	switch r.Status {
-	case store.FOUND:
+	case store.Found:
 		resp.Code = protocol.Success
-	case store.MESSAGE_WAS_REMOVING, store.NO_MATCHED_MESSAGE:
+	case store.MessageWasRemoving, store.NoMatchedMessage:
 		resp.Code = protocol.PullRetryImmediately
-	case store.NO_MATCHED_LOGIC_QUEUE, store.NO_MESSAGE_IN_QUEUE:
+	case store.NoMatchedLogicQueue, store.NoMessageInQueue:
 		if h.QueueOffset != 0 {
 			resp.Code = protocol.PullOffsetMoved
 			b.log.Info("the broker stores no queue data, fix the request offset",
@@ -136,9 +136,9 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 		} else {
 			resp.Code = protocol.PullNotFound
 		}
-	case store.OFFSET_FOUND_NULL, store.OFFSET_OVERFLOW_ONE:
+	case store.OffsetFoundNull, store.OffsetOverflowOne:
 		resp.Code = protocol.PullNotFound
-	case store.OFFSET_OVERFLOW_BADLY, store.OFFSET_TOO_SMALL:
+	case store.OffsetOverflowBadly, store.OffsetTooSmall:
 		resp.Code = protocol.PullOffsetMoved
 	default:
 		resp.Code = protocol.SystemError
@@ -153,12 +153,12 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 		if brokerAllowSuspend && hasSuspend {
 			hold := suspendTimeout
 			if !b.cfg.LongPollingEnable {
-				hold = b.cfg.ShortPollingTimeMills
+				hold = b.cfg.ShortPollingTime
 			}
 			b.pullRequestHoldService.SuspendPullRequest(h.Topic, h.QueueID, &PullRequest{
 				RequestCommand:     req,
 				ClientChannel:      ch,
-				TimeoutMillis:      hold,
+				Timeout:            hold,
 				SuspendTimestamp:   time.Now(),
 				PullFromThisOffset: h.QueueOffset,
 				SubscriptionData:   sub,
@@ -178,7 +178,7 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 			slog.Bool("suspended", suspended), slog.Bool("wakeup", !brokerAllowSuspend))
 	}
 	// The commit-offset side effect also happens for a held request, never for a replay.
-	if brokerAllowSuspend && hasCommitOffset && b.storeCfg.BrokerRole != store.SLAVE {
+	if brokerAllowSuspend && hasCommitOffset && b.storeCfg.BrokerRole != store.Slave {
 		b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
 	}
 	if suspended {

@@ -154,7 +154,7 @@ func TestPullHeldTimesOut(t *testing.T) {
 	t.Run("short polling sweep", func(t *testing.T) {
 		tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
 			c.LongPollingEnable = false
-			c.ShortPollingTimeMills = 100 * time.Millisecond
+			c.ShortPollingTime = 100 * time.Millisecond
 		})
 		tb.createTopic(t, "Held", 1)
 		h := pullHeader("g", "Held", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 20*time.Second, "*")

@@ -21,7 +21,7 @@ type PullRequest struct {
 	ClientChannel  *remoting.Channel
 	// TimeoutMillis is the hold time: the client's suspendTimeoutMillis with long polling, else
 	// shortPollingTimeMills.
-	TimeoutMillis    time.Duration
+	Timeout          time.Duration
 	SuspendTimestamp time.Time
 	// PullFromThisOffset is the requested queue offset (ConsumeQueue units).
 	PullFromThisOffset int64
@@ -104,7 +104,7 @@ func (s *PullRequestHoldService) SuspendPullRequest(topic string, queueID int32,
 	mpr.add(r)
 	if s.tr.Enabled() {
 		s.tr.Step("PullRequestHoldService#suspendPullRequest", slog.String("key", key),
-			slog.Int64("offset", r.PullFromThisOffset), slog.Duration("hold", r.TimeoutMillis))
+			slog.Int64("offset", r.PullFromThisOffset), slog.Duration("hold", r.Timeout))
 	}
 }
 
@@ -113,7 +113,7 @@ func (s *PullRequestHoldService) SuspendPullRequest(topic string, queueID int32,
 func (s *PullRequestHoldService) Start() {
 	interval := 5 * time.Second
 	if !s.cfg.LongPollingEnable {
-		interval = s.cfg.ShortPollingTimeMills
+		interval = s.cfg.ShortPollingTime
 	}
 	s.svc.RunEvery(interval, interval, s.CheckHoldRequest)
 }
@@ -182,7 +182,7 @@ func (s *PullRequestHoldService) notifyMessageArriving(topic string, queueID int
 				continue
 			}
 		}
-		if !now.Before(r.SuspendTimestamp.Add(r.TimeoutMillis)) {
+		if !now.Before(r.SuspendTimestamp.Add(r.Timeout)) {
 			woken++
 			s.wakeup(r.ClientChannel, r.RequestCommand)
 			continue

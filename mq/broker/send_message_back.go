@@ -134,7 +134,7 @@ func (p *SendMessageProcessor) asyncConsumerSendMsgBack(ch *remoting.Channel, re
 			slog.Int("delayLevel", int(delayLevel)), slog.Int("reconsumeTimes", int(inner.ReconsumeTimes)))
 	}
 	return p.awaitResult(ch, req, b.store.AsyncPutMessage(inner), func(r store.PutMessageResult) *remoting.RemotingCommand {
-		if r.PutMessageStatus == store.PUT_OK {
+		if r.PutMessageStatus == store.PutOK {
 			return remoting.NewResponse(protocol.Success, "")
 		}
 		return remoting.NewResponse(protocol.SystemError, r.PutMessageStatus.String())

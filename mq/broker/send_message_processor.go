@@ -355,28 +355,28 @@ func (p *SendMessageProcessor) handlePutMessageResult(r store.PutMessageResult, 
 	queueID int32) *remoting.RemotingCommand {
 	sendOK := false
 	switch r.PutMessageStatus {
-	case store.PUT_OK:
+	case store.PutOK:
 		sendOK = true
 		setResp(resp, protocol.Success, "")
-	case store.FLUSH_DISK_TIMEOUT:
+	case store.FlushDiskTimeout:
 		sendOK = true
 		setResp(resp, protocol.FlushDiskTimeout, "")
-	case store.FLUSH_SLAVE_TIMEOUT:
+	case store.FlushSlaveTimeout:
 		sendOK = true
 		setResp(resp, protocol.FlushSlaveTimeout, "")
-	case store.SLAVE_NOT_AVAILABLE:
+	case store.SlaveNotAvailable:
 		sendOK = true
 		setResp(resp, protocol.SlaveNotAvailable, "")
-	case store.CREATE_MAPEDFILE_FAILED:
+	case store.CreateMappedFileFailed:
 		setResp(resp, protocol.SystemError, "create mapped file failed, server is busy or broken.")
-	case store.MESSAGE_ILLEGAL, store.PROPERTIES_SIZE_EXCEEDED:
+	case store.MessageIllegal, store.PropertiesSizeExceeded:
 		setResp(resp, protocol.MessageIllegal, fmt.Sprintf("the message is illegal, maybe msg body or properties length not matched. msg body length limit %dB, msg properties length limit 32KB.",
 			p.b.storeCfg.MaxMessageSize))
-	case store.SERVICE_NOT_AVAILABLE:
+	case store.ServiceNotAvailable:
 		setResp(resp, protocol.ServiceNotAvailable, "service not available now. It may be caused by one of the following reasons: the broker's disk is full, messages are put to the slave, message store has been shut down, etc.")
-	case store.OS_PAGECACHE_BUSY:
+	case store.OSPageCacheBusy:
 		setResp(resp, protocol.SystemError, "[PC_SYNCHRONIZED]broker busy, start flow control for a while")
-	case store.UNKNOWN_ERROR:
+	case store.UnknownError:
 		setResp(resp, protocol.SystemError, "UNKNOWN_ERROR")
 	default:
 		setResp(resp, protocol.SystemError, "UNKNOWN_ERROR DEFAULT")

@@ -227,7 +227,7 @@ func TestSendSyncFlush(t *testing.T) {
 	var stall atomic.Bool
 	release := make(chan struct{})
 	tb := startTestBroker(t, nil, func(_ *BrokerConfig, sc *store.MessageStoreConfig) {
-		sc.FlushDiskType = store.SYNC_FLUSH
+		sc.FlushDiskType = store.SyncFlush
 		sc.SyncFlushTimeout = 100 * time.Millisecond
 		sc.BeforeFlushHook = func(file string) {
 			if stall.Load() && strings.HasPrefix(file, "commitlog/") {

@@ -63,7 +63,7 @@ func TestNotBuiltSettingsAreRefused(t *testing.T) {
 
 	// Code that builds the configs itself (embedded clusters, tests) is refused the same way.
 	cfg, storeCfg := testConfigs(t.TempDir())
-	storeCfg.BrokerRole = store.SYNC_MASTER
+	storeCfg.BrokerRole = store.SyncMaster
 	_, err = NewBrokerController(cfg, remoting.ServerConfig{}, storeCfg, nil)
 	require.ErrorContains(t, err, "brokerRole=SYNC_MASTER")
 }
@@ -157,7 +157,7 @@ func TestExampleBrokerConf(t *testing.T) {
 	require.NoError(t, sc.Broker.Validate())
 	require.NoError(t, sc.Store.Validate())
 	require.Equal(t, "broker-a", sc.Broker.BrokerName)
-	require.Equal(t, store.ASYNC_FLUSH, sc.Store.FlushDiskType)
+	require.Equal(t, store.AsyncFlush, sc.Store.FlushDiskType)
 }
 
 // TestListenPortTaken: a port in use is a clear error naming it, for the main and for the fast

@@ -65,7 +65,7 @@ type SendRequest struct {
 // Name servers: a request goes to the chosen name server; when none is chosen yet, or it cannot
 // be reached, the next one round-robin is tried, and the first that connects becomes the chosen
 // one (NettyRemotingClient#getAndCreateNameserverChannel). nsMu guards the list and the choice.
-type MQClientAPIImpl struct {
+type MQClientAPI struct {
 	cfg    ClientConfig
 	client *remoting.Client
 	tr     *trace.Tracer
@@ -79,8 +79,8 @@ type MQClientAPIImpl struct {
 
 // NewMQClientAPIImpl returns the API over a new remoting client; broker → client requests go
 // to processor's codes (nil: none registered).
-func NewMQClientAPIImpl(cfg ClientConfig, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPIImpl {
-	a := &MQClientAPIImpl{
+func NewMQClientAPIImpl(cfg ClientConfig, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPI {
+	a := &MQClientAPI{
 		cfg:     cfg,
 		client:  remoting.NewClient(cfg.Remoting, tr),
 		tr:      tr,
@@ -94,11 +94,11 @@ func NewMQClientAPIImpl(cfg ClientConfig, processor *ClientRemotingProcessor, tr
 }
 
 // RemotingClient is the underlying remoting client.
-func (a *MQClientAPIImpl) RemotingClient() *remoting.Client { return a.client }
+func (a *MQClientAPI) RemotingClient() *remoting.Client { return a.client }
 
 // UpdateNameServerAddressList replaces the name server list; the chosen one is kept only if it
 // is still listed. Java: MQClientAPIImpl#updateNameServerAddressList (NettyRemotingClient's).
-func (a *MQClientAPIImpl) UpdateNameServerAddressList(addrs []string) {
+func (a *MQClientAPI) UpdateNameServerAddressList(addrs []string) {
 	a.nsMu.Lock()
 	defer a.nsMu.Unlock()
 	a.namesrvs = slices.Clone(addrs)
@@ -108,18 +108,18 @@ func (a *MQClientAPIImpl) UpdateNameServerAddressList(addrs []string) {
 }
 
 // NameServerAddressList returns the name servers.
-func (a *MQClientAPIImpl) NameServerAddressList() []string {
+func (a *MQClientAPI) NameServerAddressList() []string {
 	a.nsMu.Lock()
 	defer a.nsMu.Unlock()
 	return slices.Clone(a.namesrvs)
 }
 
 // Shutdown closes every connection. Java: MQClientAPIImpl#shutdown.
-func (a *MQClientAPIImpl) Shutdown() { a.client.Shutdown() }
+func (a *MQClientAPI) Shutdown() { a.client.Shutdown() }
 
 // invokeNamesrv sends req to the chosen name server, or to the next ones round-robin until one
 // can be connected to. Only a connect failure moves on; a timeout is returned.
-func (a *MQClientAPIImpl) invokeNamesrv(ctx context.Context, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+func (a *MQClientAPI) invokeNamesrv(ctx context.Context, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	a.nsMu.Lock()
 	addrs, chosen := slices.Clone(a.namesrvs), a.chosen
 	a.nsMu.Unlock()
@@ -159,7 +159,7 @@ func (a *MQClientAPIImpl) invokeNamesrv(ctx context.Context, req *remoting.Remot
 // and the *remoting.RemoteError; a transport failure is the remoting error. With
 // allowTopicNotExist a missing topic is logged as a warning (the TBW102 lookup passes false).
 // Java: MQClientAPIImpl#getTopicRouteInfoFromNameServer.
-func (a *MQClientAPIImpl) GetTopicRouteInfoFromNameServer(ctx context.Context, topic string, allowTopicNotExist bool) (*protocol.TopicRouteData, error) {
+func (a *MQClientAPI) GetTopicRouteInfoFromNameServer(ctx context.Context, topic string, allowTopicNotExist bool) (*protocol.TopicRouteData, error) {
 	h := protocol.GetRouteInfoRequestHeader{Topic: topic}
 	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, h.Encode(), nil)
 	resp, err := a.invokeNamesrv(ctx, req)
@@ -196,7 +196,7 @@ func (a *MQClientAPIImpl) GetTopicRouteInfoFromNameServer(ctx context.Context, t
 // is on its way (ASYNC reports through req.Callback, exactly once, also when it returns an
 // error). A non-SUCCESS answer other than the three store timeouts is an *MQBrokerError.
 // Java: MQClientAPIImpl#sendMessage.
-func (a *MQClientAPIImpl) SendMessage(ctx context.Context, req *SendRequest) (*SendResult, error) {
+func (a *MQClientAPI) SendMessage(ctx context.Context, req *SendRequest) (*SendResult, error) {
 	code := int32(protocol.SendMessageV2)
 	if req.Batch != nil {
 		code = protocol.SendBatchMessage
@@ -231,7 +231,7 @@ func (a *MQClientAPIImpl) SendMessage(ctx context.Context, req *SendRequest) (*S
 // times, each on the queue the producer picks avoiding the failed broker, before the callback
 // gets the error. Every outcome updates the broker's fault item. times counts the retries so far.
 // Java: MQClientAPIImpl#sendMessageAsync and #onExceptionImpl.
-func (a *MQClientAPIImpl) sendMessageAsync(ctx context.Context, req *SendRequest, cmd *remoting.RemotingCommand, times int) {
+func (a *MQClientAPI) sendMessageAsync(ctx context.Context, req *SendRequest, cmd *remoting.RemotingCommand, times int) {
 	begin := a.cfg.now()
 	brokerName := req.BrokerName
 	err := a.client.InvokeAsync(ctx, req.BrokerAddr, cmd, func(resp *remoting.RemotingCommand, err error) {
@@ -259,7 +259,7 @@ func (a *MQClientAPIImpl) sendMessageAsync(ctx context.Context, req *SendRequest
 	}
 }
 
-func (a *MQClientAPIImpl) traceAsync(brokerName string, times int, res *SendResult, err error) {
+func (a *MQClientAPI) traceAsync(brokerName string, times int, res *SendResult, err error) {
 	if !a.tr.Enabled() {
 		return
 	}
@@ -275,7 +275,7 @@ func (a *MQClientAPIImpl) traceAsync(brokerName string, times int, res *SendResu
 
 // onExceptionImpl retries a failed async send on another queue while retries remain and the
 // failure allows it, else hands the error to the callback. Java: MQClientAPIImpl#onExceptionImpl.
-func (a *MQClientAPIImpl) onExceptionImpl(ctx context.Context, req *SendRequest, cmd *remoting.RemotingCommand,
+func (a *MQClientAPI) onExceptionImpl(ctx context.Context, req *SendRequest, cmd *remoting.RemotingCommand,
 	times int, cause error, needRetry bool) {
 	times++
 	if needRetry && times <= req.RetryTimesWhenSendFailed && ctx.Err() == nil {
@@ -305,7 +305,7 @@ func (a *MQClientAPIImpl) onExceptionImpl(ctx context.Context, req *SendRequest,
 // OffsetMsgID, queue id and queue offset come from the header; RegionID defaults to
 // DefaultRegion; TraceOn is false only for "false".
 // Java: MQClientAPIImpl#processSendResponse.
-func (a *MQClientAPIImpl) ProcessSendResponse(brokerName string, msg *primitive.Message, batch *MessageBatch,
+func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Message, batch *MessageBatch,
 	resp *remoting.RemotingCommand, addr string) (*SendResult, error) {
 	var status SendStatus
 	switch resp.Code {
@@ -357,7 +357,7 @@ func (a *MQClientAPIImpl) ProcessSendResponse(brokerName string, msg *primitive.
 // SendHeartbeat sends HEART_BEAT (34) with hb as its body and returns the broker's version
 // (the response's version field). A non-SUCCESS answer is an *MQBrokerError.
 // Java: MQClientAPIImpl#sendHeartbeat.
-func (a *MQClientAPIImpl) SendHeartbeat(ctx context.Context, addr string, hb *protocol.HeartbeatData) (int32, error) {
+func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protocol.HeartbeatData) (int32, error) {
 	body, err := hb.Encode()
 	if err != nil {
 		return 0, fmt.Errorf("encode heartbeat: %w", err)
@@ -374,7 +374,7 @@ func (a *MQClientAPIImpl) SendHeartbeat(ctx context.Context, addr string, hb *pr
 
 // UnregisterClient sends UNREGISTER_CLIENT (35) for a producer or consumer group leaving.
 // Java: MQClientAPIImpl#unregisterClient.
-func (a *MQClientAPIImpl) UnregisterClient(ctx context.Context, addr, clientID, producerGroup, consumerGroup string) error {
+func (a *MQClientAPI) UnregisterClient(ctx context.Context, addr, clientID, producerGroup, consumerGroup string) error {
 	h := protocol.UnregisterClientRequestHeader{ClientID: clientID, ProducerGroup: producerGroup, ConsumerGroup: consumerGroup}
 	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, h.Encode(), nil))
 	if err != nil {
@@ -388,7 +388,7 @@ func (a *MQClientAPIImpl) UnregisterClient(ctx context.Context, addr, clientID, 
 
 // GetConsumerIDListByGroup asks a broker for the clientIds of a consumer group's live members
 // (GET_CONSUMER_LIST_BY_GROUP, 38). Java: MQClientAPIImpl#getConsumerIdListByGroup.
-func (a *MQClientAPIImpl) GetConsumerIDListByGroup(ctx context.Context, addr, group string) ([]string, error) {
+func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group string) ([]string, error) {
 	h := protocol.GetConsumerListByGroupRequestHeader{ConsumerGroup: group}
 	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.GetConsumerListByGroup, h.Encode(), nil))
 	if err != nil {

@@ -18,7 +18,7 @@ type PullCallback func(*PullResult, error)
 // to cb on a remoting goroutine. ctx's deadline is the pull's timeout (a push consumer uses
 // 30 s, longer than the broker's 15 s hold). The error return is for a request that could not
 // be sent; cb is then not called. Java: MQClientAPIImpl#pullMessageAsync.
-func (a *MQClientAPIImpl) PullMessageAsync(ctx context.Context, addr string, h *protocol.PullMessageRequestHeader, cb PullCallback) error {
+func (a *MQClientAPI) PullMessageAsync(ctx context.Context, addr string, h *protocol.PullMessageRequestHeader, cb PullCallback) error {
 	if a.tr.Enabled() {
 		a.tr.Step("MQClientAPIImpl#pullMessageAsync", slog.String("topic", h.Topic), slog.Int("queueId", int(h.QueueID)),
 			slog.Int64("queueOffset", h.QueueOffset), slog.Int("maxMsgNums", int(h.MaxMsgNums)),
@@ -37,7 +37,7 @@ func (a *MQClientAPIImpl) PullMessageAsync(ctx context.Context, addr string, h *
 }
 
 // PullMessageSync is PullMessageAsync waiting for the answer. Java: MQClientAPIImpl#pullMessageSync.
-func (a *MQClientAPIImpl) PullMessageSync(ctx context.Context, addr string, h *protocol.PullMessageRequestHeader) (*PullResult, error) {
+func (a *MQClientAPI) PullMessageSync(ctx context.Context, addr string, h *protocol.PullMessageRequestHeader) (*PullResult, error) {
 	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResu
 // QueryConsumerOffset asks a broker for a group's committed offset of a queue
 // (QUERY_CONSUMER_OFFSET, 14). found is false on QUERY_NOT_FOUND (22).
 // Java: MQClientAPIImpl#queryConsumerOffset.
-func (a *MQClientAPIImpl) QueryConsumerOffset(ctx context.Context, addr string, h *protocol.QueryConsumerOffsetRequestHeader) (offset int64, found bool, err error) {
+func (a *MQClientAPI) QueryConsumerOffset(ctx context.Context, addr string, h *protocol.QueryConsumerOffsetRequestHeader) (offset int64, found bool, err error) {
 	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.QueryConsumerOffset, h.Encode(), nil))
 	if err != nil {
 		return 0, false, err
@@ -94,7 +94,7 @@ func (a *MQClientAPIImpl) QueryConsumerOffset(ctx context.Context, addr string, 
 // UpdateConsumerOffset commits a group's offset of a queue (UPDATE_CONSUMER_OFFSET, 15);
 // oneway sends and forgets (what persistAll does). Java: MQClientAPIImpl#updateConsumerOffset
 // and #updateConsumerOffsetOneway.
-func (a *MQClientAPIImpl) UpdateConsumerOffset(ctx context.Context, addr string, h *protocol.UpdateConsumerOffsetRequestHeader, oneway bool) error {
+func (a *MQClientAPI) UpdateConsumerOffset(ctx context.Context, addr string, h *protocol.UpdateConsumerOffsetRequestHeader, oneway bool) error {
 	req := remoting.NewRequest(protocol.UpdateConsumerOffset, h.Encode(), nil)
 	if oneway {
 		return a.client.InvokeOneway(addr, req)
@@ -111,19 +111,19 @@ func (a *MQClientAPIImpl) UpdateConsumerOffset(ctx context.Context, addr string,
 
 // GetMaxOffset asks for a queue's max offset (GET_MAX_OFFSET, 30): the ConsumeQueue index after
 // the last message. Java: MQClientAPIImpl#getMaxOffset.
-func (a *MQClientAPIImpl) GetMaxOffset(ctx context.Context, addr string, mq primitive.MessageQueue) (int64, error) {
+func (a *MQClientAPI) GetMaxOffset(ctx context.Context, addr string, mq primitive.MessageQueue) (int64, error) {
 	h := protocol.GetMaxOffsetRequestHeader{Topic: mq.Topic, QueueID: mq.QueueID, BrokerName: mq.BrokerName}
 	return a.offsetCall(ctx, addr, protocol.GetMaxOffset, h.Encode())
 }
 
 // SearchOffset asks for the first offset of a queue stored at or after timestamp (ms)
 // (SEARCH_OFFSET_BY_TIMESTAMP, 29). Java: MQClientAPIImpl#searchOffset.
-func (a *MQClientAPIImpl) SearchOffset(ctx context.Context, addr string, mq primitive.MessageQueue, timestamp int64) (int64, error) {
+func (a *MQClientAPI) SearchOffset(ctx context.Context, addr string, mq primitive.MessageQueue, timestamp int64) (int64, error) {
 	h := protocol.SearchOffsetRequestHeader{Topic: mq.Topic, QueueID: mq.QueueID, Timestamp: timestamp, BrokerName: mq.BrokerName}
 	return a.offsetCall(ctx, addr, protocol.SearchOffsetByTimestamp, h.Encode())
 }
 
-func (a *MQClientAPIImpl) offsetCall(ctx context.Context, addr string, code int32, ext map[string]string) (int64, error) {
+func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, ext map[string]string) (int64, error) {
 	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(code, ext, nil))
 	if err != nil {
 		return 0, err
@@ -142,7 +142,7 @@ func (a *MQClientAPIImpl) offsetCall(ctx context.Context, addr string, code int3
 // (CONSUMER_SEND_MSG_BACK, 36): the broker stores a copy in %RETRY%group with delay level
 // 3 + reconsumeTimes (or delayLevel when > 0), or in %DLQ%group past maxReconsumeTimes.
 // Java: MQClientAPIImpl#consumerSendMessageBack.
-func (a *MQClientAPIImpl) ConsumerSendMessageBack(ctx context.Context, addr string, h *protocol.ConsumerSendMsgBackRequestHeader) error {
+func (a *MQClientAPI) ConsumerSendMessageBack(ctx context.Context, addr string, h *protocol.ConsumerSendMsgBackRequestHeader) error {
 	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil))
 	if err != nil {
 		return err

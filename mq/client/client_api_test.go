@@ -26,7 +26,7 @@ func sendResponse(code int32, ext map[string]string) *remoting.RemotingCommand {
 // remark and address. MsgID is the message's UNIQ_KEY; MSG_REGION defaults to DefaultRegion;
 // TRACE_ON is off only for "false".
 func TestProcessSendResponse(t *testing.T) {
-	api := &MQClientAPIImpl{}
+	api := &MQClientAPI{}
 	msg := &primitive.Message{Topic: "T", Properties: map[string]string{"UNIQ_KEY": "U1"}}
 	ext := map[string]string{"msgId": "0A00000900002A9F0000000000001000", "queueId": "3", "queueOffset": "42"}
 	for _, tc := range []struct {

@@ -43,7 +43,7 @@ type MQClientInstance struct {
 	bootTimestamp time.Time
 	tr            *trace.Tracer
 	log           *slog.Logger
-	api           *MQClientAPIImpl
+	api           *MQClientAPI
 
 	mu            sync.Mutex
 	state         ServiceState
@@ -104,7 +104,7 @@ func (m *MQClientInstance) ClientID() string { return m.clientID }
 func (m *MQClientInstance) Config() ClientConfig { return m.cfg }
 
 // MQClientAPIImpl returns the instance's API. Java: MQClientInstance#getMQClientAPIImpl.
-func (m *MQClientInstance) MQClientAPIImpl() *MQClientAPIImpl { return m.api }
+func (m *MQClientInstance) MQClientAPI() *MQClientAPI { return m.api }
 
 // Tracer is the instance's tracer (component "client"); nil when off.
 func (m *MQClientInstance) Tracer() *trace.Tracer { return m.tr }

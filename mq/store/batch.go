@@ -43,11 +43,11 @@ func (s *DefaultMessageStore) putMessages(batch *primitive.MessageExtBrokerInner
 		s.tracer.Step("DefaultMessageStore#asyncPutMessages", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLength", len(batch.Body)))
 	}
-	if st := s.checkStoreStatus(); st != PUT_OK {
+	if st := s.checkStoreStatus(); st != PutOK {
 		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	if utf16Len(batch.Topic) > maxTopicLength || len(batch.Body) > s.cfg.MaxMessageSize {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	return s.commitLog.asyncPutMessages(batch, tracing)
 }
@@ -57,21 +57,21 @@ func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tra
 	s := c.store
 	batch.StoreTimestamp = s.now()
 	if batch.SysFlag&sysFlagTransactionMask != tranNotType {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	if v, ok := batch.Properties[propertyDelay]; ok && v != "" && v != "0" {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	if v, ok := lookupProperty([]byte(batch.PropertiesString), propertyDelay); ok && string(v) != "0" {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	born, err := hostField(batch.BornHostBytes, batch.BornHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	storeHost, err := hostField(batch.StoreHostBytes, batch.StoreHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	if born.n == 20 {
 		batch.SysFlag |= sysFlagBornHostV6
@@ -86,7 +86,7 @@ func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tra
 		s.tracer.Step("MessageExtEncoder#encode", slog.Int("msgLen", len(enc.buf)), slog.Int("batchSize", n),
 			slog.String("status", st.String()))
 	}
-	if st != PUT_OK {
+	if st != PutOK {
 		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	m := msgToAppend{inner: batch, encoded: enc.buf, key: topicQueueKey{batch.Topic, batch.QueueID},
@@ -101,35 +101,35 @@ func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tra
 func (e *messageExtEncoder) encodeBatch(batch *primitive.MessageExtBrokerInner, born, storeHost []byte) (int, PutMessageStatus) {
 	in := batch.Body
 	if len(in) > e.maxBodySize {
-		return 0, MESSAGE_ILLEGAL
+		return 0, MessageIllegal
 	}
 	envelope := batch.PropertiesString
 	if len(envelope) > maxPropertiesLength {
-		return 0, PROPERTIES_SIZE_EXCEEDED
+		return 0, PropertiesSizeExceeded
 	}
 	topicLen := len(batch.Topic)
 	if topicLen > maxTopicLength {
-		return 0, MESSAGE_ILLEGAL
+		return 0, MessageIllegal
 	}
 	b := e.buf[:0]
 	be := binary.BigEndian
 	count := 0
 	for p := 0; p < len(in); {
 		if p+20 > len(in) {
-			return 0, MESSAGE_ILLEGAL
+			return 0, MessageIllegal
 		}
 		flag := be.Uint32(in[p+12:])
 		bodyLen := int(int32(be.Uint32(in[p+16:])))
 		p += 20
 		if bodyLen < 0 || p+bodyLen+2 > len(in) {
-			return 0, MESSAGE_ILLEGAL
+			return 0, MessageIllegal
 		}
 		body := in[p : p+bodyLen]
 		p += bodyLen
 		propLen := int(int16(be.Uint16(in[p:])))
 		p += 2
 		if propLen < 0 || p+propLen > len(in) {
-			return 0, MESSAGE_ILLEGAL
+			return 0, MessageIllegal
 		}
 		props := in[p : p+propLen]
 		p += propLen
@@ -139,7 +139,7 @@ func (e *messageExtEncoder) encodeBatch(batch *primitive.MessageExtBrokerInner, 
 			total++
 		}
 		if total > maxPropertiesLength {
-			return 0, PROPERTIES_SIZE_EXCEEDED
+			return 0, PropertiesSizeExceeded
 		}
 		msgLen := calMsgLength(batch.SysFlag, bodyLen, topicLen, total)
 		b = be.AppendUint32(b, uint32(msgLen))
@@ -169,10 +169,10 @@ func (e *messageExtEncoder) encodeBatch(batch *primitive.MessageExtBrokerInner, 
 		count++
 	}
 	if count == 0 {
-		return 0, MESSAGE_ILLEGAL
+		return 0, MessageIllegal
 	}
 	e.buf = b
-	return count, PUT_OK
+	return count, PutOK
 }
 
 // doAppendBatch writes all members of an encoded batch, or the blank END_OF_FILE record if
@@ -190,7 +190,7 @@ func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf 
 			c.store.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.String("result", "END_OF_FILE"),
 				slog.Int64("wroteOffset", wroteOffset), slog.Int("blankBytes", maxBlank), slog.Int("msgSize", len(enc)))
 		}
-		return AppendMessageResult{Status: END_OF_FILE, WroteOffset: wroteOffset, WroteBytes: int32(maxBlank),
+		return AppendMessageResult{Status: EndOfFile, WroteOffset: wroteOffset, WroteBytes: int32(maxBlank),
 			StoreTimestamp: m.inner.StoreTimestamp, LogicsOffset: queueOffset}
 	}
 	begin := queueOffset
@@ -212,7 +212,7 @@ func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf 
 			slog.Int("queueId", int(m.key.queueID)), slog.Int64("queueOffset", begin), slog.Int("msgSize", len(enc)),
 			slog.Int("msgNum", len(m.batchIDs)), slog.String("file", c.store.rel(c.mfq.storePath)+"/"+offset2FileName(fileFromOffset)))
 	}
-	return AppendMessageResult{Status: APPEND_PUT_OK, WroteOffset: wroteOffset, WroteBytes: int32(len(enc)),
+	return AppendMessageResult{Status: AppendPutOK, WroteOffset: wroteOffset, WroteBytes: int32(len(enc)),
 		StoreTimestamp: m.inner.StoreTimestamp, LogicsOffset: begin, MsgNum: int32(len(m.batchIDs))}
 }
 

@@ -30,7 +30,7 @@ func benchConfig(dir string) MessageStoreConfig {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 << 20
 	cfg.MappedFileSizeConsumeQueue = 300000 * ConsumeQueueUnitSize
-	cfg.WarmMapedFileEnable = true
+	cfg.WarmMappedFileEnable = true
 	cfg.Clock = nil
 	return cfg
 }
@@ -67,7 +67,7 @@ func BenchmarkPutMessage(b *testing.B) {
 			mf.setPositions(0)
 			b.StartTimer()
 		}
-		if r := s.PutMessage(m); r.PutMessageStatus != PUT_OK {
+		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
 			b.Fatal(r.PutMessageStatus)
 		}
 	}
@@ -88,7 +88,7 @@ func BenchmarkPutMessageRolling(b *testing.B) {
 			trimCommitLog(s)
 			b.StartTimer()
 		}
-		if r := s.PutMessage(m); r.PutMessageStatus != PUT_OK {
+		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
 			b.Fatal(r.PutMessageStatus)
 		}
 	}
@@ -107,7 +107,7 @@ func BenchmarkPutMessageParallel(b *testing.B) {
 			if n.Add(1)%65536 == 0 {
 				trimCommitLog(s)
 			}
-			if r := s.PutMessage(m); r.PutMessageStatus != PUT_OK {
+			if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
 				b.Fatal(r.PutMessageStatus)
 			}
 		}
@@ -120,7 +120,7 @@ func BenchmarkPutMessageParallel(b *testing.B) {
 func redispatchSetup(b *testing.B, cfg MessageStoreConfig, n int, mk func(i int) *msgT) (*DefaultMessageStore, func()) {
 	s := openStore(b, cfg, nil, nil)
 	for i := 0; i < n; i++ {
-		if r := s.PutMessage(mk(i)); r.PutMessageStatus != PUT_OK {
+		if r := s.PutMessage(mk(i)); r.PutMessageStatus != PutOK {
 			b.Fatal(r.PutMessageStatus)
 		}
 	}
@@ -259,7 +259,7 @@ func TestBenchConfigWorks(t *testing.T) {
 	cfg := benchConfig(t.TempDir())
 	cfg.MappedFileSizeCommitLog = 1 << 20
 	s := openStore(t, cfg, nil, nil)
-	require.Equal(t, PUT_OK, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
+	require.Equal(t, PutOK, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
 }
 
 // BenchmarkCommitLogPutMessage is the figure the foundation issue asks for: 1 KiB bodies put
@@ -270,7 +270,7 @@ func TestBenchConfigWorks(t *testing.T) {
 func BenchmarkCommitLogPutMessage(b *testing.B) {
 	cfg := benchConfig(b.TempDir())
 	cfg.ManualServices = false
-	require.Equal(b, ASYNC_FLUSH, cfg.FlushDiskType)
+	require.Equal(b, AsyncFlush, cfg.FlushDiskType)
 	s := openStore(b, cfg, nil, nil)
 	m := benchMsg()
 	b.SetBytes(int64(len(m.Body)))
@@ -282,7 +282,7 @@ func BenchmarkCommitLogPutMessage(b *testing.B) {
 			trimCommitLog(s)
 			b.StartTimer()
 		}
-		if r := s.PutMessage(m); r.PutMessageStatus != PUT_OK {
+		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
 			b.Fatal(r.PutMessageStatus)
 		}
 	}
@@ -302,7 +302,7 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 	cfg := benchConfig(dir)
 	cfg.MappedFileSizeCommitLog = 1 << 30
 	cfg.MessageIndexEnable = false
-	cfg.WarmMapedFileEnable = false
+	cfg.WarmMappedFileEnable = false
 	s, err := NewDefaultMessageStore(cfg, nil, nil)
 	require.NoError(b, err)
 	_, err = s.Load()

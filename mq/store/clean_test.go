@@ -98,10 +98,10 @@ func TestCleanExpiredFiles(t *testing.T) {
 	require.Equal(t, int64(40), cq.GetMaxOffsetInQueue())
 	require.Len(t, cq.mfq.MappedFiles(), 1, "7 of 8 ConsumeQueue files only pointed below the min offset")
 	g := c.s.GetMessage("g", "T", 0, 3, 32, nil)
-	require.Equal(t, OFFSET_TOO_SMALL, g.Status)
+	require.Equal(t, OffsetTooSmall, g.Status)
 	require.Equal(t, int64(36), g.NextBeginOffset)
 	g = c.s.GetMessage("g", "T", 0, 36, 32, nil)
-	require.Equal(t, FOUND, g.Status)
+	require.Equal(t, Found, g.Status)
 	require.Equal(t, 4, g.MessageCount)
 
 	a = stepAttrs(t, c.rec, "CleanConsumeQueueService#deleteExpiredFiles")
@@ -159,16 +159,16 @@ func TestCleanWhenDiskFull(t *testing.T) {
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 1, c.files())
 	require.Equal(t, "true", stepAttrs(t, c.rec, "CleanCommitLogService#deleteExpiredFiles")["cleanAtOnce"])
-	require.Equal(t, PUT_OK, c.s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
+	require.Equal(t, PutOK, c.s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
 
 	c.usage.Store(0.95) // > 90 %: the disk is full
 	require.True(t, c.s.IsSpaceFull())
 	require.True(t, c.s.IsDiskFull())
-	require.Equal(t, SERVICE_NOT_AVAILABLE, c.s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
+	require.Equal(t, ServiceNotAvailable, c.s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
 
 	c.usage.Store(0.50)
 	require.False(t, c.s.IsSpaceFull())
-	require.Equal(t, PUT_OK, c.s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
+	require.Equal(t, PutOK, c.s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
 }
 
 // TestCleanManual: a manual request deletes expired files at any hour, for 20 passes.
@@ -209,7 +209,7 @@ func TestCleanServiceRuns(t *testing.T) {
 	cfg.DiskUsage = func(string) float64 { return 0.99 }
 	s := openStore(t, cfg, nil, nil)
 	require.Eventually(t, s.IsDiskFull, 5*time.Second, 10*time.Millisecond)
-	require.Equal(t, SERVICE_NOT_AVAILABLE, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
+	require.Equal(t, ServiceNotAvailable, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
 }
 
 // TestDeleteWhenValidated: deleteWhen must be a ';'-separated list of hours.

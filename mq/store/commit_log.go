@@ -52,7 +52,7 @@ type CommitLog struct {
 func newCommitLog(s *DefaultMessageStore) *CommitLog {
 	c := &CommitLog{store: s, topicQueueTable: map[topicQueueKey]int64{}}
 	c.mfq = newMappedFileQueue(s.cfg.CommitLogDir(), s.rel(s.cfg.CommitLogDir()), s.cfg.MappedFileSizeCommitLog, s.allocate, s.tracer)
-	c.mfq.warm = s.cfg.WarmMapedFileEnable
+	c.mfq.warm = s.cfg.WarmMappedFileEnable
 	c.mfq.pool = s.transientStorePool
 	c.mfq.hooks = s.hooks
 	c.callback = defaultAppendMessageCallback{c: c}
@@ -125,11 +125,11 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) (PutMe
 	}
 	born, err := hostField(msg.BornHostBytes, msg.BornHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	storeHost, err := hostField(msg.StoreHostBytes, msg.StoreHost)
 	if err != nil {
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL}, nil
+		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	if born.n == 20 {
 		msg.SysFlag |= sysFlagBornHostV6
@@ -145,7 +145,7 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) (PutMe
 		s.tracer.Step("MessageExtEncoder#encode", slog.Int("msgLen", len(enc.buf)), slog.Int("bodyLength", len(msg.Body)),
 			slog.Int("topicLength", len(msg.Topic)), slog.Int("propertiesLength", len(msg.PropertiesString)), slog.String("status", st.String()))
 	}
-	if st != PUT_OK {
+	if st != PutOK {
 		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	m := msgToAppend{inner: msg, encoded: enc.buf, key: topicQueueKey{msg.Topic, msg.QueueID}, storeHost: storeHost}
@@ -159,7 +159,7 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) (PutMessageResult
 	c.putMu.Lock()
 	if s.shutdown.Load() { // Shutdown passed while this put was on its way
 		c.putMu.Unlock()
-		return PutMessageResult{PutMessageStatus: SERVICE_NOT_AVAILABLE}, nil
+		return PutMessageResult{PutMessageStatus: ServiceNotAvailable}, nil
 	}
 	begin := s.now()
 	c.beginTimeInLock.Store(begin)
@@ -173,16 +173,16 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) (PutMessageResult
 		c.beginTimeInLock.Store(0)
 		c.putMu.Unlock()
 		s.logError("create mapped file failed", err)
-		return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED}, nil
+		return PutMessageResult{PutMessageStatus: CreateMappedFileFailed}, nil
 	}
 	r := mf.appendMessagesInner(&c.callback, ctx)
-	if r.Status == END_OF_FILE {
+	if r.Status == EndOfFile {
 		mf, err = c.mfq.getLastMappedFile(0, true)
 		if err != nil || mf == nil {
 			c.beginTimeInLock.Store(0)
 			c.putMu.Unlock()
 			s.logError("create mapped file failed", err)
-			return PutMessageResult{PutMessageStatus: CREATE_MAPEDFILE_FAILED, AppendMessageResult: &r}, nil
+			return PutMessageResult{PutMessageStatus: CreateMappedFileFailed, AppendMessageResult: &r}, nil
 		}
 		r = mf.appendMessagesInner(&c.callback, ctx)
 	}
@@ -190,18 +190,18 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) (PutMessageResult
 	c.putMu.Unlock()
 
 	switch r.Status {
-	case APPEND_PUT_OK:
-	case MESSAGE_SIZE_EXCEEDED, APPEND_PROPERTIES_SIZE_EXCEEDED:
-		return PutMessageResult{PutMessageStatus: MESSAGE_ILLEGAL, AppendMessageResult: &r}, nil
+	case AppendPutOK:
+	case MessageSizeExceeded, AppendPropertiesSizeExceeded:
+		return PutMessageResult{PutMessageStatus: MessageIllegal, AppendMessageResult: &r}, nil
 	default:
-		return PutMessageResult{PutMessageStatus: UNKNOWN_ERROR, AppendMessageResult: &r}, nil
+		return PutMessageResult{PutMessageStatus: UnknownError, AppendMessageResult: &r}, nil
 	}
 	if m.batch {
 		r.MsgID = c.batchMsgIDs(m)
 	} else {
 		r.MsgID = primitive.CreateOffsetMsgID(m.storeHost.bytes(), r.WroteOffset)
 	}
-	res := PutMessageResult{PutMessageStatus: PUT_OK, AppendMessageResult: &r}
+	res := PutMessageResult{PutMessageStatus: PutOK, AppendMessageResult: &r}
 	return res, c.submitFlushRequest(res, m.inner, tracing)
 }
 
@@ -216,10 +216,10 @@ func (c *CommitLog) submitFlushRequest(res PutMessageResult, msg *primitive.Mess
 	s := c.store
 	r := res.AppendMessageResult
 	nextOffset := r.WroteOffset + int64(r.WroteBytes)
-	if s.cfg.FlushDiskType == SYNC_FLUSH {
+	if s.cfg.FlushDiskType == SyncFlush {
 		wait := isWaitStoreMsgOK(msg)
 		if tracing {
-			s.tracer.Step("CommitLog#submitFlushRequest", slog.String("flushDiskType", SYNC_FLUSH),
+			s.tracer.Step("CommitLog#submitFlushRequest", slog.String("flushDiskType", SyncFlush),
 				slog.Bool("waitStoreMsgOK", wait), slog.Int64("nextOffset", nextOffset))
 		}
 		if !wait {
@@ -233,7 +233,7 @@ func (c *CommitLog) submitFlushRequest(res PutMessageResult, msg *primitive.Mess
 	}
 	if s.cfg.IsTransientStorePoolEnable() {
 		if tracing {
-			s.tracer.Step("CommitLog#submitFlushRequest", slog.String("flushDiskType", ASYNC_FLUSH),
+			s.tracer.Step("CommitLog#submitFlushRequest", slog.String("flushDiskType", AsyncFlush),
 				slog.Bool("transientStorePool", true), slog.Int64("nextOffset", nextOffset))
 		}
 		s.commitRealTime.svc.Wakeup()
@@ -312,7 +312,7 @@ func (cb *defaultAppendMessageCallback) doAppend(fileFromOffset int64, buf []byt
 			c.store.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.String("result", "END_OF_FILE"),
 				slog.Int64("wroteOffset", wroteOffset), slog.Int("blankBytes", maxBlank), slog.Int("msgSize", msgLen))
 		}
-		return AppendMessageResult{Status: END_OF_FILE, WroteOffset: wroteOffset, WroteBytes: int32(maxBlank),
+		return AppendMessageResult{Status: EndOfFile, WroteOffset: wroteOffset, WroteBytes: int32(maxBlank),
 			StoreTimestamp: storeTs, LogicsOffset: queueOffset}
 	}
 	enc := m.encoded
@@ -329,7 +329,7 @@ func (cb *defaultAppendMessageCallback) doAppend(fileFromOffset int64, buf []byt
 	if tranType == tranNotType || tranType == tranCommitType {
 		c.topicQueueTable[m.key] = queueOffset + 1
 	}
-	return AppendMessageResult{Status: APPEND_PUT_OK, WroteOffset: wroteOffset, WroteBytes: int32(msgLen),
+	return AppendMessageResult{Status: AppendPutOK, WroteOffset: wroteOffset, WroteBytes: int32(msgLen),
 		StoreTimestamp: storeTs, LogicsOffset: queueOffset, MsgNum: 1}
 }
 

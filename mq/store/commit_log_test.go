@@ -136,7 +136,7 @@ func TestRollToNextFile(t *testing.T) {
 	require.Equal(t, int64(4096+size), s.GetMaxPhyOffset())
 	require.Zero(t, s.DispatchBehindBytes())
 	g := s.GetMessage("g", "T", 0, 0, 32, nil)
-	require.Equal(t, FOUND, g.Status)
+	require.Equal(t, Found, g.Status)
 	require.Equal(t, 4, g.MessageCount)
 	for i, m := range g.Messages {
 		require.Equal(t, uint32(size), binary.BigEndian.Uint32(m))
@@ -159,14 +159,14 @@ func TestPutLimits(t *testing.T) {
 		mod  func(m *msgT)
 		want PutMessageStatus
 	}{
-		{"ok", func(m *msgT) {}, PUT_OK},
-		{"body at the limit", func(m *msgT) { m.Body = make([]byte, 1024) }, PUT_OK},
-		{"body over the limit", func(m *msgT) { m.Body = make([]byte, 1025) }, MESSAGE_ILLEGAL},
-		{"topic of 127", func(m *msgT) { m.Topic = strings.Repeat("t", 127) }, PUT_OK},
-		{"topic of 128", func(m *msgT) { m.Topic = strings.Repeat("t", 128) }, MESSAGE_ILLEGAL},
-		{"properties over 32767 chars", func(m *msgT) { m.PropertiesString = "A\x01" + strings.Repeat("v", 32766) }, MESSAGE_ILLEGAL},
-		{"properties over 32767 bytes", func(m *msgT) { m.PropertiesString = "A\x01" + multi }, PROPERTIES_SIZE_EXCEEDED},
-		{"bad host field", func(m *msgT) { m.BornHostBytes = []byte{1, 2, 3} }, MESSAGE_ILLEGAL},
+		{"ok", func(m *msgT) {}, PutOK},
+		{"body at the limit", func(m *msgT) { m.Body = make([]byte, 1024) }, PutOK},
+		{"body over the limit", func(m *msgT) { m.Body = make([]byte, 1025) }, MessageIllegal},
+		{"topic of 127", func(m *msgT) { m.Topic = strings.Repeat("t", 127) }, PutOK},
+		{"topic of 128", func(m *msgT) { m.Topic = strings.Repeat("t", 128) }, MessageIllegal},
+		{"properties over 32767 chars", func(m *msgT) { m.PropertiesString = "A\x01" + strings.Repeat("v", 32766) }, MessageIllegal},
+		{"properties over 32767 bytes", func(m *msgT) { m.PropertiesString = "A\x01" + multi }, PropertiesSizeExceeded},
+		{"bad host field", func(m *msgT) { m.BornHostBytes = []byte{1, 2, 3} }, MessageIllegal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMsg("T", 0, "b", "")
@@ -190,7 +190,7 @@ func TestIPv6Hosts(t *testing.T) {
 	require.Equal(t, "192.168.1.10:10911", msg.StoreHost)
 	s.DoReput()
 	g := s.GetMessage("g", "T", 0, 0, 1, nil)
-	require.Equal(t, FOUND, g.Status)
+	require.Equal(t, Found, g.Status)
 }
 
 // TestPreparedGetsNoUnit: PREPARED/ROLLBACK records get queue offset 0, do not advance the
@@ -269,7 +269,7 @@ func TestBatchPut(t *testing.T) {
 	b := newMsg("T", 0, "", "")
 	b.Body = append(append([]byte(nil), member...), member...)
 	r := s.PutMessages(b)
-	require.Equal(t, PUT_OK, r.PutMessageStatus)
+	require.Equal(t, PutOK, r.PutMessageStatus)
 	require.Equal(t, int32(2), r.AppendMessageResult.MsgNum)
 	require.Equal(t, int64(1), r.AppendMessageResult.LogicsOffset)
 	ids := strings.Split(r.AppendMessageResult.MsgID, ",")
@@ -288,5 +288,5 @@ func TestBatchPut(t *testing.T) {
 	// an illegal member
 	bad := newMsg("T", 0, "", "")
 	bad.Body = member[:10]
-	require.Equal(t, MESSAGE_ILLEGAL, s.PutMessages(bad).PutMessageStatus)
+	require.Equal(t, MessageIllegal, s.PutMessages(bad).PutMessageStatus)
 }

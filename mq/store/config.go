@@ -15,15 +15,15 @@ import (
 
 // Flush disk types (MessageStoreConfig.FlushDiskType). Java: org.apache.rocketmq.store.config.FlushDiskType.
 const (
-	ASYNC_FLUSH = "ASYNC_FLUSH"
-	SYNC_FLUSH  = "SYNC_FLUSH"
+	AsyncFlush = "ASYNC_FLUSH"
+	SyncFlush  = "SYNC_FLUSH"
 )
 
 // Broker roles (MessageStoreConfig.BrokerRole). Java: org.apache.rocketmq.store.config.BrokerRole.
 const (
-	ASYNC_MASTER = "ASYNC_MASTER"
-	SYNC_MASTER  = "SYNC_MASTER"
-	SLAVE        = "SLAVE"
+	AsyncMaster = "ASYNC_MASTER"
+	SyncMaster  = "SYNC_MASTER"
+	Slave       = "SLAVE"
 )
 
 // MessageStoreConfig holds the store's settings. Each field's prop tag is its RocketMQ
@@ -79,10 +79,10 @@ type MessageStoreConfig struct {
 	// BrokerRole is ASYNC_MASTER, SYNC_MASTER or SLAVE.
 	BrokerRole string `prop:"brokerRole"`
 	// WarmMapedFileEnable touches every page of a new CommitLog file before use (false).
-	WarmMapedFileEnable bool `prop:"warmMapedFileEnable"`
+	WarmMappedFileEnable bool `prop:"warmMapedFileEnable"`
 	// OsPageCacheBusyTimeOutMills: a put lock held longer than this (1000 ms) makes new puts
 	// OS_PAGECACHE_BUSY.
-	OsPageCacheBusyTimeOutMills time.Duration `prop:"osPageCacheBusyTimeOutMills"`
+	OSPageCacheBusyTimeout time.Duration `prop:"osPageCacheBusyTimeOutMills"`
 	// MessageDelayLevel lists the delay levels (units s, m, h, d); see ParseDelayLevel.
 	MessageDelayLevel string `prop:"messageDelayLevel"`
 	// FlushDelayOffsetInterval is how often the schedule service writes
@@ -112,8 +112,8 @@ type MessageStoreConfig struct {
 	// but not used: Java force-unmaps a file still in use after the first and retries "hanged"
 	// deletions after the second; here a deleted file is unlinked at once and unmapped when its
 	// last reader releases it, so no deletion hangs (see MappedFile.destroy).
-	DestroyMapedFileIntervalForcibly time.Duration `prop:"destroyMapedFileIntervalForcibly"`
-	RedeleteHangedFileInterval       time.Duration `prop:"redeleteHangedFileInterval"`
+	DestroyMappedFileIntervalForcibly time.Duration `prop:"destroyMapedFileIntervalForcibly"`
+	RedeleteHangedFileInterval        time.Duration `prop:"redeleteHangedFileInterval"`
 
 	// Index (store-formats.md §4); read by the index service.
 	MessageIndexEnable bool `prop:"messageIndexEnable"` // true
@@ -184,7 +184,7 @@ func DefaultMessageStoreConfig() MessageStoreConfig {
 		FlushIntervalConsumeQueue:         time.Second,
 		FlushConsumeQueueLeastPages:       2,
 		FlushConsumeQueueThoroughInterval: 60 * time.Second,
-		FlushDiskType:                     ASYNC_FLUSH,
+		FlushDiskType:                     AsyncFlush,
 		SyncFlushTimeout:                  5 * time.Second,
 		TransientStorePoolSize:            5,
 		CommitIntervalCommitLog:           200 * time.Millisecond,
@@ -192,8 +192,8 @@ func DefaultMessageStoreConfig() MessageStoreConfig {
 		CommitCommitLogThoroughInterval:   200 * time.Millisecond,
 		MaxMessageSize:                    4 * 1024 * 1024,
 		CheckCRCOnRecover:                 true,
-		BrokerRole:                        ASYNC_MASTER,
-		OsPageCacheBusyTimeOutMills:       1000 * time.Millisecond,
+		BrokerRole:                        AsyncMaster,
+		OSPageCacheBusyTimeout:            1000 * time.Millisecond,
 		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
 		FlushDelayOffsetInterval:          10 * time.Second,
 		MaxTransferBytesOnMessageInMemory: 256 * 1024,
@@ -209,7 +209,7 @@ func DefaultMessageStoreConfig() MessageStoreConfig {
 		CleanFileForciblyEnable:           true,
 		DeleteCommitLogFilesInterval:      100 * time.Millisecond,
 		DeleteConsumeQueueFilesInterval:   100 * time.Millisecond,
-		DestroyMapedFileIntervalForcibly:  120 * time.Second,
+		DestroyMappedFileIntervalForcibly: 120 * time.Second,
 		RedeleteHangedFileInterval:        120 * time.Second,
 		MessageIndexEnable:                true,
 		MaxHashSlotNum:                    5000000,
@@ -242,9 +242,9 @@ func (c *MessageStoreConfig) Validate() error {
 		return bad("mapped file sizes must stay below 2 GiB (positions are int32)")
 	case c.MappedFileSizeConsumeQueue < ConsumeQueueUnitSize:
 		return bad("mappedFileSizeConsumeQueue=%d: must hold at least one 20-byte unit", c.MappedFileSizeConsumeQueue)
-	case c.FlushDiskType != ASYNC_FLUSH && c.FlushDiskType != SYNC_FLUSH:
+	case c.FlushDiskType != AsyncFlush && c.FlushDiskType != SyncFlush:
 		return bad("flushDiskType=%q: want ASYNC_FLUSH or SYNC_FLUSH", c.FlushDiskType)
-	case c.BrokerRole != ASYNC_MASTER && c.BrokerRole != SYNC_MASTER && c.BrokerRole != SLAVE:
+	case c.BrokerRole != AsyncMaster && c.BrokerRole != SyncMaster && c.BrokerRole != Slave:
 		return bad("brokerRole=%q: want ASYNC_MASTER, SYNC_MASTER or SLAVE", c.BrokerRole)
 	case c.MaxMessageSize <= 0:
 		return bad("maxMessageSize=%d: must be positive", c.MaxMessageSize)
@@ -277,7 +277,7 @@ func (c *MessageStoreConfig) Validate() error {
 // put must reach the file at once; a slave appends what its master sent).
 // Java: MessageStoreConfig#isTransientStorePoolEnable.
 func (c *MessageStoreConfig) IsTransientStorePoolEnable() bool {
-	return c.TransientStorePoolEnable && c.FlushDiskType == ASYNC_FLUSH && c.BrokerRole != SLAVE
+	return c.TransientStorePoolEnable && c.FlushDiskType == AsyncFlush && c.BrokerRole != Slave
 }
 
 // CommitLogDir is StorePathCommitLog or <root>/commitlog.

@@ -15,7 +15,7 @@ import (
 // 200 ms, flushDelayOffsetInterval 10 s — and their keys in properties syntax.
 func TestConfigDefaults(t *testing.T) {
 	c := DefaultMessageStoreConfig()
-	require.Equal(t, ASYNC_FLUSH, c.FlushDiskType)
+	require.Equal(t, AsyncFlush, c.FlushDiskType)
 	require.Equal(t, 5*time.Second, c.SyncFlushTimeout)
 	require.Equal(t, 500*time.Millisecond, c.FlushIntervalCommitLog)
 	require.Equal(t, 4, c.FlushCommitLogLeastPages)
@@ -42,7 +42,7 @@ func TestConfigDefaults(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	cfg := DefaultMessageStoreConfig()
 	require.NoError(t, cfg.Validate())
-	cfg.FlushDiskType = SYNC_FLUSH
+	cfg.FlushDiskType = SyncFlush
 	require.NoError(t, cfg.Validate())
 	cfg.FlushDiskType = "SOMETIMES"
 	require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig)
@@ -61,10 +61,10 @@ func TestConfigValidate(t *testing.T) {
 		flush, role string
 		want        bool
 	}{
-		{ASYNC_FLUSH, ASYNC_MASTER, true},
-		{ASYNC_FLUSH, SYNC_MASTER, true},
-		{SYNC_FLUSH, ASYNC_MASTER, false},
-		{ASYNC_FLUSH, SLAVE, false},
+		{AsyncFlush, AsyncMaster, true},
+		{AsyncFlush, SyncMaster, true},
+		{SyncFlush, AsyncMaster, false},
+		{AsyncFlush, Slave, false},
 	} {
 		c := DefaultMessageStoreConfig()
 		c.TransientStorePoolEnable = true

@@ -247,7 +247,7 @@ func (cq *ConsumeQueue) putMessagePositionInfoWrapper(d *DispatchRequest) {
 		s.makeLogicsQueueError()
 		return
 	}
-	if s.cfg.BrokerRole == SLAVE {
+	if s.cfg.BrokerRole == Slave {
 		s.checkpoint.setPhysicMsgTimestamp(d.StoreTimestamp)
 	}
 	s.checkpoint.setLogicsMsgTimestamp(d.StoreTimestamp)

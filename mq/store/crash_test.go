@@ -51,7 +51,7 @@ func crashChild(dir string) {
 	w := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
 		r := s.PutMessage(newMsg("Crash", int32(i%3), "msg-"+strconv.Itoa(i), ""))
-		if r.PutMessageStatus != PUT_OK {
+		if r.PutMessageStatus != PutOK {
 			panic(r.PutMessageStatus.String())
 		}
 		fmt.Fprintf(w, "%d %d\n", i, r.AppendMessageResult.LogicsOffset)
@@ -94,7 +94,7 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	for i, qo := range acked {
 		g := s.GetMessage("g", "Crash", int32(i%3), qo, 1, nil)
-		require.Equal(t, FOUND, g.Status, "message %d", i)
+		require.Equal(t, Found, g.Status, "message %d", i)
 		m, err := decodeRecord(g.Messages[0])
 		require.NoError(t, err)
 		require.Equal(t, "msg-"+strconv.Itoa(i), string(m.Body))

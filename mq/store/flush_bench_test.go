@@ -74,7 +74,7 @@ func runSenders(b *testing.B, s *DefaultMessageStore, senders int) {
 				start := time.Now()
 				r := s.PutMessage(m)
 				lat[g] = append(lat[g], time.Since(start))
-				if r.PutMessageStatus != PUT_OK {
+				if r.PutMessageStatus != PutOK {
 					failed.Store(r.PutMessageStatus.String())
 					return
 				}
@@ -101,7 +101,7 @@ func BenchmarkSyncFlush(b *testing.B) {
 			dir := b.TempDir()
 			p50, p99 := fdatasyncLatency(b, dir, 300)
 			cfg := benchConfig(dir)
-			cfg.FlushDiskType = SYNC_FLUSH
+			cfg.FlushDiskType = SyncFlush
 			cfg.ManualServices = false
 			s := openStore(b, cfg, nil, nil)
 			runSenders(b, s, senders)

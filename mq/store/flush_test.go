@@ -19,7 +19,7 @@ import (
 // syncConfig is smallConfig with SYNC_FLUSH, 64 KiB CommitLog files and a clock the test moves.
 func syncConfig(dir string, clock *atomic.Int64) MessageStoreConfig {
 	cfg := smallConfig(dir)
-	cfg.FlushDiskType = SYNC_FLUSH
+	cfg.FlushDiskType = SyncFlush
 	cfg.MappedFileSizeCommitLog = 64 * 1024
 	clock.Store(exampleStore)
 	cfg.Clock = clock.Load
@@ -71,7 +71,7 @@ func TestGroupCommitServesAGroup(t *testing.T) {
 	require.Equal(t, int64(1), gc.GroupCommits(), "one doCommit for the group")
 	for _, ch := range chans {
 		r := <-ch
-		require.Equal(t, PUT_OK, r.PutMessageStatus)
+		require.Equal(t, PutOK, r.PutMessageStatus)
 		require.LessOrEqual(t, r.AppendMessageResult.WroteOffset+int64(r.AppendMessageResult.WroteBytes), s.FlushedWhere())
 	}
 	require.Equal(t, s.GetMaxPhyOffset(), s.FlushedWhere())
@@ -119,7 +119,7 @@ func TestSyncFlushWithoutWait(t *testing.T) {
 	m := newMsg("T", 0, "no wait", "")
 	m.Properties[primitive.PropertyWaitStoreMsgOK] = "false"
 	r := s.PutMessage(m)
-	require.Equal(t, PUT_OK, r.PutMessageStatus)
+	require.Equal(t, PutOK, r.PutMessageStatus)
 	require.Equal(t, 0, s.GroupCommitService().PendingRequests())
 	require.Equal(t, int64(0), s.FlushedWhere())
 	s.GroupCommitService().RunOnce()
@@ -157,7 +157,7 @@ func TestFlushDiskWatcherTimesOut(t *testing.T) {
 	clock.Add(1)
 	require.Equal(t, 1, w.RunOnce())
 	r := <-ch
-	require.Equal(t, FLUSH_DISK_TIMEOUT, r.PutMessageStatus)
+	require.Equal(t, FlushDiskTimeout, r.PutMessageStatus)
 	require.NotNil(t, r.AppendMessageResult)
 	require.Equal(t, int64(0), r.AppendMessageResult.WroteOffset)
 	s.GroupCommitService().RunOnce()
@@ -174,7 +174,7 @@ func TestFlushDiskWatcherTimesOut(t *testing.T) {
 // doCommit calls than puts (group commit). Java: GroupCommitService.
 func TestSyncFlushConcurrentPuts(t *testing.T) {
 	cfg := smallConfig(t.TempDir())
-	cfg.FlushDiskType = SYNC_FLUSH
+	cfg.FlushDiskType = SyncFlush
 	cfg.MappedFileSizeCommitLog = 64 * 1024
 	cfg.ManualServices = false
 	cfg.Clock = nil
@@ -186,7 +186,7 @@ func TestSyncFlushConcurrentPuts(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; i < 8; i++ {
 				r := s.PutMessage(newMsg("T", int32(g%4), strings.Repeat("x", 500), ""))
-				if r.PutMessageStatus != PUT_OK {
+				if r.PutMessageStatus != PutOK {
 					errs <- r.PutMessageStatus.String()
 					continue
 				}
@@ -212,7 +212,7 @@ func TestSyncFlushStalledDisk(t *testing.T) {
 	release := make(chan struct{})
 	var stalled atomic.Bool
 	cfg := smallConfig(t.TempDir())
-	cfg.FlushDiskType = SYNC_FLUSH
+	cfg.FlushDiskType = SyncFlush
 	cfg.ManualServices = false
 	cfg.Clock = nil
 	cfg.SyncFlushTimeout = 50 * time.Millisecond
@@ -229,7 +229,7 @@ func TestSyncFlushStalledDisk(t *testing.T) {
 	stalled.Store(true)
 	start := time.Now()
 	r := s.PutMessage(newMsg("T", 0, "stalled", ""))
-	require.Equal(t, FLUSH_DISK_TIMEOUT, r.PutMessageStatus)
+	require.Equal(t, FlushDiskTimeout, r.PutMessageStatus)
 	// deadlines are kept in whole milliseconds, so allow the truncation
 	require.GreaterOrEqual(t, time.Since(start), 49*time.Millisecond)
 	require.NotNil(t, r.AppendMessageResult, "the message is stored all the same")
@@ -245,7 +245,7 @@ func TestShutdownAnswersWaitingPuts(t *testing.T) {
 	ch := s.AsyncPutMessage(newMsg("T", 0, "late", ""))
 	pending(t, ch)
 	s.Shutdown()
-	require.Equal(t, PUT_OK, (<-ch).PutMessageStatus)
+	require.Equal(t, PutOK, (<-ch).PutMessageStatus)
 }
 
 // TestTransientStorePoolCommitThenFlush: with the pool, a put lands in the write buffer; no
@@ -379,7 +379,7 @@ func TestTransientStorePoolRestart(t *testing.T) {
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, int64(10), s2.GetMaxOffsetInQueue("T", 0))
 	g := s2.GetMessage("g", "T", 0, 9, 1, nil)
-	require.Equal(t, FOUND, g.Status)
+	require.Equal(t, Found, g.Status)
 	for _, f := range s2.commitLog.mfq.MappedFiles() {
 		require.False(t, f.UsesWriteBuffer())
 	}

@@ -58,7 +58,7 @@ func FuzzEncodeBatch(f *testing.F) {
 		m.Body = body
 		m.PropertiesString = envelope
 		n, st := e.encodeBatch(m, make([]byte, 8), make([]byte, 8))
-		if st != PUT_OK {
+		if st != PutOK {
 			return
 		}
 		var rr recordReader

@@ -44,7 +44,7 @@ func (r *GroupCommitRequest) wakeupCustomer(status PutMessageStatus) bool {
 		return false
 	}
 	res := r.result
-	if status != PUT_OK {
+	if status != PutOK {
 		res.PutMessageStatus = status
 	}
 	r.out <- res
@@ -224,9 +224,9 @@ func (g *GroupCommitService) doCommit() {
 			flushOK = mfq.flushedWhere.Load() >= req.nextOffset
 		}
 		if flushOK {
-			req.wakeupCustomer(PUT_OK)
+			req.wakeupCustomer(PutOK)
 		} else {
-			req.wakeupCustomer(FLUSH_DISK_TIMEOUT)
+			req.wakeupCustomer(FlushDiskTimeout)
 		}
 	}
 	s.updatePhysicTimestamp()
@@ -311,10 +311,10 @@ func (w *FlushDiskWatcher) check(r *GroupCommitRequest) (waiting, timedOut bool)
 	if w.s.monoNow() < r.deadline {
 		return true, false
 	}
-	timedOut = r.wakeupCustomer(FLUSH_DISK_TIMEOUT)
+	timedOut = r.wakeupCustomer(FlushDiskTimeout)
 	if timedOut && w.s.tracer.Enabled() {
 		w.s.tracer.Step("FlushDiskWatcher#run", slog.Int64("nextOffset", r.nextOffset),
-			slog.Int64("flushedWhere", w.s.commitLog.mfq.flushedWhere.Load()), slog.String("status", FLUSH_DISK_TIMEOUT.String()))
+			slog.Int64("flushedWhere", w.s.commitLog.mfq.flushedWhere.Load()), slog.String("status", FlushDiskTimeout.String()))
 	}
 	w.pop()
 	return false, timedOut

@@ -66,7 +66,7 @@ func newMsg(topic string, queueID int32, body string, tags string) *primitive.Me
 func put(t testing.TB, s *DefaultMessageStore, m *primitive.MessageExtBrokerInner) *AppendMessageResult {
 	t.Helper()
 	r := s.PutMessage(m)
-	require.Equal(t, PUT_OK, r.PutMessageStatus)
+	require.Equal(t, PutOK, r.PutMessageStatus)
 	require.NotNil(t, r.AppendMessageResult)
 	return r.AppendMessageResult
 }

@@ -299,7 +299,7 @@ func (m *MappedFile) appendMessagesInner(cb *defaultAppendMessageCallback, ctx a
 		}
 	}
 	if pos >= m.fileSize {
-		return AppendMessageResult{Status: APPEND_UNKNOWN_ERROR}
+		return AppendMessageResult{Status: AppendUnknownError}
 	}
 	r := cb.doAppend(m.fileFromOffset, m.appendTarget()[pos:], ctx)
 	m.wrotePosition.Store(int32(pos) + r.WroteBytes)

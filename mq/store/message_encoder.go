@@ -96,18 +96,18 @@ type messageExtEncoder struct {
 func (e *messageExtEncoder) encode(m *primitive.MessageExtBrokerInner, bornHost, storeHost []byte) PutMessageStatus {
 	propLen := len(m.PropertiesString)
 	if propLen > maxPropertiesLength {
-		return PROPERTIES_SIZE_EXCEEDED
+		return PropertiesSizeExceeded
 	}
 	topicLen := len(m.Topic)
 	if topicLen > maxTopicLength {
 		// Deviation: Java checks the topic in UTF-16 chars only and would wrap the length byte
 		// for a long non-ASCII topic; we refuse any topic over 127 bytes.
-		return MESSAGE_ILLEGAL
+		return MessageIllegal
 	}
 	bodyLen := len(m.Body)
 	msgLen := calMsgLength(m.SysFlag, bodyLen, topicLen, propLen)
 	if bodyLen > e.maxBodySize || msgLen > e.maxBodySize+recordReserve {
-		return MESSAGE_ILLEGAL
+		return MessageIllegal
 	}
 	b := e.buf[:0]
 	if cap(b) < msgLen {
@@ -135,7 +135,7 @@ func (e *messageExtEncoder) encode(m *primitive.MessageExtBrokerInner, bornHost,
 	b = be.AppendUint16(b, uint16(propLen)) // 17 PROPERTIES
 	b = append(b, m.PropertiesString...)
 	e.buf = b
-	return PUT_OK
+	return PutOK
 }
 
 // hostAddr is a record host field (4-byte IPv4 or 16-byte IPv6 address + 4-byte port) held

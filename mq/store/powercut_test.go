@@ -39,8 +39,8 @@ func powerCutConfig(dir, mode string) MessageStoreConfig {
 	cfg.Clock = nil
 	cfg.FlushIntervalConsumeQueue = 100 * time.Millisecond // the first pass writes the checkpoint
 	switch mode {
-	case SYNC_FLUSH:
-		cfg.FlushDiskType = SYNC_FLUSH
+	case SyncFlush:
+		cfg.FlushDiskType = SyncFlush
 	case modePool:
 		cfg.TransientStorePoolEnable = true
 		cfg.TransientStorePoolSize = 4
@@ -91,7 +91,7 @@ func powerCutChild(dir, mode string) {
 				m.Properties[propertyKeys] = key
 				m.PropertiesString += "\x02KEYS\x01" + key
 				r := s.PutMessage(m)
-				if r.PutMessageStatus != PUT_OK {
+				if r.PutMessageStatus != PutOK {
 					continue // e.g. the pool is short of buffers for a moment
 				}
 				a := r.AppendMessageResult
@@ -125,7 +125,7 @@ func TestPowerCut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}
-	for _, mode := range []string{SYNC_FLUSH, ASYNC_FLUSH, modePool} {
+	for _, mode := range []string{SyncFlush, AsyncFlush, modePool} {
 		t.Run(mode, func(t *testing.T) { powerCut(t, mode) })
 	}
 }
@@ -204,12 +204,12 @@ func powerCut(t *testing.T, mode string) {
 	lost := 0
 	for _, a := range acks {
 		if a.end > flushedEnd {
-			require.NotEqual(t, SYNC_FLUSH, mode, "%s: acknowledged under SYNC_FLUSH but not flushed", a.key)
+			require.NotEqual(t, SyncFlush, mode, "%s: acknowledged under SYNC_FLUSH but not flushed", a.key)
 			lost++
 			continue
 		}
 		g := s.GetMessage("g", "Cut", a.queueID, a.queueOffset, 1, nil)
-		require.Equal(t, FOUND, g.Status, "%s lost", a.key)
+		require.Equal(t, Found, g.Status, "%s lost", a.key)
 		if len(g.Messages[0]) == 0 {
 			o, sz, tc, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, a.queueOffset)
 			t.Fatalf("%+v: unit %d %d %d %v; min %d max %d", a, o, sz, tc, ok, s.GetMinOffsetInQueue("Cut", a.queueID), s.GetMaxOffsetInQueue("Cut", a.queueID))

@@ -128,7 +128,7 @@ func (r *ReputMessageService) doReput() {
 		s.tracer.Step("ReputMessageService#doReput", slog.Int64("reputFromOffset", r.reputFromOffset.Load()),
 			slog.Int64("commitLogMaxOffset", cl.getMaxOffset()))
 	}
-	notify := s.listener != nil && s.cfg.BrokerRole != SLAVE
+	notify := s.listener != nil && s.cfg.BrokerRole != Slave
 	for doNext := true; doNext && r.isCommitLogAvailable(); {
 		res, ok := cl.getData(r.reputFromOffset.Load())
 		if !ok {

@@ -8,17 +8,17 @@ import "strconv"
 type PutMessageStatus int
 
 const (
-	PUT_OK PutMessageStatus = iota
-	FLUSH_DISK_TIMEOUT
-	FLUSH_SLAVE_TIMEOUT
-	SLAVE_NOT_AVAILABLE
-	SERVICE_NOT_AVAILABLE
-	CREATE_MAPEDFILE_FAILED
-	MESSAGE_ILLEGAL
-	PROPERTIES_SIZE_EXCEEDED
-	OS_PAGECACHE_BUSY
-	UNKNOWN_ERROR
-	LMQ_CONSUME_QUEUE_NUM_EXCEEDED
+	PutOK PutMessageStatus = iota
+	FlushDiskTimeout
+	FlushSlaveTimeout
+	SlaveNotAvailable
+	ServiceNotAvailable
+	CreateMappedFileFailed
+	MessageIllegal
+	PropertiesSizeExceeded
+	OSPageCacheBusy
+	UnknownError
+	LMQConsumeQueueNumExceeded
 )
 
 var putMessageStatusNames = [...]string{
@@ -40,13 +40,13 @@ func (s PutMessageStatus) String() string {
 type AppendMessageStatus int
 
 const (
-	APPEND_PUT_OK AppendMessageStatus = iota
+	AppendPutOK AppendMessageStatus = iota
 	// END_OF_FILE: the record did not fit; a blank record was written and the caller must
 	// retry at the start of the next file.
-	END_OF_FILE
-	MESSAGE_SIZE_EXCEEDED
-	APPEND_PROPERTIES_SIZE_EXCEEDED
-	APPEND_UNKNOWN_ERROR
+	EndOfFile
+	MessageSizeExceeded
+	AppendPropertiesSizeExceeded
+	AppendUnknownError
 )
 
 var appendMessageStatusNames = [...]string{
@@ -81,7 +81,7 @@ type AppendMessageResult struct {
 }
 
 // IsOk reports Status == PUT_OK. Java: AppendMessageResult#isOk.
-func (r *AppendMessageResult) IsOk() bool { return r != nil && r.Status == APPEND_PUT_OK }
+func (r *AppendMessageResult) IsOk() bool { return r != nil && r.Status == AppendPutOK }
 
 // PutMessageResult is what a put returns. AppendMessageResult is nil when the message never
 // reached the CommitLog (store not writable, message illegal).
@@ -101,15 +101,15 @@ func (r PutMessageResult) IsOk() bool {
 type GetMessageStatus int
 
 const (
-	FOUND GetMessageStatus = iota
-	NO_MATCHED_MESSAGE
-	MESSAGE_WAS_REMOVING
-	OFFSET_FOUND_NULL
-	OFFSET_OVERFLOW_BADLY
-	OFFSET_OVERFLOW_ONE
-	OFFSET_TOO_SMALL
-	NO_MATCHED_LOGIC_QUEUE
-	NO_MESSAGE_IN_QUEUE
+	Found GetMessageStatus = iota
+	NoMatchedMessage
+	MessageWasRemoving
+	OffsetFoundNull
+	OffsetOverflowBadly
+	OffsetOverflowOne
+	OffsetTooSmall
+	NoMatchedLogicQueue
+	NoMessageInQueue
 )
 
 var getMessageStatusNames = [...]string{

@@ -423,7 +423,7 @@ func (s *DefaultMessageStore) Start() error {
 	if !s.cfg.ManualServices {
 		s.reput.start()
 		s.flushCQ.start()
-		if s.cfg.FlushDiskType == SYNC_FLUSH {
+		if s.cfg.FlushDiskType == SyncFlush {
 			s.groupCommit.start()
 			s.flushDiskWatcher.start()
 		} else {
@@ -545,19 +545,19 @@ func (s *DefaultMessageStore) putMessage(msg *primitive.MessageExtBrokerInner) (
 	if tracing {
 		s.tracer.Step("DefaultMessageStore#checkStoreStatus", slog.String("status", st.String()))
 	}
-	if st != PUT_OK {
+	if st != PutOK {
 		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	st = s.checkMessage(msg)
 	if tracing {
 		s.tracer.Step("DefaultMessageStore#checkMessage", slog.String("status", st.String()))
 	}
-	if st != PUT_OK {
+	if st != PutOK {
 		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	// LMQ (light message queues, INNER_MULTI_DISPATCH) is not supported: the check always passes.
 	if tracing {
-		s.tracer.Step("DefaultMessageStore#checkLmqMessage", slog.String("status", PUT_OK.String()))
+		s.tracer.Step("DefaultMessageStore#checkLmqMessage", slog.String("status", PutOK.String()))
 	}
 	return s.commitLog.asyncPutMessage(msg)
 }
@@ -569,27 +569,27 @@ func (s *DefaultMessageStore) putMessage(msg *primitive.MessageExtBrokerInner) (
 func (s *DefaultMessageStore) checkStoreStatus() PutMessageStatus {
 	switch {
 	case s.shutdown.Load():
-		return SERVICE_NOT_AVAILABLE
-	case s.cfg.BrokerRole == SLAVE:
-		return SERVICE_NOT_AVAILABLE
+		return ServiceNotAvailable
+	case s.cfg.BrokerRole == Slave:
+		return ServiceNotAvailable
 	case !s.isWriteable():
-		return SERVICE_NOT_AVAILABLE
+		return ServiceNotAvailable
 	case s.IsOSPageCacheBusy():
-		return OS_PAGECACHE_BUSY
+		return OSPageCacheBusy
 	}
-	return PUT_OK
+	return PutOK
 }
 
 // checkMessage: topic over 127 chars or properties over 32767 chars (UTF-16, as Java counts)
 // → MESSAGE_ILLEGAL. Java: DefaultMessageStore#checkMessage.
 func (s *DefaultMessageStore) checkMessage(msg *primitive.MessageExtBrokerInner) PutMessageStatus {
 	if len(msg.Topic) > maxTopicLength && utf16Len(msg.Topic) > maxTopicLength {
-		return MESSAGE_ILLEGAL
+		return MessageIllegal
 	}
 	if len(msg.PropertiesString) > maxPropertiesLength && utf16Len(msg.PropertiesString) > maxPropertiesLength {
-		return MESSAGE_ILLEGAL
+		return MessageIllegal
 	}
-	return PUT_OK
+	return PutOK
 }
 
 // IsOSPageCacheBusy: the put lock has been held longer than osPageCacheBusyTimeOutMills.
@@ -600,7 +600,7 @@ func (s *DefaultMessageStore) IsOSPageCacheBusy() bool {
 		return false
 	}
 	diff := s.now() - begin
-	return diff < 10000000 && diff > s.cfg.OsPageCacheBusyTimeOutMills.Milliseconds()
+	return diff < 10000000 && diff > s.cfg.OSPageCacheBusyTimeout.Milliseconds()
 }
 
 // LockTimeMills is how long (ms) the current put has held the put lock, 0 if free.
@@ -986,25 +986,25 @@ func (s *DefaultMessageStore) GetMessage(group, topic string, queueID int32, off
 		return nil
 	}
 	res := &GetMessageResult{}
-	status := NO_MESSAGE_IN_QUEUE
+	status := NoMessageInQueue
 	next := offset
 	var minOffset, maxOffset int64
 	maxOffsetPy := s.commitLog.getMaxOffset()
 	cq := s.ConsumeQueue(topic, queueID)
 	if cq == nil {
-		status = NO_MATCHED_LOGIC_QUEUE
+		status = NoMatchedLogicQueue
 		next = s.nextOffsetCorrection(offset, 0)
 	} else {
 		minOffset, maxOffset = cq.GetMinOffsetInQueue(), cq.GetMaxOffsetInQueue()
 		switch {
 		case maxOffset == 0:
-			status, next = NO_MESSAGE_IN_QUEUE, s.nextOffsetCorrection(offset, 0)
+			status, next = NoMessageInQueue, s.nextOffsetCorrection(offset, 0)
 		case offset < minOffset:
-			status, next = OFFSET_TOO_SMALL, s.nextOffsetCorrection(offset, minOffset)
+			status, next = OffsetTooSmall, s.nextOffsetCorrection(offset, minOffset)
 		case offset == maxOffset:
-			status, next = OFFSET_OVERFLOW_ONE, s.nextOffsetCorrection(offset, offset)
+			status, next = OffsetOverflowOne, s.nextOffsetCorrection(offset, offset)
 		case offset > maxOffset:
-			status, next = OFFSET_OVERFLOW_BADLY, s.nextOffsetCorrection(offset, maxOffset)
+			status, next = OffsetOverflowBadly, s.nextOffsetCorrection(offset, maxOffset)
 		default:
 			status, next = s.readMessages(res, cq, offset, maxMsgNums, filter, maxOffsetPy)
 		}
@@ -1023,10 +1023,10 @@ func (s *DefaultMessageStore) readMessages(res *GetMessageResult, cq *ConsumeQue
 	filter MessageFilter, maxOffsetPy int64) (GetMessageStatus, int64) {
 	buf, ok := cq.getIndexBuffer(offset)
 	if !ok {
-		return OFFSET_FOUND_NULL, s.nextOffsetCorrection(offset, cq.rollNextFile(offset))
+		return OffsetFoundNull, s.nextOffsetCorrection(offset, cq.rollNextFile(offset))
 	}
 	defer buf.Release()
-	status := NO_MATCHED_MESSAGE
+	status := NoMatchedMessage
 	clFilter, _ := filter.(CommitLogMessageFilter)
 	nextPhyFileStart := int64(math.MinInt64)
 	var maxPhyPulling int64
@@ -1046,14 +1046,14 @@ func (s *DefaultMessageStore) readMessages(res *GetMessageResult, cq *ConsumeQue
 		}
 		if filter != nil && !filter.IsMatchedByConsumeQueue(tagsCode) {
 			if len(body) == 0 {
-				status = NO_MATCHED_MESSAGE
+				status = NoMatchedMessage
 			}
 			continue
 		}
 		rec, ok := s.commitLog.getMessage(offsetPy, int(sizePy))
 		if !ok {
 			if len(body) == 0 {
-				status = MESSAGE_WAS_REMOVING
+				status = MessageWasRemoving
 			}
 			nextPhyFileStart = s.commitLog.rollNextFile(offsetPy)
 			continue
@@ -1061,7 +1061,7 @@ func (s *DefaultMessageStore) readMessages(res *GetMessageResult, cq *ConsumeQue
 		if clFilter != nil && !clFilter.IsMatchedByCommitLog(rec.Data) {
 			rec.Release()
 			if len(body) == 0 {
-				status = NO_MATCHED_MESSAGE
+				status = NoMatchedMessage
 			}
 			continue
 		}
@@ -1074,7 +1074,7 @@ func (s *DefaultMessageStore) readMessages(res *GetMessageResult, cq *ConsumeQue
 		rec.Release()
 		ends = append(ends, len(body))
 		res.MessageQueueOffsets = append(res.MessageQueueOffsets, offset+int64(i/ConsumeQueueUnitSize))
-		status = FOUND
+		status = Found
 		nextPhyFileStart = math.MinInt64
 	}
 	if len(ends) > 0 {
@@ -1113,7 +1113,7 @@ func (s *DefaultMessageStore) isTheBatchFull(sizePy, maxMsgNums, bufferTotal, me
 // nextOffsetCorrection: a slave (without offsetCheckInSlave) keeps the requested offset.
 // Java: DefaultMessageStore#nextOffsetCorrection.
 func (s *DefaultMessageStore) nextOffsetCorrection(oldOffset, newOffset int64) int64 {
-	if s.cfg.BrokerRole != SLAVE || s.cfg.OffsetCheckInSlave {
+	if s.cfg.BrokerRole != Slave || s.cfg.OffsetCheckInSlave {
 		return newOffset
 	}
 	return oldOffset

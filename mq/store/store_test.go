@@ -30,13 +30,13 @@ func TestGetMessageStatuses(t *testing.T) {
 		next, count   int64
 		minOff, maxOf int64
 	}{
-		{"found all", "T", 0, 32, FOUND, 3, 3, 0, 3},
-		{"found from 1", "T", 1, 32, FOUND, 3, 2, 0, 3},
-		{"maxMsgNums caps", "T", 0, 2, FOUND, 2, 2, 0, 3},
-		{"offset == max", "T", 3, 32, OFFSET_OVERFLOW_ONE, 3, 0, 0, 3},
-		{"offset > max", "T", 7, 32, OFFSET_OVERFLOW_BADLY, 3, 0, 0, 3},
-		{"empty queue", "Empty", 5, 32, NO_MESSAGE_IN_QUEUE, 0, 0, 0, 0},
-		{"unknown queue", "Nope", 5, 32, NO_MATCHED_LOGIC_QUEUE, 0, 0, 0, 0},
+		{"found all", "T", 0, 32, Found, 3, 3, 0, 3},
+		{"found from 1", "T", 1, 32, Found, 3, 2, 0, 3},
+		{"maxMsgNums caps", "T", 0, 2, Found, 2, 2, 0, 3},
+		{"offset == max", "T", 3, 32, OffsetOverflowOne, 3, 0, 0, 3},
+		{"offset > max", "T", 7, 32, OffsetOverflowBadly, 3, 0, 0, 3},
+		{"empty queue", "Empty", 5, 32, NoMessageInQueue, 0, 0, 0, 0},
+		{"unknown queue", "Nope", 5, 32, NoMatchedLogicQueue, 0, 0, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := s.GetMessage("g", tc.topic, 0, tc.offset, tc.max, nil)
@@ -64,18 +64,18 @@ func TestGetMessageFilter(t *testing.T) {
 	codeA, codeB := tagsString2TagsCode([]byte("A")), tagsString2TagsCode([]byte("B"))
 
 	g := s.GetMessage("g", "T", 0, 0, 32, tagFilter{codeB: true})
-	require.Equal(t, FOUND, g.Status)
+	require.Equal(t, Found, g.Status)
 	require.Equal(t, 1, g.MessageCount)
 	require.Equal(t, []int64{1}, g.MessageQueueOffsets)
 	require.Equal(t, int64(4), g.NextBeginOffset)
 
 	g = s.GetMessage("g", "T", 0, 0, 32, tagFilter{999: true})
-	require.Equal(t, NO_MATCHED_MESSAGE, g.Status)
+	require.Equal(t, NoMatchedMessage, g.Status)
 	require.Equal(t, int64(4), g.NextBeginOffset, "nextBeginOffset advances over filtered units")
 	require.Zero(t, g.MessageCount)
 
 	g = s.GetMessage("g", "T", 0, 1, 1, tagFilter{codeA: true})
-	require.Equal(t, FOUND, g.Status)
+	require.Equal(t, Found, g.Status)
 	require.Equal(t, []int64{2}, g.MessageQueueOffsets)
 	require.Equal(t, int64(3), g.NextBeginOffset, "stops after maxMsgNums")
 }
@@ -363,7 +363,7 @@ func TestCreateMappedFileFailed(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "commitlog")))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "commitlog"), nil, 0o644))
 	r := s.PutMessage(newMsg("T", 0, "a", ""))
-	require.Equal(t, CREATE_MAPEDFILE_FAILED, r.PutMessageStatus)
+	require.Equal(t, CreateMappedFileFailed, r.PutMessageStatus)
 	require.False(t, r.IsOk())
 }
 
@@ -464,17 +464,17 @@ func TestDeleteTopics(t *testing.T) {
 func TestPutAfterShutdown(t *testing.T) {
 	s := openStore(t, smallConfig(t.TempDir()), nil, nil)
 	s.Shutdown()
-	require.Equal(t, SERVICE_NOT_AVAILABLE, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
+	require.Equal(t, ServiceNotAvailable, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
 	r := <-s.AsyncPutMessage(newMsg("T", 0, "x", ""))
-	require.Equal(t, SERVICE_NOT_AVAILABLE, r.PutMessageStatus)
+	require.Equal(t, ServiceNotAvailable, r.PutMessageStatus)
 }
 
 // TestSlaveRefusesPuts and answers nextOffsetCorrection with the request offset.
 func TestSlaveRefusesPuts(t *testing.T) {
 	cfg := smallConfig(t.TempDir())
-	cfg.BrokerRole = SLAVE
+	cfg.BrokerRole = Slave
 	s := openStore(t, cfg, nil, nil)
-	require.Equal(t, SERVICE_NOT_AVAILABLE, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
+	require.Equal(t, ServiceNotAvailable, s.PutMessage(newMsg("T", 0, "x", "")).PutMessageStatus)
 	// a slave gets data by AppendToCommitLog
 	master := openStore(t, smallConfig(t.TempDir()), nil, nil)
 	put(t, master, newMsg("T", 0, "x", ""))
@@ -486,7 +486,7 @@ func TestSlaveRefusesPuts(t *testing.T) {
 	s.DoReput()
 	require.Equal(t, int64(1), s.GetMaxOffsetInQueue("T", 0))
 	g := s.GetMessage("g", "T", 0, 9, 32, nil)
-	require.Equal(t, OFFSET_OVERFLOW_BADLY, g.Status)
+	require.Equal(t, OffsetOverflowBadly, g.Status)
 	require.Equal(t, int64(9), g.NextBeginOffset, "slave keeps the request offset")
 }
 
@@ -510,6 +510,6 @@ func TestFillPreBlank(t *testing.T) {
 	}
 	require.Equal(t, unhex(t, "00000000000003e8 00000064 0000000000000007"), raw[100:120])
 	g := s.GetMessage("g", "T", 0, 3, 32, nil)
-	require.Equal(t, OFFSET_TOO_SMALL, g.Status)
+	require.Equal(t, OffsetTooSmall, g.Status)
 	require.Equal(t, int64(25), g.NextBeginOffset)
 }

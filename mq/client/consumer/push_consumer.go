@@ -481,5 +481,5 @@ func (c *DefaultMQPushConsumer) sendMessageBack(msg *primitive.MessageExt, delay
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return c.instance.MQClientAPIImpl().ConsumerSendMessageBack(ctx, addr, &h)
+	return c.instance.MQClientAPI().ConsumerSendMessageBack(ctx, addr, &h)
 }

@@ -64,7 +64,7 @@ func (r *rebalancePushImpl) ComputePullFromWhere(mq primitive.MessageQueue) int6
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), c.instance.Config().MQClientAPITimeout)
 		defer cancel()
-		v, err := c.instance.MQClientAPIImpl().SearchOffset(ctx, addr, mq, ts.UnixMilli())
+		v, err := c.instance.MQClientAPI().SearchOffset(ctx, addr, mq, ts.UnixMilli())
 		if err != nil {
 			return -1
 		}
@@ -94,7 +94,7 @@ func (r *rebalancePushImpl) maxOffset(mq primitive.MessageQueue) int64 {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.c.instance.Config().MQClientAPITimeout)
 	defer cancel()
-	v, err := r.c.instance.MQClientAPIImpl().GetMaxOffset(ctx, addr, mq)
+	v, err := r.c.instance.MQClientAPI().GetMaxOffset(ctx, addr, mq)
 	if err != nil {
 		r.c.log.Warn("get max offset failed", "mq", mq.String(), "err", err)
 		return -1

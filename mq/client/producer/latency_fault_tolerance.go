@@ -83,7 +83,7 @@ func compareFaultItems(a, b faultItemSnapshot) int {
 // sent to while the latency fault tolerance was on.
 // Mirrors org.apache.rocketmq.client.latency.LatencyFaultToleranceImpl. mu guards the table
 // (Java: a ConcurrentHashMap); items update themselves atomically.
-type LatencyFaultToleranceImpl struct {
+type LatencyFaultTolerance struct {
 	mu             sync.Mutex
 	table          map[string]*FaultItem
 	whichItemWorst *client.ThreadLocalIndex
@@ -93,14 +93,14 @@ type LatencyFaultToleranceImpl struct {
 
 // NewLatencyFaultToleranceImpl returns an empty table reading time (ms) from now, its
 // pickOneAtLeast index starting at seed.
-func NewLatencyFaultToleranceImpl(now func() int64, seed int32, tr *trace.Tracer) *LatencyFaultToleranceImpl {
-	return &LatencyFaultToleranceImpl{table: map[string]*FaultItem{}, whichItemWorst: client.NewThreadLocalIndex(seed), now: now, tr: tr}
+func NewLatencyFaultToleranceImpl(now func() int64, seed int32, tr *trace.Tracer) *LatencyFaultTolerance {
+	return &LatencyFaultTolerance{table: map[string]*FaultItem{}, whichItemWorst: client.NewThreadLocalIndex(seed), now: now, tr: tr}
 }
 
 // UpdateFaultItem records a send on name: its latency (ms), and that the broker is not to be
 // chosen for notAvailableDuration ms from now (startTimestamp = now + notAvailableDuration).
 // Java: LatencyFaultToleranceImpl#updateFaultItem.
-func (l *LatencyFaultToleranceImpl) UpdateFaultItem(name string, currentLatency, notAvailableDuration int64) {
+func (l *LatencyFaultTolerance) UpdateFaultItem(name string, currentLatency, notAvailableDuration int64) {
 	start := l.now() + notAvailableDuration
 	l.mu.Lock()
 	item := l.table[name]
@@ -120,7 +120,7 @@ func (l *LatencyFaultToleranceImpl) UpdateFaultItem(name string, currentLatency,
 
 // IsAvailable reports whether name may be chosen: true without a fault item, else the item's
 // answer. Java: LatencyFaultToleranceImpl#isAvailable.
-func (l *LatencyFaultToleranceImpl) IsAvailable(name string) bool {
+func (l *LatencyFaultTolerance) IsAvailable(name string) bool {
 	l.mu.Lock()
 	item := l.table[name]
 	l.mu.Unlock()
@@ -134,7 +134,7 @@ func (l *LatencyFaultToleranceImpl) IsAvailable(name string) bool {
 }
 
 // Remove drops name's fault item. Java: LatencyFaultToleranceImpl#remove.
-func (l *LatencyFaultToleranceImpl) Remove(name string) {
+func (l *LatencyFaultTolerance) Remove(name string) {
 	l.mu.Lock()
 	delete(l.table, name)
 	l.mu.Unlock()
@@ -144,7 +144,7 @@ func (l *LatencyFaultToleranceImpl) Remove(name string) {
 // FaultItem.CompareTo) and one of the better half is taken round-robin — the best one when
 // there are fewer than two items. "" when the table is empty.
 // Java: LatencyFaultToleranceImpl#pickOneAtLeast.
-func (l *LatencyFaultToleranceImpl) PickOneAtLeast() string {
+func (l *LatencyFaultTolerance) PickOneAtLeast() string {
 	now := l.now()
 	l.mu.Lock()
 	items := make([]faultItemSnapshot, 0, len(l.table))
@@ -169,7 +169,7 @@ func (l *LatencyFaultToleranceImpl) PickOneAtLeast() string {
 }
 
 // FaultItems returns the items, sorted by broker name (for tables and tests).
-func (l *LatencyFaultToleranceImpl) FaultItems() []*FaultItem {
+func (l *LatencyFaultTolerance) FaultItems() []*FaultItem {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]*FaultItem, 0, len(l.table))

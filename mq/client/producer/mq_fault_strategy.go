@@ -34,7 +34,7 @@ const isolationLatency = 30000
 // time of a 30 s latency; when every broker is marked, pickOneAtLeast names the least bad one.
 // Mirrors org.apache.rocketmq.client.latency.MQFaultStrategy.
 type MQFaultStrategy struct {
-	latencyFaultTolerance  *LatencyFaultToleranceImpl
+	latencyFaultTolerance  *LatencyFaultTolerance
 	sendLatencyFaultEnable atomic.Bool
 	latencyMax             []int64
 	notAvailableDuration   []int64
@@ -59,7 +59,7 @@ func NewMQFaultStrategy(latencyMax, notAvailableDuration []int64, now func() int
 }
 
 // LatencyFaultTolerance returns the fault table.
-func (s *MQFaultStrategy) LatencyFaultTolerance() *LatencyFaultToleranceImpl {
+func (s *MQFaultStrategy) LatencyFaultTolerance() *LatencyFaultTolerance {
 	return s.latencyFaultTolerance
 }
 

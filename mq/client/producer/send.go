@@ -78,7 +78,7 @@ func (p *DefaultMQProducer) sendDefaultImpl(ctx context.Context, o *outgoing, mo
 	beginFirst := p.now()
 	tp := p.tryToFindTopicPublishInfo(o.msg.Topic)
 	if !tp.OK() {
-		if len(p.instance.MQClientAPIImpl().NameServerAddressList()) == 0 {
+		if len(p.instance.MQClientAPI().NameServerAddressList()) == 0 {
 			return nil, fmt.Errorf("%w: %w", client.ErrNoRouteInfo, client.ErrNoNameServer)
 		}
 		return nil, fmt.Errorf("%w: %s", client.ErrNoRouteInfo, o.msg.Topic)
@@ -284,7 +284,7 @@ func (p *DefaultMQProducer) sendKernelImpl(ctx context.Context, o *outgoing, mq 
 		req.Producer = p
 		req.Instance = inst
 	}
-	res, err := inst.MQClientAPIImpl().SendMessage(ctx, req)
+	res, err := inst.MQClientAPI().SendMessage(ctx, req)
 	if mode != client.Async || err != nil {
 		after(res, err)
 	}

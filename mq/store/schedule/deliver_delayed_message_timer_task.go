@@ -114,7 +114,7 @@ func (s *ScheduleMessageService) deliverMessage(inner *primitive.MessageExtBroke
 			slog.Int("reconsumeTimes", int(inner.ReconsumeTimes)))
 	}
 	r := s.store.PutMessage(inner)
-	if r.PutMessageStatus != store.PUT_OK {
+	if r.PutMessageStatus != store.PutOK {
 		s.log.Warn("delayed message put failed, retried later", "delayLevel", level, "offset", offset,
 			"topic", inner.Topic, "msgId", msgID, "status", r.PutMessageStatus.String())
 		return false

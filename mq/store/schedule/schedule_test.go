@@ -85,7 +85,7 @@ func (e *env) putDelayed(topic string, queueID int32, level int, body, tags stri
 	m.Properties = props
 	m.PropertiesString = primitive.MarshalProperties(props)
 	r := e.store.PutMessage(m)
-	require.Equal(e.t, store.PUT_OK, r.PutMessageStatus)
+	require.Equal(e.t, store.PutOK, r.PutMessageStatus)
 	e.store.DoReput()
 }
 
@@ -324,7 +324,7 @@ func TestDeliverDiscardsHalfTopicAndBrokenMessages(t *testing.T) {
 	m.Properties = map[string]string{"REAL_TOPIC": "T", "REAL_QID": "x"}
 	m.PropertiesString = primitive.MarshalProperties(m.Properties)
 	m.TagsCode = t0 + 1000
-	require.Equal(t, store.PUT_OK, e.store.PutMessage(m).PutMessageStatus)
+	require.Equal(t, store.PutOK, e.store.PutMessage(m).PutMessageStatus)
 	e.putDelayed("T", 0, 1, "good", "")
 
 	e.clock.Store(t0 + 1000)
