@@ -33,6 +33,9 @@
 //	client_manage_processor.go        ClientManageProcessor: HEART_BEAT, UNREGISTER_CLIENT, CHECK_CLIENT_CONFIG
 //	consumer_manage_processor.go      ConsumerManageProcessor: consumer list, query/update offset
 //	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset (default processor)
+//	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE, VIEW_MESSAGE_BY_ID
+//	broker_fast_failure.go            BrokerFastFailure: SYSTEM_BUSY for requests queued too long
+//	util.go                           small helpers (a discarding logger)
 //
 // Request codes → processors → worker pools (as Java's registerProcessor):
 //

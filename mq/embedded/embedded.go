@@ -1,8 +1,3 @@
-// Package embedded starts a name server and brokers in one process, on loopback, for tests,
-// chapters and the default `go run ./mq/cmd/broker`.
-//
-// Java: none (RocketMQ's integration tests build the same thing from NamesrvController and
-// BrokerController by hand).
 package embedded
 
 import (

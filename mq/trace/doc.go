@@ -18,4 +18,18 @@
 // carry operating logs at the normal levels.
 //
 // Java: none; RocketMQ logs with logback. This package exists for the annotated text.
+//
+// # Files in reading order
+//
+//	trace.go     LevelStep, ComponentKey, Tracer (New, Enabled, Step, With)
+//	printer.go   Printer: the chapters' "[component] NN Label k=v ..." handler, one step counter
+//	             shared by every tracer that prints through it
+//	recorder.go  Recorder: keeps the step records of a run for tests (Labels, Steps, Tracer)
+//	gate.go      Gate (a handler that passes records only while open, so set-up and shutdown stay
+//	             out of a chapter's log) and SyncWriter (one output for printer and tables)
+//
+// Goroutines: none of its own; steps are logged on the goroutine where they happen. Locks: a
+// Printer's mutex (shared with the handlers derived from it) guards its counter and its writes;
+// Recorder.mu guards the kept records; SyncWriter.mu serializes writes; Gate's state is an
+// atomic.
 package trace

@@ -1,10 +1,3 @@
-// Command namesrv runs a RocketMQ name server alone (RocketMQ's mqnamesrv).
-//
-//	go run ./mq/cmd/namesrv            # listens on 9876
-//	go run ./mq/cmd/namesrv -c ns.conf # RocketMQ keys, e.g. listenPort=9877
-//	go run ./mq/cmd/namesrv -p         # print the effective config
-//
-// Operating logs go to stderr through log/slog at INFO. SIGINT or SIGTERM shuts it down.
 package main
 
 import (

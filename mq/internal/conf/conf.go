@@ -1,12 +1,3 @@
-// Package conf reads Java properties files into config structs and prints structs back in
-// properties syntax, by the `prop:"key"` tags the config structs carry (RocketMQ's keys).
-//
-// Java: org.apache.rocketmq.common.MixAll#properties2Object / #printObjectProperties, which the
-// RocketMQ startup classes use for `-c` and `-p`.
-//
-// Supported field kinds: string, bool, all int kinds, and time.Duration. A duration's unit is
-// given by the tag option: `prop:"flushIntervalCommitLog,ms"` (the default) or `,s`; the file
-// holds a plain number in that unit, as RocketMQ's files do.
 package conf
 
 import (

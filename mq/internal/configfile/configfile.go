@@ -1,10 +1,3 @@
-// Package configfile writes and reads the broker's JSON config files (config/topics.json,
-// consumerOffset.json, subscriptionGroup.json, ...) the way RocketMQ does: a new version is
-// written to `<file>.tmp`, the current file is kept as `<file>.bak`, then the temp file is
-// renamed over the file; a reader falls back to `.bak` when the file is missing or corrupt.
-//
-// Java: org.apache.rocketmq.common.ConfigManager (load, loadBak, persist) and
-// org.apache.rocketmq.common.MixAll#string2File.
 package configfile
 
 import (

@@ -9,6 +9,12 @@
 // The type invents no step labels: each service logs its own ("ReputMessageService#run") from
 // its loop body, and only when a pass did work.
 //
+// # Files
+//
+//	service.go  ServiceThread: New, Start(loop), RunEvery(initialDelay, interval, pass),
+//	            WaitForRunning, Wakeup, Stopped, StopChan, Shutdown
+//
 // Goroutines: one per started ServiceThread. Shutdown closes the stop channel and waits for the
-// goroutine to return; no goroutine outlives its owner.
+// goroutine to return; no goroutine outlives its owner. ServiceThread.mu guards
+// the started flag (Start is idempotent); stop is closed once (sync.Once).
 package service

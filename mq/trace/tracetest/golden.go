@@ -1,5 +1,3 @@
-// Package tracetest holds what every chapter's golden test needs: the step labels of a chapter
-// log, and the comparison of a run's output with its golden file.
 package tracetest
 
 import (

@@ -1,0 +1,25 @@
+// Command broker runs a RocketMQ broker (RocketMQ's mqbroker).
+//
+//	go run ./mq/cmd/broker                        # name server in-process on 9876, broker on 10911, store ~/store
+//	go run ./mq/cmd/broker -n "10.0.0.1:9876"     # register with these name servers instead (';'-separated)
+//	go run ./mq/cmd/broker -c conf/broker.conf    # RocketMQ keys: brokerName, listenPort, storePathRootDir, ...
+//	go run ./mq/cmd/broker -p                     # print the effective config
+//
+// With no name server given (-n, namesrvAddr in the -c file, or the NAMESRV_ADDR environment
+// variable) it starts a name server in the same process on port 9876, so one command gives a
+// working RocketMQ. Operating logs go to stderr through log/slog at the -c file's logLevel
+// (INFO by default).
+//
+// SIGINT or SIGTERM shuts down gracefully (BrokerController.Shutdown): unregister from the name
+// servers, stop accepting connections, answer every request already read, write
+// config/consumerOffset.json, topics.json and subscriptionGroup.json, flush and close the
+// store; then the in-process name server stops and the process exits 0.
+//
+// Java: org.apache.rocketmq.broker.BrokerStartup#main. The startup logic itself lives in
+// mq/broker (ParseCommandLine, StartWithConfig) so chapters and tests can run it; this command
+// only wires flags, signals and the optional in-process name server.
+//
+// # Files
+//
+//	main.go  main (signals) and run (parse, start, wait, shut down), which the tests call
+package main

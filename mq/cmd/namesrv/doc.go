@@ -1,0 +1,16 @@
+// Command namesrv runs a RocketMQ name server alone (RocketMQ's mqnamesrv).
+//
+//	go run ./mq/cmd/namesrv            # listens on 9876
+//	go run ./mq/cmd/namesrv -c ns.conf # RocketMQ keys, e.g. listenPort=9877
+//	go run ./mq/cmd/namesrv -p         # print the effective config
+//
+// Operating logs go to stderr through log/slog at the config's logLevel (INFO by default).
+// SIGINT or SIGTERM shuts it down.
+//
+// Java: org.apache.rocketmq.namesrv.NamesrvStartup#main. The startup logic lives in mq/namesrv
+// (Main); this command only sets up logging and waits for a signal.
+//
+// # Files
+//
+//	main.go  main: logger, namesrv.Main, the signal wait, Shutdown
+package main

@@ -1,0 +1,15 @@
+// Package embedded starts a name server and brokers in one process, on loopback, for tests,
+// chapters and the default `go run ./mq/cmd/broker`.
+//
+// Java: none (RocketMQ's integration tests build the same thing from NamesrvController and
+// BrokerController by hand).
+//
+// # Files
+//
+//	embedded.go  Config (how many brokers, where their stores live, listen addresses, a logger
+//	             and hooks that adjust each broker's configs), Start (the name server first,
+//	             then broker-a, broker-b, ... registered with it) and Cluster.Shutdown (the brokers,
+//	             newest first, then the name server)
+//
+// Goroutines: those of the servers it starts; Shutdown stops them all and waits for them.
+package embedded
