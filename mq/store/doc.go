@@ -202,25 +202,8 @@
 //
 // # Flush system call
 //
-// A flush is fdatasync of the file (useMsync selects msync(MS_SYNC) of the dirty range).
-// BenchmarkFlush, 16 KiB written through the mapping per flush, 2-core VM, two runs:
-// fdatasync 285–350 µs, msync 315–355 µs — equal within noise, so the simpler fdatasync is
-// the default.
+// A flush is fdatasync of the file (useMsync selects msync(MS_SYNC) of the dirty range); the
+// two measured equal within noise (BenchmarkFlush), so the simpler fdatasync is the default.
 //
-// # Figures (2-core VM, 1 KiB messages; bench_test.go keeps disk use bounded)
-//
-//	BenchmarkPutMessage (warm file)               ~320 ns/put, 2 allocs (result, offsetMsgId)
-//	BenchmarkCommitLogPutMessage (services on)    ~1.9 M msgs/s, ~2 GB/s, 2 allocs/put
-//	BenchmarkDoReput (ConsumeQueue only)          ~90 ns/record, 0 allocs
-//	BenchmarkBuildIndex (3 keys a record)         ~1.3 µs/record, ~450 ns/key, 0 allocs/record
-//	BenchmarkQueryMessage (32 hits)               ~13 µs
-//	BenchmarkRecovery1GiB (ROCKETMQ_GO_BENCH_1GIB=1, ~1 M records, page cache warm):
-//	                                              normal ~95 ms, abnormal ~150 ms
-//	BenchmarkSyncFlush (services on; put p50 / p99; three runs, this disk's tail is noisy)
-//	  raw 4 KiB pwrite + fdatasync, same disk     p50 120–190 µs, p99 0.2–4 ms
-//	  1 sender                                    7.7–8.9 k msgs/s, 105 µs / 0.2–0.6 ms, 1 put/fdatasync
-//	  8 senders                                   15–19 k msgs/s, 290 µs / 1–4 ms, ~4 puts/fdatasync
-//	  64 senders                                  66–100 k msgs/s, 500–650 µs / 1.3–5 ms, ~27 puts/fdatasync
-//	BenchmarkAsyncFlush (8 senders)               0.96–1.08 M msgs/s, 0.3 µs / 2–4 µs;
-//	  with the TransientStorePool                 0.6–1.0 M msgs/s, 0.3 µs / 2–4 µs
+// Benchmark figures: docs/benchmarks.md.
 package store

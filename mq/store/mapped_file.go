@@ -14,7 +14,7 @@ import (
 )
 
 // useMsync selects the flush system call: msync(MS_SYNC) of the dirty page range when true,
-// fdatasync of the file when false. BenchmarkFlush compares them (see doc.go).
+// fdatasync of the file when false. BenchmarkFlush compares them (docs/benchmarks.md).
 var useMsync = false
 
 // ErrFileSize is returned when an existing store file does not have the configured size.
