@@ -116,7 +116,8 @@ func TestNamedPathsExist(t *testing.T) {
 	}
 }
 
-// Every line of a ```log block in chNN-name.md is a line of ../chNN-name/testdata/chNN-name.golden
+// Every line of a ```log block in a chapter's text (chNN-*.md) is a line of its golden file,
+// ../chNN-name/testdata/chNN-name.golden
 // (step numbers aside, which shift whenever a step is added earlier in the run), so the text
 // quotes what the program prints.
 func TestQuotedLogLinesAreInTheGoldenFile(t *testing.T) {

@@ -60,9 +60,9 @@
 // serves every code but PULL_MESSAGE (Java's fastRemotingServer; with listenPort 0 both are
 // ephemeral). Both share the ClientHousekeepingService; each has its own worker pools.
 //
-// Config files under storePathRootDir/config/ (store-formats.md §7), in fastjson's dialect
-// (pretty-printed with tabs; consumerOffset.json's queue ids unquoted), each written atomically
-// with a .bak copy (internal/configfile) and read back with a .bak fallback:
+// Config files under storePathRootDir/config/ (docs/reference/store-formats.md §7), in
+// fastjson's dialect (pretty-printed with tabs; consumerOffset.json's queue ids unquoted), each
+// written atomically with a .bak copy (internal/configfile) and read back with a .bak fallback:
 //
 //	topics.json             {"dataVersion":{"counter","timestamp"},"topicConfigTable":{name:TopicConfig}}
 //	                        written on every change; loaded over the built-in topics

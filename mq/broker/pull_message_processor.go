@@ -119,7 +119,7 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	resp.Remark = r.Status.String()
 	rh.NextBeginOffset, rh.MinOffset, rh.MaxOffset = r.NextBeginOffset, r.MinOffset, r.MaxOffset
 	// slaveReadEnable is not built: a master always suggests itself. On a slave Java first sets
-	// PULL_RETRY_IMMEDIATELY, but the status mapping below overwrites it (protocol sheet §4.6).
+	// PULL_RETRY_IMMEDIATELY, but the status mapping below overwrites it (remoting-protocol.md §4.6).
 	rh.SuggestWhichBrokerID = masterID
 
 	switch r.Status {

@@ -22,10 +22,10 @@ func (tb *testBroker) createTopic(t *testing.T, topic string, n int32) {
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 }
 
-// TestPullStatusMapping pins PullMessageProcessor's status → code table (protocol sheet §4.6):
-// an empty queue at offset 0 and a pull at exactly the max offset are 19, the same empty queue
-// at a non-zero offset and a pull beyond the max are 21 (nextBeginOffset corrected), and every
-// answer carries nextBeginOffset, minOffset and maxOffset.
+// TestPullStatusMapping pins PullMessageProcessor's status → code table
+// (remoting-protocol.md §4.6): an empty queue at offset 0 and a pull at exactly the max offset
+// are 19, the same empty queue at a non-zero offset and a pull beyond the max are 21
+// (nextBeginOffset corrected), and every answer carries nextBeginOffset, minOffset and maxOffset.
 func TestPullStatusMapping(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	tb.createTopic(t, "PullTopic", 2)

@@ -56,7 +56,8 @@
 // # Wire formats written here
 //
 // A single message goes out as SEND_MESSAGE_V2 (310) with the single-letter header a…n
-// (remoting-protocol.md §4.3, §4.4), a batch as SEND_BATCH_MESSAGE (320) whose body repeats
+// (docs/reference/remoting-protocol.md §4.3, §4.4), a batch as SEND_BATCH_MESSAGE (320) whose
+// body repeats
 //
 //	TOTALSIZE 4 | MAGICCODE 4 (0) | BODYCRC 4 (0) | FLAG 4 | BODYLENGTH 4 | BODY n | PROPERTIESLENGTH 2 | PROPERTIES p
 //

@@ -20,5 +20,6 @@
 //     ROCKETMQ_GO_INTEROP_CHILD=broker) is stopped with SIGTERM and restarted on the same store;
 //     the group's offsets and the queues' offsets survive.
 //   - commitlog_test.go: CommitLog files written by the official client, read back with plain
-//     file reads and checked field by field against store-formats.md §2.1 and §2.3.
+//     file reads and checked field by field against docs/reference/store-formats.md §2.1
+//     and §2.3.
 package interop

@@ -83,7 +83,8 @@ func TestMessagePropertyHelpers(t *testing.T) {
 	require.Equal(t, "", m.Tags())
 }
 
-// TestPropertyNames pins the MessageConst strings that travel on the wire (§8).
+// TestPropertyNames pins the MessageConst strings that travel on the wire
+// (remoting-protocol.md §8).
 func TestPropertyNames(t *testing.T) {
 	pinned := map[string]string{
 		PropertyKeys: "KEYS", PropertyTags: "TAGS", PropertyWaitStoreMsgOK: "WAIT",

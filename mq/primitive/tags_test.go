@@ -27,7 +27,8 @@ func TestTagsString2TagsCode(t *testing.T) {
 	}
 }
 
-// TestCRC32 pins UtilAll#crc32: CRC-32 IEEE masked with 0x7FFFFFFF (store-formats.md §2.2).
+// TestCRC32 pins UtilAll#crc32: CRC-32 IEEE masked with 0x7FFFFFFF (store-formats.md §2.1), with
+// the value of the worked example of §2.2.
 func TestCRC32(t *testing.T) {
 	require.Equal(t, int32(0x77d18982), CRC32([]byte("Hello")))
 	require.Equal(t, int32(0), CRC32(nil))

@@ -34,8 +34,9 @@ func TestWireConstants(t *testing.T) {
 }
 
 // TestDecodeClientGoFrame decodes a request frame built byte by byte the way client-go's
-// RemotingCommand.WriteTo lays it out (§1.1): length, header-length word with type 0 in the
-// high byte, jsoniter header in struct order with remark "" and extFields present, body.
+// RemotingCommand.WriteTo lays it out (remoting-protocol.md §1.1): length, header-length word
+// with type 0 in the high byte, jsoniter header in struct order with remark "" and extFields
+// present, body.
 func TestDecodeClientGoFrame(t *testing.T) {
 	header := `{"code":10,"language":"GO","version":317,"opaque":1,"flag":0,"remark":"","extFields":{"topic":"T"}}`
 	require.Len(t, header, 99)
@@ -60,7 +61,8 @@ func TestDecodeClientGoFrame(t *testing.T) {
 }
 
 // TestEncodeResponseFixture pins our response bytes: Java 4.9.8's fields (language JAVA,
-// version 409, flag 1 = response), no remark and no extFields when empty, the frame layout of §1.1.
+// version 409, flag 1 = response), no remark and no extFields when empty, the frame layout of
+// remoting-protocol.md §1.1.
 func TestEncodeResponseFixture(t *testing.T) {
 	c := NewResponse(Success, "")
 	c.Opaque = 7
@@ -198,8 +200,9 @@ func TestDecodeFrameErrors(t *testing.T) {
 	}
 }
 
-// TestRocketMQBinaryHeader decodes a ROCKETMQ-type header built byte by byte (§1.6) and checks
-// that our encoder writes the same bytes. Java: RocketMQSerializable#rocketMQProtocolDecode.
+// TestRocketMQBinaryHeader decodes a ROCKETMQ-type header built byte by byte
+// (remoting-protocol.md §1.6) and checks that our encoder writes the same bytes.
+// Java: RocketMQSerializable#rocketMQProtocolDecode.
 func TestRocketMQBinaryHeader(t *testing.T) {
 	header := []byte{
 		0x00, 0x0a, // code 10

@@ -18,8 +18,8 @@ func TestTopicConfigDefaults(t *testing.T) {
 	require.Equal(t, "T 16 16 6 SINGLE_TAG", c.EncodeCompact())
 }
 
-// TestRegisterBrokerBodyJSON pins the uncompressed REGISTER_BROKER body (§5.1) byte for byte:
-// fastjson's alphabetical field order, filterServerList as [].
+// TestRegisterBrokerBodyJSON pins the uncompressed REGISTER_BROKER body (remoting-protocol.md
+// §5.1) byte for byte: fastjson's alphabetical field order, filterServerList as [].
 func TestRegisterBrokerBodyJSON(t *testing.T) {
 	b := &RegisterBrokerBody{TopicConfigSerializeWrapper: TopicConfigSerializeWrapper{
 		DataVersion: DataVersion{Counter: 3, Timestamp: 1700000000000},

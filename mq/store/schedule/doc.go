@@ -3,7 +3,8 @@
 // (queue L-1, real destination in REAL_TOPIC / REAL_QID, ConsumeQueue tagsCode = deliver
 // time), and once a message is due puts a copy into its real topic and queue. Consumer retries
 // take the same path: the broker's CONSUMER_SEND_MSG_BACK stores the retry message for
-// %RETRY%<group> with DELAY = 3 + reconsumeTimes (store-formats.md §11, remoting-protocol.md §9.3).
+// %RETRY%<group> with DELAY = 3 + reconsumeTimes (docs/reference/store-formats.md §11,
+// docs/reference/remoting-protocol.md §9.3).
 //
 // Java: org.apache.rocketmq.store.schedule (ScheduleMessageService, its
 // DeliverDelayedMessageTimerTask, DelayOffsetSerializeWrapper). Java's service lives inside
@@ -31,7 +32,7 @@
 // # config/delayOffset.json
 //
 // Level → next SCHEDULE_TOPIC_XXXX queue offset (ConsumeQueue units) still to deliver, written
-// by fastjson with the Integer keys unquoted (store-formats.md §7.4):
+// by fastjson with the Integer keys unquoted (docs/reference/store-formats.md §7.4):
 //
 //	{
 //		"offsetTable":{1:0,2:5
