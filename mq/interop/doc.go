@@ -22,4 +22,14 @@
 //   - commitlog_test.go: CommitLog files written by the official client, read back with plain
 //     file reads and checked field by field against docs/reference/store-formats.md §2.1
 //     and §2.3.
+//   - interop_namesrv_test.go: the official producer stops sending to a broker once the name
+//     server's expiry scan removed it (on the name server's hand-advanced clock).
+//   - interop_retry_test.go: the official consumer's retries through CONSUMER_SEND_MSG_BACK,
+//     SCHEDULE_TOPIC_XXXX and %RETRY%<group>, then the DLQ; the official producer's delay level.
+//   - interop_producer_test.go: what our producer (mq/client/producer) sends reaches the official
+//     push consumer intact, each message once.
+//   - interop_consumer_test.go: what the official producer sends reaches our push consumer
+//     (mq/client/consumer): tag filtering, compressed bodies, keys.
+//   - bench_test.go: BenchmarkOfficialClientProduceConsume, produce to consume end to end with
+//     the official client (figures: docs/benchmarks.md).
 package interop
