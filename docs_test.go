@@ -106,7 +106,7 @@ func citedDocuments(t *testing.T, files []string) map[string][]string {
 // directory must exist at that path, from the root ("docs/reference/store-formats.md") or from
 // the citing file's directory ("../tutorial/README.md"). A path that, read from the root, leaves
 // the repository and is not found from the citing file either is held to the bare-name rule
-// here: check-structure's "references to ../shared" target is what refuses such paths.
+// here: refusing paths that leave the repository is check-structure's business.
 func TestCitedDocumentsExist(t *testing.T) {
 	files := repoFiles(t)
 	names := map[string]bool{}
