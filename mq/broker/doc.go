@@ -83,6 +83,8 @@
 //     is created on demand.
 //   - PullRequestHoldService: CheckHoldRequest every 5 s (long polling) or shortPollingTimeMills.
 //   - ClientHousekeepingService: expiry scan of client channels every 10 s.
+//   - BrokerFastFailure: CleanExpiredRequest every 10 ms, first after 1 s, while
+//     brokerFastFailureEnable.
 //   - BrokerConfigPersistService: consumerOffset.json every flushConsumerOffsetInterval (first
 //     after min(10 s, interval)); retries a failed topics.json / subscriptionGroup.json write.
 //   - wake-up replays of held pulls and delayed send answers: one short-lived goroutine each,
@@ -101,8 +103,8 @@
 // from those two, no lock is held while calling another component.
 //
 // Not built yet (later issues): transactions
-// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, broker fast
-// failure, slave synchronization, OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that
+// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, slave
+// synchronization, OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that
 // would turn such a feature on (brokerRole=SLAVE, slaveReadEnable=true, aclEnable=true, ...)
 // are refused at start: notBuiltKeys in not_built_config.go is the one list.
 package broker
