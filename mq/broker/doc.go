@@ -7,6 +7,7 @@
 //	broker_startup.go                 BrokerStartup: flags (-n, -c, -p), CreateBrokerController, Start
 //	broker_config.go                  BrokerConfig (RocketMQ keys in `prop` tags), properties reader/printer
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
+//	options.go                        Option, WithClock: the broker's one clock (outside its configs)
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
 //	                                  servers, processors), start, registerBrokerAll, shutdown
 //	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect, ConfigManager

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -31,6 +32,12 @@ type testOption func(*BrokerConfig, *store.MessageStoreConfig)
 // cleanup.
 func startTestBroker(t testing.TB, tr *trace.Tracer, opts ...testOption) *testBroker {
 	t.Helper()
+	return startTestBrokerOn(t, nil, tr, opts...)
+}
+
+// startTestBrokerOn is startTestBroker with the broker's clock (nil: the system clock).
+func startTestBrokerOn(t testing.TB, clk clock.Clock, tr *trace.Tracer, opts ...testOption) *testBroker {
+	t.Helper()
 	cfg := DefaultBrokerConfig()
 	cfg.BrokerName = "broker-a"
 	cfg.ListenPort = 0
@@ -42,7 +49,7 @@ func startTestBroker(t testing.TB, tr *trace.Tracer, opts ...testOption) *testBr
 	for _, o := range opts {
 		o(&cfg, &storeCfg)
 	}
-	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, tr)
+	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, tr, WithClock(clk))
 	require.NoError(t, err)
 	_, err = Start(b)
 	require.NoError(t, err)

@@ -7,8 +7,8 @@ import (
 	"maps"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -67,18 +67,22 @@ type SubscriptionGroupManager struct {
 	// file persists the table (path, write serialization, retry flag).
 	file configFile
 
+	clock       clock.Clock // DataVersion timestamps
 	mu          sync.RWMutex
 	table       map[string]SubscriptionGroupConfig
 	dataVersion protocol.DataVersion
 }
 
-// NewSubscriptionGroupManager creates the table with Java's built-in groups.
-func NewSubscriptionGroupManager(cfg *BrokerConfig, log *slog.Logger) *SubscriptionGroupManager {
+// NewSubscriptionGroupManager creates the table with Java's built-in groups; clk (nil: the
+// system clock) stamps the DataVersion.
+func NewSubscriptionGroupManager(cfg *BrokerConfig, log *slog.Logger, clk clock.Clock) *SubscriptionGroupManager {
+	clk = clock.Or(clk)
 	m := &SubscriptionGroupManager{
+		clock:       clk,
 		cfg:         cfg,
 		log:         orDiscard(log),
 		table:       map[string]SubscriptionGroupConfig{},
-		dataVersion: protocol.DataVersion{Timestamp: time.Now().UnixMilli()},
+		dataVersion: protocol.DataVersion{Timestamp: clock.Millis(clk)},
 	}
 	for _, g := range []string{"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP",
 		"CID_ONS-HTTP-PROXY", "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER"} {
@@ -107,7 +111,7 @@ func (m *SubscriptionGroupManager) FindSubscriptionGroupConfig(group string) *Su
 	}
 	c = NewSubscriptionGroupConfig(group)
 	m.table[group] = c
-	m.dataVersion.NextVersion(time.Now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.log.Info("auto create a subscription group", "group", group)
 	m.persistChange()
@@ -120,7 +124,7 @@ func (m *SubscriptionGroupManager) UpdateSubscriptionGroupConfig(c SubscriptionG
 	m.mu.Lock()
 	old, existed := m.table[c.GroupName]
 	m.table[c.GroupName] = c
-	m.dataVersion.NextVersion(time.Now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	if existed {
 		m.log.Info("update subscription group config", "old", old, "new", c)

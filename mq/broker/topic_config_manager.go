@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
-	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -38,7 +38,7 @@ type TopicConfigManager struct {
 	mu          sync.RWMutex
 	table       map[string]protocol.TopicConfig
 	dataVersion protocol.DataVersion
-	now         func() time.Time
+	clock       clock.Clock // DataVersion timestamps
 
 	// systemTopics are the built-ins (Java: TopicValidator.addSystemTopic).
 	systemTopics map[string]bool
@@ -53,14 +53,16 @@ type TopicConfigManager struct {
 // BenchmarkTest (1024), the cluster-name topic (16; perm 7 with clusterTopicEnable, else 1),
 // the broker-name topic (1; perm 7 with brokerTopicEnable, else 1), OFFSET_MOVED_EVENT (1),
 // SCHEDULE_TOPIC_XXXX (18), the trace topic (1; only with traceTopicEnable) and
-// <cluster>_REPLY_TOPIC (1). Java: TopicConfigManager(BrokerController).
-func NewTopicConfigManager(cfg *BrokerConfig, log *slog.Logger) *TopicConfigManager {
+// <cluster>_REPLY_TOPIC (1). clk (nil: the system clock) stamps the DataVersion.
+// Java: TopicConfigManager(BrokerController).
+func NewTopicConfigManager(cfg *BrokerConfig, log *slog.Logger, clk clock.Clock) *TopicConfigManager {
+	clk = clock.Or(clk)
 	m := &TopicConfigManager{
 		cfg:          cfg,
 		log:          orDiscard(log),
 		table:        map[string]protocol.TopicConfig{},
-		dataVersion:  protocol.DataVersion{Timestamp: time.Now().UnixMilli()},
-		now:          time.Now,
+		dataVersion:  protocol.DataVersion{Timestamp: clock.Millis(clk)},
+		clock:        clk,
 		systemTopics: map[string]bool{},
 	}
 	add := func(topic string, queues int32, perm int32) {
@@ -160,7 +162,7 @@ func (m *TopicConfigManager) CreateTopicInSendMessageMethod(topic, defaultTopic,
 	tc.TopicSysFlag = topicSysFlag
 	tc.TopicFilterType = tmpl.TopicFilterType
 	m.table[topic] = tc
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	m.log.Info("create new topic by default topic", "topic", topic, "defaultTopic", defaultTopic,
@@ -188,7 +190,7 @@ func (m *TopicConfigManager) CreateTopicInSendMessageBackMethod(topic string, cl
 	tc.Perm = perm
 	tc.TopicSysFlag = topicSysFlag
 	m.table[topic] = tc
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	m.log.Info("create new topic", "topic", topic, "queueNums", clientDefaultTopicQueueNums, "perm", perm)
@@ -205,7 +207,7 @@ func (m *TopicConfigManager) UpdateTopicConfig(tc protocol.TopicConfig) {
 	m.mu.Lock()
 	old, existed := m.table[tc.TopicName]
 	m.table[tc.TopicName] = tc
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	if existed {
@@ -224,7 +226,7 @@ func (m *TopicConfigManager) DeleteTopicConfig(topic string) {
 		return
 	}
 	delete(m.table, topic)
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	m.log.Info("delete topic config OK", "topic", topic)
