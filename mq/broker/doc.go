@@ -34,12 +34,17 @@
 //	client_manage_processor.go        ClientManageProcessor: HEART_BEAT, UNREGISTER_CLIENT, CHECK_CLIENT_CONFIG
 //	consumer_manage_processor.go      ConsumerManageProcessor: consumer list, query/update offset
 //	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset (default processor)
+//	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
+//	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
+//	                                  queued too long or while the page cache is busy
+//	util.go                           orDiscard: the silent default logger
 //
 // Request codes → processors → worker pools (as Java's registerProcessor):
 //
 //	10, 310, 320, 36     SendMessageProcessor      sendMessageThreadPoolNums (1)
 //	45                   getAllDelayOffset         1 worker (Java: the admin processor's pool)
 //	11                   PullMessageProcessor      pullMessageThreadPoolNums (16 + 2·cores)
+//	12, 33               QueryMessageProcessor     queryMessageThreadPoolNums (8 + cores)
 //	34                   ClientManageProcessor     heartbeatThreadPoolNums (min(32, cores))
 //	35, 46               ClientManageProcessor     clientManageThreadPoolNums (32)
 //	14, 15, 38           ConsumerManageProcessor   consumerManageThreadPoolNums (32)
@@ -83,11 +88,19 @@
 //   - ClientHousekeepingService: expiry scan of client channels every 10 s.
 //   - BrokerConfigPersistService: consumerOffset.json every flushConsumerOffsetInterval (first
 //     after min(10 s, interval)); retries a failed topics.json / subscriptionGroup.json write.
+//   - BrokerFastFailure: every 10 ms (first after 1 s) with brokerFastFailureEnable, answers
+//     queued sends, pulls and heartbeats that waited too long (or sends while the page cache
+//     is busy) SYSTEM_BUSY.
 //   - wake-up replays of held pulls and delayed send answers: one short-lived goroutine each,
 //     counted by a WaitGroup in their processor.
 //   - the ScheduleMessageService's two (delivery every 100 ms, delayOffset.json persist);
 //     started on a master after the store, stopped before it.
 //   - the remoting server's and the store's own goroutines.
+//
+// Time: the broker has one clock (WithClock, default the system clock; not a BrokerConfig key).
+// It stamps the DataVersions, client channel refreshes and their expiry, held pulls and their
+// deadlines, and the requests its worker pools queue (whose age fast failure reads). The
+// remoting servers and the name-server client keep the system clock (connection idleness).
 //
 // Locks: TopicConfigManager.mu (table + DataVersion), SubscriptionGroupManager.mu,
 // ConsumerOffsetManager.mu, each manager's configFile.mu (one file write at a time; taken
@@ -99,8 +112,8 @@
 // from those two, no lock is held while calling another component.
 //
 // Not built yet (later issues): transactions
-// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, broker fast
-// failure, slave synchronization, OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that
+// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, slave
+// synchronization, OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that
 // would turn such a feature on (brokerRole=SLAVE, slaveReadEnable=true, aclEnable=true, ...)
 // are refused at start: notBuiltKeys in not_built_config.go is the one list.
 package broker

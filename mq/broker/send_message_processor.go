@@ -22,6 +22,12 @@ const versionV349 = 121
 // Mirrors org.apache.rocketmq.broker.processor.SendMessageProcessor (with the checks of its
 // parent AbstractSendMessageProcessor).
 //
+// A send runs one straight path: decode the header; preSend (msgCheck, which looks the topic's
+// config up once, and the queue pick) either refuses it with a verdict (code + remark) or names
+// its target; newInner builds the message; the single path adds its own checks (retry → DLQ,
+// half messages); the store puts it; handlePutMessageResult maps the status to the answer.
+// Every answer after the header carries MSG_REGION and TRACE_ON (newSendResponse).
+//
 // The store answers a put on a channel; when it is not ready at once, a goroutine (counted in
 // wg) waits and writes the response later with the request's opaque — the role Java's
 // putMessageFutureExecutor plays — so the send worker is free for the next request.
