@@ -149,9 +149,12 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 		storeCfg:        storeCfg,
 		tr:              tr,
 		log:             orDiscard(tr.Logger()),
-		clock:           buildOptions(opts).clock,
+		clock:           clock.System{},
 		registerService: service.New("BrokerRegisterService"),
 		persistService:  service.New("BrokerConfigPersistService"),
+	}
+	for _, o := range opts {
+		o(b)
 	}
 	c := &b.cfg
 	b.topicConfigManager = NewTopicConfigManager(c, b.log, b.clock)

@@ -23,9 +23,9 @@ const versionV349 = 121
 // parent AbstractSendMessageProcessor).
 //
 // A send runs one straight path: decode the header; preSend (msgCheck, which looks the topic's
-// config up once, and the queue pick) either refuses it with a verdict (code + remark) or names
-// its target; newInner builds the message; the single path adds its own checks (retry → DLQ,
-// half messages); the store puts it; handlePutMessageResult maps the status to the answer.
+// config up once, the queue pick, newInner) either refuses it with a verdict (code + remark) or
+// returns the message to store; the single path adds its own checks (retry → DLQ, half
+// messages); the store puts it; handlePutMessageResult maps the status to the answer.
 // Every answer after the header carries MSG_REGION and TRACE_ON (newSendResponse).
 //
 // The store answers a put on a channel; when it is not ready at once, a goroutine (counted in
@@ -95,13 +95,6 @@ func refuse(code int32, remark string) verdict { return verdict{code: code, rema
 
 func (v verdict) ok() bool { return v.code == protocol.Success }
 
-// sendTarget is what the checks found for a send: the topic's config (looked up once per send)
-// and the queue the message goes to.
-type sendTarget struct {
-	tc      *protocol.TopicConfig
-	queueID int32
-}
-
 // newSendResponse is the shell of every answer to a send that passed header decoding: a
 // response carrying MSG_REGION and TRACE_ON. Java: SendMessageProcessor#preSend.
 func (p *SendMessageProcessor) newSendResponse() *remoting.RemotingCommand {
@@ -117,15 +110,21 @@ func (v verdict) answer(resp *remoting.RemotingCommand) *remoting.RemotingComman
 	return resp
 }
 
-// preSend runs the checks single and batch sends share: msgCheck, then the queue pick.
-// Java: SendMessageProcessor#preSend plus the queue choice both send paths repeat.
-func (p *SendMessageProcessor) preSend(ch *remoting.Channel, h *protocol.SendMessageRequestHeader) (sendTarget, verdict) {
+// preSend runs what single and batch sends share: msgCheck (one topic-config lookup), the
+// queue pick, and newInner. It returns the message to store and the queue the answer names, or
+// the verdict that refuses the send. Java: SendMessageProcessor#preSend plus the queue choice
+// and message building both send paths repeat.
+func (p *SendMessageProcessor) preSend(ch *remoting.Channel, req *remoting.RemotingCommand,
+	h *protocol.SendMessageRequestHeader) (*primitive.MessageExtBrokerInner, int32, verdict) {
 	tc, v := p.msgCheck(ch, h)
 	if !v.ok() {
-		return sendTarget{}, v
+		return nil, 0, v
 	}
 	queueID, v := pickQueue(h, tc)
-	return sendTarget{tc: tc, queueID: queueID}, v
+	if !v.ok() {
+		return nil, 0, v
+	}
+	return p.newInner(h, req.Body, tc, queueID), queueID, passed
 }
 
 // msgCheck checks the target: broker writable for order topics (16), topic name valid (1),
@@ -184,14 +183,15 @@ func pickQueue(h *protocol.SendMessageRequestHeader, tc *protocol.TopicConfig) (
 	return rand.Int32N(tc.WriteQueueNums), passed
 }
 
-// newInner builds the message both send paths store, from the header, the body and the checked
-// target: topic, queue, body, flag, born timestamp, reconsume times, the request's properties
-// (an empty map when none) with CLUSTER added, and sysFlag with MULTI_TAGS for MULTI_TAG topics.
-// Hosts are set by setHosts, after the path's own checks.
-func (p *SendMessageProcessor) newInner(h *protocol.SendMessageRequestHeader, body []byte, t sendTarget) *primitive.MessageExtBrokerInner {
+// newInner builds the message both send paths store, from the header, the body, the topic's
+// config and the picked queue: topic, queue, body, flag, born timestamp, reconsume times, the
+// request's properties (an empty map when none) with CLUSTER added, and sysFlag with MULTI_TAGS
+// for MULTI_TAG topics. Hosts are set by setHosts, after the path's own checks.
+func (p *SendMessageProcessor) newInner(h *protocol.SendMessageRequestHeader, body []byte, tc *protocol.TopicConfig,
+	queueID int32) *primitive.MessageExtBrokerInner {
 	msg := &primitive.MessageExtBrokerInner{}
 	msg.Topic = h.Topic
-	msg.QueueID = t.queueID
+	msg.QueueID = queueID
 	msg.Body = body
 	msg.Flag = h.Flag
 	msg.BornTimestamp = h.BornTimestamp
@@ -203,7 +203,7 @@ func (p *SendMessageProcessor) newInner(h *protocol.SendMessageRequestHeader, bo
 	props[primitive.PropertyCluster] = p.b.cfg.BrokerClusterName
 	msg.Properties = props
 	msg.SysFlag = h.SysFlag
-	if t.tc.TopicFilterType == protocol.MultiTag {
+	if tc.TopicFilterType == protocol.MultiTag {
 		msg.SysFlag |= primitive.MultiTagsFlag
 	}
 	return msg
@@ -215,11 +215,10 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
 	b := p.b
 	resp := p.newSendResponse()
-	target, v := p.preSend(ch, h)
+	msg, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
 		return v.answer(resp), nil
 	}
-	msg := p.newInner(h, req.Body, target)
 	if v := p.handleRetryAndDLQ(h, req, msg); !v.ok() {
 		return v.answer(resp), nil
 	}
@@ -248,7 +247,7 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 		tr.Step("SendMessageProcessor#asyncSendMessage", slog.String("topic", msg.Topic),
 			slog.Int("queueId", int(msg.QueueID)), slog.Int("bodyLen", len(msg.Body)))
 	}
-	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), target.queueID)
+	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), queueID)
 }
 
 // asyncSendBatchMessage stores a batch: the body is the client's batch encoding
@@ -261,22 +260,20 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 // validateTopic has refused such a topic already, so that branch is never taken, in Java either.
 func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
-	b := p.b
 	resp := p.newSendResponse()
-	target, v := p.preSend(ch, h)
+	batch, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
 		return v.answer(resp), nil
 	}
-	batch := p.newInner(h, req.Body, target)
 	batch.PropertiesString = primitive.MarshalProperties(batch.Properties)
 	if err := p.setHosts(ch, batch); err != nil {
 		return refuse(protocol.SystemError, err.Error()).answer(resp), nil
 	}
-	if tr := b.tr; tr.Enabled() {
+	if tr := p.b.tr; tr.Enabled() {
 		tr.Step("SendMessageProcessor#asyncSendBatchMessage", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLen", len(batch.Body)))
 	}
-	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessages(batch), target.queueID)
+	return p.awaitPut(ch, req, resp, p.b.store.AsyncPutMessages(batch), queueID)
 }
 
 // handleRetryAndDLQ sends a message for %RETRY%<group> whose reconsumeTimes reached the

@@ -29,7 +29,11 @@ type NamesrvController struct {
 // NewNamesrvController builds a controller; nothing runs until Initialize and Start. opts may
 // set its clock (WithClock).
 func NewNamesrvController(cfg NamesrvConfig, serverCfg remoting.ServerConfig, tr *trace.Tracer, opts ...Option) *NamesrvController {
-	return &NamesrvController{NamesrvConfig: cfg, ServerConfig: serverCfg, tr: tr, clock: buildOptions(opts).clock}
+	c := &NamesrvController{NamesrvConfig: cfg, ServerConfig: serverCfg, tr: tr, clock: clock.System{}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // Initialize loads the KV config from KvConfigPath, creates the route tables, the remoting
