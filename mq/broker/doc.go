@@ -11,7 +11,7 @@
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
 //	                                  servers, processors), start, registerBrokerAll, shutdown
 //	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect, ConfigManager
-//	                                  load/persist (over internal/configfile)
+//	                                  load/decode/persist (over internal/configfile)
 //	broker_outer_api.go               BrokerOuterAPI: REGISTER_BROKER / UNREGISTER_BROKER to the name servers
 //	topic_config_manager.go           TopicConfigManager: built-in topics, auto-create, DataVersion
 //	topic_validator.go                TopicValidator: topic name rules

@@ -163,6 +163,10 @@ type subscriptionGroupsFile struct {
 	SubscriptionGroupTable map[string]json.RawMessage `json:"subscriptionGroupTable"`
 }
 
+func (f *subscriptionGroupsFile) entries() map[string]json.RawMessage {
+	return f.SubscriptionGroupTable
+}
+
 // Encode returns subscriptionGroup.json's content: {"dataVersion":{...},
 // "subscriptionGroupTable":{group: SubscriptionGroupConfig}}, fastjson's pretty form (tabs,
 // fields and groups in alphabetical order). Java: SubscriptionGroupManager#encode(true).
@@ -186,34 +190,21 @@ func (m *SubscriptionGroupManager) Encode() ([]byte, error) {
 // name when groupName is missing; a null entry is skipped. Nothing changes when an error is
 // returned. Java: SubscriptionGroupManager#decode (putAll, assignNewOne).
 func (m *SubscriptionGroupManager) Decode(data []byte) error {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return err
-	}
 	var f subscriptionGroupsFile
-	if err := json.Unmarshal(std, &f); err != nil {
-		return err
-	}
-	loaded := make(map[string]SubscriptionGroupConfig, len(f.SubscriptionGroupTable))
-	for name, raw := range f.SubscriptionGroupTable {
-		if string(raw) == "null" {
-			continue
-		}
+	loaded, err := decodeTable(data, &f, func(name string, raw json.RawMessage) (SubscriptionGroupConfig, error) {
 		c := NewSubscriptionGroupConfig(name)
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("group %q: %w", name, err)
+			return c, fmt.Errorf("group %q: %w", name, err)
 		}
 		if c.GroupName == "" {
 			c.GroupName = name
 		}
-		loaded[name] = c
+		return c, nil
+	})
+	if err != nil {
+		return err
 	}
-	m.mu.Lock()
-	maps.Copy(m.table, loaded)
-	if f.DataVersion != nil {
-		m.dataVersion = *f.DataVersion
-	}
-	m.mu.Unlock()
+	mergeTable(&m.mu, m.table, loaded, &m.dataVersion, f.DataVersion)
 	return nil
 }
 
@@ -226,17 +217,9 @@ func (m *SubscriptionGroupManager) Load() (string, error) { return m.file.load(m
 func (m *SubscriptionGroupManager) Persist() error { return m.file.store(m.Encode) }
 
 // PersistIfDirty retries a write that failed (a no-op otherwise).
-func (m *SubscriptionGroupManager) PersistIfDirty() error {
-	if !m.file.dirty.Load() {
-		return nil
-	}
-	return m.Persist()
-}
+func (m *SubscriptionGroupManager) PersistIfDirty() error { return m.file.retry(m.Persist) }
 
-// persistChange persists after a change; a failure is logged and retried by the broker's
-// periodic persist pass.
+// persistChange persists after a change (see configFile.persistLogged).
 func (m *SubscriptionGroupManager) persistChange() {
-	if err := m.Persist(); err != nil {
-		m.log.Error("persist subscription group config failed", "err", err)
-	}
+	m.file.persistLogged(m.Persist, m.log, "subscription group config")
 }

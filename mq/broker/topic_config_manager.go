@@ -284,28 +284,19 @@ type topicsFile struct {
 	TopicConfigTable map[string]json.RawMessage `json:"topicConfigTable"`
 }
 
+func (f *topicsFile) entries() map[string]json.RawMessage { return f.TopicConfigTable }
+
 // Decode reads topics.json's content (fastjson's unquoted numeric keys and unknown fields
 // accepted) and puts its topics over the table, adopting the file's DataVersion. A topic
 // takes the TopicConfig defaults for fields the file leaves out and the map key as its name
 // when topicName is missing; a null entry is skipped. Nothing changes when an error is
 // returned. Java: TopicConfigManager#decode (putAll over the built-ins, assignNewOne).
 func (m *TopicConfigManager) Decode(data []byte) error {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return err
-	}
 	var f topicsFile
-	if err := json.Unmarshal(std, &f); err != nil {
-		return err
-	}
-	loaded := make(map[string]protocol.TopicConfig, len(f.TopicConfigTable))
-	for name, raw := range f.TopicConfigTable {
-		if string(raw) == "null" {
-			continue
-		}
+	loaded, err := decodeTable(data, &f, func(name string, raw json.RawMessage) (protocol.TopicConfig, error) {
 		tc := *protocol.NewTopicConfig(name)
 		if err := json.Unmarshal(raw, &tc); err != nil {
-			return fmt.Errorf("topic %q: %w", name, err)
+			return tc, fmt.Errorf("topic %q: %w", name, err)
 		}
 		if tc.TopicName == "" {
 			tc.TopicName = name
@@ -315,16 +306,14 @@ func (m *TopicConfigManager) Decode(data []byte) error {
 			tc.TopicFilterType = protocol.SingleTag
 		case protocol.SingleTag, protocol.MultiTag:
 		default:
-			return fmt.Errorf("topic %q: unknown topicFilterType %q", name, tc.TopicFilterType)
+			return tc, fmt.Errorf("topic %q: unknown topicFilterType %q", name, tc.TopicFilterType)
 		}
-		loaded[name] = tc
+		return tc, nil
+	})
+	if err != nil {
+		return err
 	}
-	m.mu.Lock()
-	maps.Copy(m.table, loaded)
-	if f.DataVersion != nil {
-		m.dataVersion = *f.DataVersion
-	}
-	m.mu.Unlock()
+	mergeTable(&m.mu, m.table, loaded, &m.dataVersion, f.DataVersion)
 	return nil
 }
 
@@ -337,17 +326,7 @@ func (m *TopicConfigManager) Load() (string, error) { return m.file.load(m.Decod
 func (m *TopicConfigManager) Persist() error { return m.file.store(m.Encode) }
 
 // PersistIfDirty retries a write that failed (a no-op otherwise).
-func (m *TopicConfigManager) PersistIfDirty() error {
-	if !m.file.dirty.Load() {
-		return nil
-	}
-	return m.Persist()
-}
+func (m *TopicConfigManager) PersistIfDirty() error { return m.file.retry(m.Persist) }
 
-// persistChange persists after a change; a failure is logged and retried by the broker's
-// periodic persist pass (Java logs it and waits for the next change).
-func (m *TopicConfigManager) persistChange() {
-	if err := m.Persist(); err != nil {
-		m.log.Error("persist topic config failed", "err", err)
-	}
-}
+// persistChange persists after a change (see configFile.persistLogged).
+func (m *TopicConfigManager) persistChange() { m.file.persistLogged(m.Persist, m.log, "topic config") }
