@@ -41,18 +41,10 @@ func DefaultClientConfig() ClientConfig {
 
 func (cfg ClientConfig) withDefaults() ClientConfig {
 	def := DefaultClientConfig()
-	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = def.ConnectTimeout
-	}
-	if cfg.MaxFrameSize <= 0 {
-		cfg.MaxFrameSize = def.MaxFrameSize
-	}
-	if cfg.ChannelMaxIdle <= 0 {
-		cfg.ChannelMaxIdle = def.ChannelMaxIdle
-	}
-	if cfg.ClientWorkerThreads <= 0 {
-		cfg.ClientWorkerThreads = def.ClientWorkerThreads
-	}
+	positiveOr(&cfg.ConnectTimeout, def.ConnectTimeout)
+	positiveOr(&cfg.MaxFrameSize, def.MaxFrameSize)
+	positiveOr(&cfg.ChannelMaxIdle, def.ChannelMaxIdle)
+	positiveOr(&cfg.ClientWorkerThreads, def.ClientWorkerThreads)
 	return cfg
 }
 

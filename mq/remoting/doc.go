@@ -20,7 +20,8 @@
 //	events.go           channel events to the ChannelEventListener (NettyEventExecutor)
 //	server.go           Server (NettyRemotingServer)
 //	client.go           Client (NettyRemotingClient)
-//	options.go          Option, WithClock: the clock of idle detection and of a pool's queue stamps
+//	options.go          Option, WithClock: the clock of idle detection and of a pool's queue stamps;
+//	                    positiveOr: zero config fields take their defaults
 //
 // Frame (big-endian):
 //

@@ -1,6 +1,10 @@
 package remoting
 
-import "github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+import (
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+)
 
 // Option sets what a Server, a Client or a WorkerPool takes besides its config (the configs
 // mirror Netty's and hold only their keys).
@@ -22,4 +26,12 @@ func buildOptions(opts []Option) options {
 	}
 	o.clock = clock.Or(o.clock)
 	return o
+}
+
+// positiveOr sets *v to def unless *v is positive: a zero (or negative) config field takes its
+// default (ServerConfig.withDefaults, ClientConfig.withDefaults).
+func positiveOr[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }

@@ -49,15 +49,9 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 	if cfg.ListenAddr == "" {
 		cfg.ListenAddr = def.ListenAddr
 	}
-	if cfg.MaxFrameSize <= 0 {
-		cfg.MaxFrameSize = def.MaxFrameSize
-	}
-	if cfg.ChannelMaxIdle <= 0 {
-		cfg.ChannelMaxIdle = def.ChannelMaxIdle
-	}
-	if cfg.ServerWorkerThreads <= 0 {
-		cfg.ServerWorkerThreads = def.ServerWorkerThreads
-	}
+	positiveOr(&cfg.MaxFrameSize, def.MaxFrameSize)
+	positiveOr(&cfg.ChannelMaxIdle, def.ChannelMaxIdle)
+	positiveOr(&cfg.ServerWorkerThreads, def.ServerWorkerThreads)
 	return cfg
 }
 
