@@ -170,20 +170,16 @@ type recordingNamesrv struct {
 func startRecordingNamesrv(t *testing.T) *recordingNamesrv {
 	t.Helper()
 	n := &recordingNamesrv{srv: remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)}
-	n.srv.RegisterProcessor(protocol.RegisterBroker, remoting.ProcessorFunc(
-		func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	record := func(into *[]*remoting.RemotingCommand) remoting.ProcessorFunc {
+		return func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 			n.mu.Lock()
-			n.reg = append(n.reg, req)
+			*into = append(*into, req)
 			n.mu.Unlock()
 			return remoting.NewResponse(protocol.Success, ""), nil
-		}), 1)
-	n.srv.RegisterProcessor(protocol.UnregisterBroker, remoting.ProcessorFunc(
-		func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-			n.mu.Lock()
-			n.unr = append(n.unr, req)
-			n.mu.Unlock()
-			return remoting.NewResponse(protocol.Success, ""), nil
-		}), 1)
+		}
+	}
+	n.srv.RegisterProcessor(protocol.RegisterBroker, record(&n.reg), 1)
+	n.srv.RegisterProcessor(protocol.UnregisterBroker, record(&n.unr), 1)
 	require.NoError(t, n.srv.Start())
 	t.Cleanup(n.srv.Shutdown)
 	return n
