@@ -51,8 +51,7 @@ func (p *DefaultRequestProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 	case protocol.GetTopicsByCluster:
 		return p.getTopicsByCluster(req)
 	}
-	return remoting.NewResponse(remoting.RequestCodeNotSupported,
-		fmt.Sprintf("request type %d not supported", req.Code)), nil
+	return remoting.NewNotSupportedResponse(req), nil
 }
 
 // registerBroker checks the body CRC, decodes the RegisterBrokerBody and records the broker.

@@ -302,7 +302,7 @@ func (t *processorTable) dispatch(ch *Channel, req *RemotingCommand, log *slog.L
 	pair, ok := t.lookup(req.Code)
 	if !ok {
 		log.Warn("request code not supported", "remoteAddr", ch.RemoteAddr(), "code", req.Code)
-		answerNow(ch, req, RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code))
+		answerNow(ch, req, RequestCodeNotSupported, NotSupportedRemark(req.Code))
 		return
 	}
 	if pair.p.RejectRequest() {
