@@ -95,18 +95,18 @@ func refuse(code int32, remark string) verdict { return verdict{code: code, rema
 
 func (v verdict) ok() bool { return v.code == protocol.Success }
 
+// answer sets v's code and remark on resp and returns it.
+func (v verdict) answer(resp *remoting.RemotingCommand) *remoting.RemotingCommand {
+	setResp(resp, v.code, v.remark)
+	return resp
+}
+
 // newSendResponse is the shell of every answer to a send that passed header decoding: a
 // response carrying MSG_REGION and TRACE_ON. Java: SendMessageProcessor#preSend.
 func (p *SendMessageProcessor) newSendResponse() *remoting.RemotingCommand {
 	resp := remoting.NewResponse(protocol.Success, "")
 	resp.AddExtField(primitive.PropertyMsgRegion, p.b.cfg.RegionID)
 	resp.AddExtField(primitive.PropertyTraceSwitch, fmt.Sprint(p.b.cfg.TraceOn))
-	return resp
-}
-
-// answer sets v's code and remark on resp and returns it.
-func (v verdict) answer(resp *remoting.RemotingCommand) *remoting.RemotingCommand {
-	setResp(resp, v.code, v.remark)
 	return resp
 }
 
