@@ -33,12 +33,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -84,8 +84,8 @@ func run(w io.Writer, cfg config) (err error) {
 	}
 
 	say(out, "== 1. NameServer的启动 — the name server starts ==")
-	clk := &manualClock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
-	ns, err := startNamesrv(dir, logger, clk.now)
+	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	ns, err := startNamesrv(dir, logger, clk)
 	if err != nil {
 		return err
 	}
@@ -128,9 +128,9 @@ func run(w io.Writer, cfg config) (err error) {
 
 	say(out, "== 5. 心跳检测 — broker-a stops its heartbeats; broker-b sends one at +100 s ==")
 	brokerA.BrokerOuterAPI().UpdateNameServerAddressList(nil) // its registrations now go nowhere
-	clk.advance(100 * time.Second)
+	clk.Advance(100 * time.Second)
 	brokerB.RegisterBrokerAll() // one pass of broker-b's registration service
-	clk.advance(21 * time.Second)
+	clk.Advance(21 * time.Second)
 	say(out, "== +121 s: one pass of the name server's scan (expiry %s) ==", expiry)
 	ns.RouteInfoManager.ScanNotActiveBroker()
 	printClusters(out, ns)
@@ -152,9 +152,9 @@ func run(w io.Writer, cfg config) (err error) {
 }
 
 // startNamesrv starts a name server through NamesrvStartup#main with a properties file, as
-// `mqnamesrv -c namesrv.properties` would, then gives its route tables the clock now.
+// `mqnamesrv -c namesrv.properties` would, on the clock clk.
 // The scan service's own passes are an hour apart: the chapter runs the scan itself.
-func startNamesrv(dir string, logger *slog.Logger, now func() time.Time) (*namesrv.NamesrvController, error) {
+func startNamesrv(dir string, logger *slog.Logger, clk clock.Clock) (*namesrv.NamesrvController, error) {
 	props := filepath.Join(dir, "namesrv.properties")
 	text := "listenPort=0\n" +
 		"bindAddress=127.0.0.1\n" +
@@ -164,11 +164,10 @@ func startNamesrv(dir string, logger *slog.Logger, now func() time.Time) (*names
 	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
 		return nil, err
 	}
-	ns, err := namesrv.Main([]string{"-c", props}, io.Discard, trace.New(logger, "namesrv"))
+	ns, err := namesrv.Main([]string{"-c", props}, io.Discard, trace.New(logger, "namesrv"), namesrv.WithClock(clk))
 	if err != nil {
 		return nil, fmt.Errorf("start name server: %w", err)
 	}
-	ns.RouteInfoManager.SetClock(now)
 	return ns, nil
 }
 
@@ -325,22 +324,4 @@ func brokerIDs(bd *protocol.BrokerData) string {
 
 func say(w io.Writer, format string, a ...any) {
 	fmt.Fprintf(w, format+"\n", a...)
-}
-
-// manualClock is the name server's clock in this chapter: it moves only when advanced.
-type manualClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *manualClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }

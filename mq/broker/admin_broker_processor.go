@@ -43,7 +43,7 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 	case protocol.GetMinOffset:
 		return p.getMinOffset(req), nil
 	}
-	return remoting.NewResponse(protocol.RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code)), nil
+	return remoting.NewNotSupportedResponse(req), nil
 }
 
 // validateSlave refuses topic changes on a slave. Java: AdminBrokerProcessor#validateSlave.

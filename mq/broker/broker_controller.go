@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -68,6 +69,8 @@ type BrokerController struct {
 	storeCfg  store.MessageStoreConfig
 	tr        *trace.Tracer
 	log       *slog.Logger
+	// clock is the broker's one clock (WithClock); see options.go for who reads it.
+	clock clock.Clock
 
 	topicConfigManager        *TopicConfigManager
 	consumerOffsetManager     *ConsumerOffsetManager
@@ -130,7 +133,7 @@ type BrokerController struct {
 // (empty = all interfaces). tr nil turns the step trace off; operating logs go to tr's logger.
 // Java: BrokerController(brokerConfig, nettyServerConfig, nettyClientConfig, messageStoreConfig).
 func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
-	tr *trace.Tracer) (*BrokerController, error) {
+	tr *trace.Tracer, opts ...Option) (*BrokerController, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -146,21 +149,25 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 		storeCfg:        storeCfg,
 		tr:              tr,
 		log:             orDiscard(tr.Logger()),
+		clock:           clock.System{},
 		registerService: service.New("BrokerRegisterService"),
 		persistService:  service.New("BrokerConfigPersistService"),
 	}
+	for _, o := range opts {
+		o(b)
+	}
 	c := &b.cfg
-	b.topicConfigManager = NewTopicConfigManager(c, b.log)
+	b.topicConfigManager = NewTopicConfigManager(c, b.log, b.clock)
 	b.topicConfigManager.SetRegisterBroker(b.registerService.Wakeup)
 	b.consumerOffsetManager = NewConsumerOffsetManager()
-	b.subscriptionGroupManager = NewSubscriptionGroupManager(c, b.log)
+	b.subscriptionGroupManager = NewSubscriptionGroupManager(c, b.log, b.clock)
 	root := storeCfg.StorePathRootDir
 	b.topicConfigManager.SetConfigFilePath(TopicConfigPath(root))
 	b.consumerOffsetManager.SetConfigFilePath(ConsumerOffsetPath(root))
 	b.subscriptionGroupManager.SetConfigFilePath(SubscriptionGroupPath(root))
 	b.consumerIdsChangeListener = NewDefaultConsumerIdsChangeListener(c, tr, b.log)
-	b.consumerManager = NewConsumerManager(b.consumerIdsChangeListener, c.ChannelExpiredTimeout, tr, b.log)
-	b.producerManager = NewProducerManager(c.ChannelExpiredTimeout, b.log)
+	b.consumerManager = NewConsumerManager(b.consumerIdsChangeListener, c.ChannelExpiredTimeout, tr, b.log, b.clock)
+	b.producerManager = NewProducerManager(c.ChannelExpiredTimeout, b.log, b.clock)
 	b.clientHousekeepingService = NewClientHousekeepingService(b.consumerManager, b.producerManager, c.ClientHousekeepingInterval)
 	b.messageArrivingListener = &NotifyMessageArrivingListener{}
 	b.brokerOuterAPI = NewBrokerOuterAPI(remoting.ClientConfig{}, tr)
@@ -201,7 +208,7 @@ func (b *BrokerController) Initialize() error {
 	}
 
 	b.pullMessageProcessor = NewPullMessageProcessor(b)
-	b.pullRequestHoldService = NewPullRequestHoldService(&b.cfg, ms, b.pullMessageProcessor.executeRequestWhenWakeup, b.tr, b.log)
+	b.pullRequestHoldService = NewPullRequestHoldService(&b.cfg, ms, b.pullMessageProcessor.executeRequestWhenWakeup, b.tr, b.log, b.clock)
 	b.messageArrivingListener.hold = b.pullRequestHoldService
 
 	sc := b.serverCfg
@@ -289,28 +296,28 @@ func (b *BrokerController) registerProcessor() {
 // turning the other server's last requests into SYSTEM_BUSY.
 func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool) {
 	c := &b.cfg
-	sendPool := remoting.NewWorkerPool(c.SendMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
+	sendPool := remoting.NewWorkerPool(c.SendMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity, remoting.WithClock(b.clock))
 	b.fastFailurePools.send = append(b.fastFailurePools.send, sendPool)
 	for _, code := range []int32{protocol.SendMessage, protocol.SendMessageV2, protocol.SendBatchMessage, protocol.ConsumerSendMsgBack} {
 		s.RegisterProcessorPool(code, b.sendMessageProcessor, sendPool)
 	}
 	if withPull {
-		pullPool := remoting.NewWorkerPool(c.PullMessageThreadPoolNums, pullPoolQueueCapacity)
+		pullPool := remoting.NewWorkerPool(c.PullMessageThreadPoolNums, pullPoolQueueCapacity, remoting.WithClock(b.clock))
 		b.fastFailurePools.pull = append(b.fastFailurePools.pull, pullPool)
 		s.RegisterProcessorPool(protocol.PullMessage, b.pullMessageProcessor, pullPool)
 	}
-	queryPool := remoting.NewWorkerPool(queryMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
+	queryPool := remoting.NewWorkerPool(queryMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity, remoting.WithClock(b.clock))
 	s.RegisterProcessorPool(protocol.QueryMessage, b.queryMessageProcessor, queryPool)
 	s.RegisterProcessorPool(protocol.ViewMessageByID, b.queryMessageProcessor, queryPool)
 
-	heartbeatPool := remoting.NewWorkerPool(c.HeartbeatThreadPoolNums, heartbeatPoolQueueCapacity)
+	heartbeatPool := remoting.NewWorkerPool(c.HeartbeatThreadPoolNums, heartbeatPoolQueueCapacity, remoting.WithClock(b.clock))
 	b.fastFailurePools.heartbeat = append(b.fastFailurePools.heartbeat, heartbeatPool)
 	s.RegisterProcessorPool(protocol.HeartBeat, b.clientManageProcessor, heartbeatPool)
-	clientPool := remoting.NewWorkerPool(c.ClientManageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
+	clientPool := remoting.NewWorkerPool(c.ClientManageThreadPoolNums, remoting.DefaultPoolQueueCapacity, remoting.WithClock(b.clock))
 	s.RegisterProcessorPool(protocol.UnregisterClient, b.clientManageProcessor, clientPool)
 	s.RegisterProcessorPool(protocol.CheckClientConfig, b.clientManageProcessor, clientPool)
 
-	consumerPool := remoting.NewWorkerPool(c.ConsumerManageThreadPoolNums, remoting.DefaultPoolQueueCapacity)
+	consumerPool := remoting.NewWorkerPool(c.ConsumerManageThreadPoolNums, remoting.DefaultPoolQueueCapacity, remoting.WithClock(b.clock))
 	for _, code := range []int32{protocol.GetConsumerListByGroup, protocol.UpdateConsumerOffset, protocol.QueryConsumerOffset} {
 		s.RegisterProcessorPool(code, b.consumerManageProcessor, consumerPool)
 	}

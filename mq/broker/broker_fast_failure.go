@@ -61,13 +61,10 @@ type fastFailurePools struct {
 type BrokerFastFailure struct {
 	b   *BrokerController
 	svc *service.ServiceThread
-	// now is the clock the age of queued requests is measured with (wall clock, as the pools
-	// stamp requests with it).
-	now func() time.Time
 }
 
 func newBrokerFastFailure(b *BrokerController) *BrokerFastFailure {
-	return &BrokerFastFailure{b: b, svc: service.New("BrokerFastFailure"), now: time.Now}
+	return &BrokerFastFailure{b: b, svc: service.New("BrokerFastFailure")}
 }
 
 func (f *BrokerFastFailure) start() {
@@ -85,7 +82,7 @@ func (f *BrokerFastFailure) shutdown() { f.svc.Shutdown() }
 func (f *BrokerFastFailure) CleanExpiredRequest() int {
 	b := f.b
 	pools := b.fastFailurePools
-	now := f.now()
+	now := b.clock.Now() // the clock the broker's pools stamp queued requests with
 	pcBusy := 0
 	for _, p := range pools.send {
 		pcBusy += p.AnswerQueued(func(q remoting.QueuedRequest, left int) *remoting.RemotingCommand {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -110,10 +111,12 @@ func TestFastFailurePageCacheBusy(t *testing.T) {
 
 // TestFastFailureTimeout: a send that waited in the send queue at least
 // waitTimeMillsInSendQueue (200 ms) is answered SYSTEM_BUSY "[TIMEOUT_CLEAN_QUEUE]..."; a
-// younger one stays queued and is stored later. Java: BrokerFastFailure#cleanExpiredRequestInQueue.
+// younger one stays queued and is stored later. The wait is measured on the broker's clock, the
+// one its send pool stamps queued requests with. Java: BrokerFastFailure#cleanExpiredRequestInQueue.
 func TestFastFailureTimeout(t *testing.T) {
 	p := newStuckPut()
-	tb := startTestBroker(t, nil, p.option(false))
+	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	tb := startTestBrokerOn(t, clk, nil, p.option(false))
 	t.Cleanup(p.unblock)
 	tb.sendOK(t, "FF", 0, "", []byte("warm-up"))
 	p.armed.Store(true)
@@ -121,17 +124,15 @@ func TestFastFailureTimeout(t *testing.T) {
 	<-p.entered
 	old := tb.asyncSend(t, "old")
 	require.Eventually(t, func() bool { return tb.sendQueueLen() == 1 }, 5*time.Second, time.Millisecond)
-	between := time.Now() // after "old" was queued, before "young" is sent
+	clk.Advance(200 * time.Millisecond) // "old" has waited 200 ms; "young" is queued now
 	young := tb.asyncSend(t, "young")
 	require.Eventually(t, func() bool { return tb.sendQueueLen() == 2 }, 5*time.Second, time.Millisecond)
 	ff := tb.b.BrokerFastFailure()
-	// the sweep's clock: "old" has waited at least 200 ms, "young" less
-	ff.now = func() time.Time { return between.Add(200 * time.Millisecond) }
 	require.Equal(t, 1, ff.CleanExpiredRequest())
 	r := <-old
 	require.Equal(t, remoting.SystemBusy, r.Code)
 	require.True(t, strings.HasPrefix(r.Remark, "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "), r.Remark)
-	require.True(t, strings.HasSuffix(r.Remark, "size of queue: 1"), r.Remark)
+	require.Equal(t, "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: 200ms, size of queue: 1", r.Remark)
 	p.unblock()
 	require.Equal(t, int32(protocol.Success), (<-stuck).Code)
 	require.Equal(t, int32(protocol.Success), (<-young).Code)

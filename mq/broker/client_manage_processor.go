@@ -34,7 +34,7 @@ func (p *ClientManageProcessor) ProcessRequest(ch *remoting.Channel, req *remoti
 		// Only TAG filtering exists, which needs no check. Java: checkClientConfig.
 		return remoting.NewResponse(protocol.Success, ""), nil
 	}
-	return remoting.NewResponse(protocol.RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code)), nil
+	return remoting.NewNotSupportedResponse(req), nil
 }
 
 // heartBeat registers the client's consumer and producer groups on this channel. Per consumer

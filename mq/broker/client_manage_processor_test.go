@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -147,18 +148,15 @@ func TestUnregisterClient(t *testing.T) {
 // TestScanNotActiveChannel pins ClientHousekeepingService#scanExceptionChannel: a channel not
 // refreshed within channelExpiredTimeout is closed and removed.
 func TestScanNotActiveChannel(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	tb := startTestBrokerOn(t, clk, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
 		c.ClientHousekeepingInterval = time.Hour // driven by hand below
 	})
 	heartbeat(t, tb.client, tb.addr, "10.0.0.1@1", "cg")
 	tb.b.ClientHousekeepingService().ScanExceptionChannel()
 	require.NotNil(t, tb.b.ConsumerManager().GetConsumerGroupInfo("cg"), "fresh channel kept")
 	require.Equal(t, 1, tb.b.ProducerManager().GroupChannelCount("pg-cg"))
-	// Move the managers' clocks past the 120 s expiry (the locks taken above order this write
-	// after the heartbeat's reads).
-	later := time.Now().Add(121 * time.Second)
-	tb.b.ConsumerManager().now = func() time.Time { return later }
-	tb.b.ProducerManager().now = func() time.Time { return later }
+	clk.Advance(121 * time.Second) // past the 120 s expiry, on the broker's clock
 	tb.b.ClientHousekeepingService().ScanExceptionChannel()
 	require.Nil(t, tb.b.ConsumerManager().GetConsumerGroupInfo("cg"))
 	require.Equal(t, 0, tb.b.ProducerManager().GroupChannelCount("pg-cg"))

@@ -2,12 +2,16 @@ package broker
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"log/slog"
+	"maps"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/configfile"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // This file holds what the three config/*.json files share: their paths under the store root
@@ -164,4 +168,64 @@ func (f *configFile) load(decode func([]byte) error) (string, error) {
 		return "", fmt.Errorf("broker: load %s: %w", p, err)
 	}
 	return used, nil
+}
+
+// retry writes the file again when its last write failed (a no-op otherwise); persist is the
+// manager's Persist.
+func (f *configFile) retry(persist func() error) error {
+	if !f.dirty.Load() {
+		return nil
+	}
+	return persist()
+}
+
+// persistLogged runs persist after a change; a failure is logged as "persist <what> failed" and
+// retried by the broker's periodic persist pass (Java logs it and waits for the next change).
+func (f *configFile) persistLogged(persist func() error, log *slog.Logger, what string) {
+	if err := persist(); err != nil {
+		log.Error("persist "+what+" failed", "err", err)
+	}
+}
+
+// tableFile is topics.json or subscriptionGroup.json as read (a struct with the file's
+// DataVersion and its table): entries is the table of raw entries by name.
+type tableFile interface {
+	entries() map[string]json.RawMessage
+}
+
+// decodeTable reads data — fastjson's dialect, unquoted numeric keys and unknown fields accepted
+// — into f and decodes each entry of its table with entry, which gets the map key to default the
+// entry's name from; null entries are skipped. On error nothing is returned.
+// Java: ConfigManager#decode's shape (assignNewOne for each entry).
+func decodeTable[T any](data []byte, f tableFile, entry func(name string, raw json.RawMessage) (T, error)) (map[string]T, error) {
+	std, err := protocol.QuoteNumericKeys(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(std, f); err != nil {
+		return nil, err
+	}
+	loaded := make(map[string]T, len(f.entries()))
+	for name, raw := range f.entries() {
+		if string(raw) == "null" {
+			continue
+		}
+		v, err := entry(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		loaded[name] = v
+	}
+	return loaded, nil
+}
+
+// mergeTable puts loaded over table and adopts the file's DataVersion when it had one, under mu
+// (Java: putAll, then dataVersion.assignNewOne).
+func mergeTable[T any](mu *sync.RWMutex, table, loaded map[string]T, dv *protocol.DataVersion, fileDV *protocol.DataVersion) {
+	mu.Lock()
+	defer mu.Unlock()
+	maps.Copy(table, loaded)
+	if fileDV != nil {
+		*dv = *fileDV
+	}
 }

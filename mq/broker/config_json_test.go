@@ -73,7 +73,7 @@ func FuzzDecodeConfigFiles(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg := DefaultBrokerConfig()
-		tm := NewTopicConfigManager(&cfg, nil)
+		tm := NewTopicConfigManager(&cfg, nil, nil)
 		before := tm.TopicConfigTable()
 		if err := tm.Decode(data); err != nil {
 			require.Equal(t, before, tm.TopicConfigTable(), "a failed decode changes nothing")
@@ -83,7 +83,7 @@ func FuzzDecodeConfigFiles(f *testing.F) {
 		if err := om.Decode(data); err != nil {
 			require.Equal(t, int64(1), om.QueryOffset("g", "t", 0), "a failed decode changes nothing")
 		}
-		gm := NewSubscriptionGroupManager(&cfg, nil)
+		gm := NewSubscriptionGroupManager(&cfg, nil, nil)
 		n := len(gm.SubscriptionGroupTable())
 		if err := gm.Decode(data); err != nil {
 			require.Len(t, gm.SubscriptionGroupTable(), n, "a failed decode changes nothing")

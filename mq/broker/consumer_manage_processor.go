@@ -33,7 +33,7 @@ func (p *ConsumerManageProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 	case protocol.QueryConsumerOffset:
 		return p.queryConsumerOffset(req), nil
 	}
-	return remoting.NewResponse(protocol.RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code)), nil
+	return remoting.NewNotSupportedResponse(req), nil
 }
 
 // getConsumerListByGroup answers the exact client IDs of the group's channels; a group without

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -22,21 +23,21 @@ type ConsumerManager struct {
 	channelExpiredTimeout time.Duration
 	tr                    *trace.Tracer
 	log                   *slog.Logger
-	now                   func() time.Time
+	clock                 clock.Clock // channel refresh times and expiry
 
 	mu            sync.Mutex
 	consumerTable map[string]*ConsumerGroupInfo
 }
 
-// NewConsumerManager returns an empty manager.
+// NewConsumerManager returns an empty manager; clk (nil: the system clock) times channel refreshes.
 func NewConsumerManager(listener ConsumerIdsChangeListener, channelExpiredTimeout time.Duration,
-	tr *trace.Tracer, log *slog.Logger) *ConsumerManager {
+	tr *trace.Tracer, log *slog.Logger, clk clock.Clock) *ConsumerManager {
 	return &ConsumerManager{
 		listener:              listener,
 		channelExpiredTimeout: channelExpiredTimeout,
 		tr:                    tr,
 		log:                   orDiscard(log),
-		now:                   time.Now,
+		clock:                 clock.Or(clk),
 		consumerTable:         map[string]*ConsumerGroupInfo{},
 	}
 }
@@ -86,7 +87,7 @@ func (m *ConsumerManager) FindChannel(group, clientID string) *ClientChannelInfo
 // Java: ConsumerManager#registerConsumer.
 func (m *ConsumerManager) RegisterConsumer(group string, info ClientChannelInfo, consumeType, messageModel,
 	consumeFromWhere string, subs []protocol.SubscriptionData, notify bool) bool {
-	now := m.now()
+	now := m.clock.Now()
 	m.mu.Lock()
 	g, ok := m.consumerTable[group]
 	if !ok {
@@ -187,7 +188,7 @@ func (m *ConsumerManager) DoChannelCloseEvent(remoteAddr string, ch *remoting.Ch
 // close event, which then finds nothing left to remove — as in Java.)
 // Java: ConsumerManager#scanNotActiveChannel.
 func (m *ConsumerManager) ScanNotActiveChannel() {
-	now := m.now()
+	now := m.clock.Now()
 	var expired []*ClientChannelInfo
 	m.mu.Lock()
 	for group, g := range m.consumerTable {

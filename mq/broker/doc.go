@@ -7,10 +7,11 @@
 //	broker_startup.go                 BrokerStartup: flags (-n, -c, -p), CreateBrokerController, Start
 //	broker_config.go                  BrokerConfig (RocketMQ keys in `prop` tags), properties reader/printer
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
+//	options.go                        Option, WithClock: the broker's one clock (outside its configs)
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
 //	                                  servers, processors), start, registerBrokerAll, shutdown
 //	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect, ConfigManager
-//	                                  load/persist (over internal/configfile)
+//	                                  load/decode/persist (over internal/configfile)
 //	broker_outer_api.go               BrokerOuterAPI: REGISTER_BROKER / UNREGISTER_BROKER to the name servers
 //	topic_config_manager.go           TopicConfigManager: built-in topics, auto-create, DataVersion
 //	topic_validator.go                TopicValidator: topic name rules
@@ -33,15 +34,17 @@
 //	client_manage_processor.go        ClientManageProcessor: HEART_BEAT, UNREGISTER_CLIENT, CHECK_CLIENT_CONFIG
 //	consumer_manage_processor.go      ConsumerManageProcessor: consumer list, query/update offset
 //	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset (default processor)
-//	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE, VIEW_MESSAGE_BY_ID
-//	broker_fast_failure.go            BrokerFastFailure: SYSTEM_BUSY for requests queued too long
-//	util.go                           small helpers (a discarding logger)
+//	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
+//	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
+//	                                  queued too long or while the page cache is busy
+//	util.go                           orDiscard: the silent default logger
 //
 // Request codes → processors → worker pools (as Java's registerProcessor):
 //
 //	10, 310, 320, 36     SendMessageProcessor      sendMessageThreadPoolNums (1)
 //	45                   getAllDelayOffset         1 worker (Java: the admin processor's pool)
 //	11                   PullMessageProcessor      pullMessageThreadPoolNums (16 + 2·cores)
+//	12, 33               QueryMessageProcessor     queryMessageThreadPoolNums (8 + cores)
 //	34                   ClientManageProcessor     heartbeatThreadPoolNums (min(32, cores))
 //	35, 46               ClientManageProcessor     clientManageThreadPoolNums (32)
 //	14, 15, 38           ConsumerManageProcessor   consumerManageThreadPoolNums (32)
@@ -83,15 +86,21 @@
 //     is created on demand.
 //   - PullRequestHoldService: CheckHoldRequest every 5 s (long polling) or shortPollingTimeMills.
 //   - ClientHousekeepingService: expiry scan of client channels every 10 s.
-//   - BrokerFastFailure: CleanExpiredRequest every 10 ms, first after 1 s, while
-//     brokerFastFailureEnable.
 //   - BrokerConfigPersistService: consumerOffset.json every flushConsumerOffsetInterval (first
 //     after min(10 s, interval)); retries a failed topics.json / subscriptionGroup.json write.
+//   - BrokerFastFailure: every 10 ms (first after 1 s) with brokerFastFailureEnable, answers
+//     queued sends, pulls and heartbeats that waited too long (or sends while the page cache
+//     is busy) SYSTEM_BUSY.
 //   - wake-up replays of held pulls and delayed send answers: one short-lived goroutine each,
 //     counted by a WaitGroup in their processor.
 //   - the ScheduleMessageService's two (delivery every 100 ms, delayOffset.json persist);
 //     started on a master after the store, stopped before it.
 //   - the remoting server's and the store's own goroutines.
+//
+// Time: the broker has one clock (WithClock, default the system clock; not a BrokerConfig key).
+// It stamps the DataVersions, client channel refreshes and their expiry, held pulls and their
+// deadlines, and the requests its worker pools queue (whose age fast failure reads). The
+// remoting servers and the name-server client keep the system clock (connection idleness).
 //
 // Locks: TopicConfigManager.mu (table + DataVersion), SubscriptionGroupManager.mu,
 // ConsumerOffsetManager.mu, each manager's configFile.mu (one file write at a time; taken

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -31,6 +32,12 @@ type testOption func(*BrokerConfig, *store.MessageStoreConfig)
 // cleanup.
 func startTestBroker(t testing.TB, tr *trace.Tracer, opts ...testOption) *testBroker {
 	t.Helper()
+	return startTestBrokerOn(t, nil, tr, opts...)
+}
+
+// startTestBrokerOn is startTestBroker with the broker's clock (nil: the system clock).
+func startTestBrokerOn(t testing.TB, clk clock.Clock, tr *trace.Tracer, opts ...testOption) *testBroker {
+	t.Helper()
 	cfg := DefaultBrokerConfig()
 	cfg.BrokerName = "broker-a"
 	cfg.ListenPort = 0
@@ -42,7 +49,7 @@ func startTestBroker(t testing.TB, tr *trace.Tracer, opts ...testOption) *testBr
 	for _, o := range opts {
 		o(&cfg, &storeCfg)
 	}
-	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, tr)
+	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, tr, WithClock(clk))
 	require.NoError(t, err)
 	_, err = Start(b)
 	require.NoError(t, err)
@@ -163,20 +170,16 @@ type recordingNamesrv struct {
 func startRecordingNamesrv(t *testing.T) *recordingNamesrv {
 	t.Helper()
 	n := &recordingNamesrv{srv: remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)}
-	n.srv.RegisterProcessor(protocol.RegisterBroker, remoting.ProcessorFunc(
-		func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	record := func(into *[]*remoting.RemotingCommand) remoting.ProcessorFunc {
+		return func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 			n.mu.Lock()
-			n.reg = append(n.reg, req)
+			*into = append(*into, req)
 			n.mu.Unlock()
 			return remoting.NewResponse(protocol.Success, ""), nil
-		}), 1)
-	n.srv.RegisterProcessor(protocol.UnregisterBroker, remoting.ProcessorFunc(
-		func(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-			n.mu.Lock()
-			n.unr = append(n.unr, req)
-			n.mu.Unlock()
-			return remoting.NewResponse(protocol.Success, ""), nil
-		}), 1)
+		}
+	}
+	n.srv.RegisterProcessor(protocol.RegisterBroker, record(&n.reg), 1)
+	n.srv.RegisterProcessor(protocol.UnregisterBroker, record(&n.unr), 1)
 	require.NoError(t, n.srv.Start())
 	t.Cleanup(n.srv.Shutdown)
 	return n

@@ -23,7 +23,7 @@ func TestWireConstants(t *testing.T) {
 func TestTopicConfigManagerBuiltins(t *testing.T) {
 	cfg := DefaultBrokerConfig()
 	cfg.BrokerName, cfg.BrokerClusterName = "b1", "c1"
-	m := NewTopicConfigManager(&cfg, nil)
+	m := NewTopicConfigManager(&cfg, nil, nil)
 	cases := []struct {
 		topic  string
 		queues int32
@@ -49,7 +49,7 @@ func TestTopicConfigManagerBuiltins(t *testing.T) {
 	require.Len(t, m.TopicConfigTable(), len(cases), "no trace topic without traceTopicEnable")
 
 	cfg.AutoCreateTopicEnable, cfg.ClusterTopicEnable, cfg.TraceTopicEnable = false, false, true
-	m = NewTopicConfigManager(&cfg, nil)
+	m = NewTopicConfigManager(&cfg, nil, nil)
 	require.Nil(t, m.SelectTopicConfig("TBW102"))
 	require.Equal(t, int32(1), m.SelectTopicConfig("c1").Perm, "cluster topic: INHERIT only")
 	require.NotNil(t, m.SelectTopicConfig("RMQ_SYS_TRACE_TOPIC"))
@@ -60,7 +60,7 @@ func TestTopicConfigManagerBuiltins(t *testing.T) {
 // per created topic (none for an existing one).
 func TestTopicConfigManagerCreate(t *testing.T) {
 	cfg := DefaultBrokerConfig()
-	m := NewTopicConfigManager(&cfg, nil)
+	m := NewTopicConfigManager(&cfg, nil, nil)
 	registered := 0
 	m.SetRegisterBroker(func() { registered++ })
 	v0 := m.DataVersion().Counter
@@ -97,7 +97,7 @@ func TestTopicConfigManagerCreate(t *testing.T) {
 // off is downgraded to RW and cannot serve as template (Java createTopicInSendMessageMethod).
 func TestTBW102DowngradedWithoutAutoCreate(t *testing.T) {
 	cfg := DefaultBrokerConfig()
-	m := NewTopicConfigManager(&cfg, nil)
+	m := NewTopicConfigManager(&cfg, nil, nil)
 	cfg.AutoCreateTopicEnable = false
 	require.Nil(t, m.CreateTopicInSendMessageMethod("A", "TBW102", "client", 4, 0))
 	require.Equal(t, int32(6), m.SelectTopicConfig("TBW102").Perm)
@@ -161,7 +161,7 @@ func TestConsumerOffsetManager(t *testing.T) {
 // TestSubscriptionGroupManager pins auto-creation with Java's defaults.
 func TestSubscriptionGroupManager(t *testing.T) {
 	cfg := DefaultBrokerConfig()
-	m := NewSubscriptionGroupManager(&cfg, nil)
+	m := NewSubscriptionGroupManager(&cfg, nil, nil)
 	require.Contains(t, m.SubscriptionGroupTable(), "TOOLS_CONSUMER")
 	v := m.DataVersion().Counter
 	c := m.FindSubscriptionGroupConfig("g")

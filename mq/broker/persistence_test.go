@@ -122,7 +122,7 @@ const javaSubscriptionGroupJSON = `{
 func TestTopicConfigManagerDecodeJavaFile(t *testing.T) {
 	cfg := DefaultBrokerConfig()
 	cfg.BrokerName = "broker-a"
-	m := NewTopicConfigManager(&cfg, nil)
+	m := NewTopicConfigManager(&cfg, nil, nil)
 	require.NoError(t, m.Decode([]byte(javaTopicsJSON)))
 	require.Equal(t, protocol.DataVersion{Counter: 7, Timestamp: 1700000000000}, m.DataVersion())
 	require.Equal(t, &protocol.TopicConfig{TopicName: "TopicTest", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6,
@@ -141,7 +141,7 @@ func TestTopicConfigManagerDecodeJavaFile(t *testing.T) {
 		`{"topicConfigTable":{"T":{"readQueueNums":99999999999}}}`,
 	}
 	for _, b := range bad {
-		m2 := NewTopicConfigManager(&cfg, nil)
+		m2 := NewTopicConfigManager(&cfg, nil, nil)
 		before := m2.TopicConfigTable()
 		require.Error(t, m2.Decode([]byte(b)), b)
 		require.Equal(t, before, m2.TopicConfigTable(), "nothing changes on error: %s", b)
@@ -152,7 +152,7 @@ func TestTopicConfigManagerDecodeJavaFile(t *testing.T) {
 // fields in alphabetical order.
 func TestTopicConfigManagerEncode(t *testing.T) {
 	cfg := DefaultBrokerConfig()
-	m := NewTopicConfigManager(&cfg, nil)
+	m := NewTopicConfigManager(&cfg, nil, nil)
 	m.table = map[string]protocol.TopicConfig{
 		"TopicTest": {TopicName: "TopicTest", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6, TopicFilterType: protocol.SingleTag},
 		"TBW102":    {TopicName: "TBW102", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 7, TopicFilterType: protocol.SingleTag},
@@ -173,7 +173,7 @@ func TestTopicConfigManagerEncode(t *testing.T) {
 		"}"
 	require.Equal(t, want, string(got))
 
-	back := NewTopicConfigManager(&cfg, nil)
+	back := NewTopicConfigManager(&cfg, nil, nil)
 	require.NoError(t, back.Decode(got))
 	require.Equal(t, m.table["TopicTest"], *back.SelectTopicConfig("TopicTest"), "what we write we read")
 }
@@ -228,7 +228,7 @@ func TestConsumerOffsetManagerJavaFile(t *testing.T) {
 // fields ignored) and the bytes we write (fields in fastjson's alphabetical order).
 func TestSubscriptionGroupManagerJavaFile(t *testing.T) {
 	cfg := DefaultBrokerConfig()
-	m := NewSubscriptionGroupManager(&cfg, nil)
+	m := NewSubscriptionGroupManager(&cfg, nil, nil)
 	require.NoError(t, m.Decode([]byte(javaSubscriptionGroupJSON)))
 	require.Equal(t, protocol.DataVersion{Counter: 3, Timestamp: 1700000000001}, m.DataVersion())
 	table := m.SubscriptionGroupTable()
@@ -343,7 +343,7 @@ func TestTopicsAndGroupsPersistOnChange(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing is written before a change")
 
 	tb.sendOK(t, "OnChange", 0, "", []byte("x"))
-	m := NewTopicConfigManager(tb.b.BrokerConfig(), nil)
+	m := NewTopicConfigManager(tb.b.BrokerConfig(), nil, nil)
 	m.SetConfigFilePath(TopicConfigPath(dir))
 	used, err := m.Load()
 	require.NoError(t, err)
@@ -351,14 +351,14 @@ func TestTopicsAndGroupsPersistOnChange(t *testing.T) {
 	require.NotNil(t, m.SelectTopicConfig("OnChange"))
 
 	tb.b.SubscriptionGroupManager().FindSubscriptionGroupConfig("newGroup")
-	g := NewSubscriptionGroupManager(tb.b.BrokerConfig(), nil)
+	g := NewSubscriptionGroupManager(tb.b.BrokerConfig(), nil, nil)
 	g.SetConfigFilePath(SubscriptionGroupPath(dir))
 	_, err = g.Load()
 	require.NoError(t, err)
 	require.Contains(t, g.SubscriptionGroupTable(), "newGroup")
 
 	tb.b.TopicConfigManager().DeleteTopicConfig("OnChange")
-	m2 := NewTopicConfigManager(tb.b.BrokerConfig(), nil)
+	m2 := NewTopicConfigManager(tb.b.BrokerConfig(), nil, nil)
 	m2.SetConfigFilePath(TopicConfigPath(dir))
 	_, err = m2.Load()
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 )
 
@@ -16,7 +17,7 @@ import (
 type ProducerManager struct {
 	channelExpiredTimeout time.Duration
 	log                   *slog.Logger
-	now                   func() time.Time
+	clock                 clock.Clock // channel refresh times and expiry
 
 	mu sync.Mutex
 	// groupChannelTable: group → channel → info.
@@ -25,12 +26,12 @@ type ProducerManager struct {
 	clientChannelTable map[string]*remoting.Channel
 }
 
-// NewProducerManager returns an empty manager.
-func NewProducerManager(channelExpiredTimeout time.Duration, log *slog.Logger) *ProducerManager {
+// NewProducerManager returns an empty manager; clk (nil: the system clock) times channel refreshes.
+func NewProducerManager(channelExpiredTimeout time.Duration, log *slog.Logger, clk clock.Clock) *ProducerManager {
 	return &ProducerManager{
 		channelExpiredTimeout: channelExpiredTimeout,
 		log:                   orDiscard(log),
-		now:                   time.Now,
+		clock:                 clock.Or(clk),
 		groupChannelTable:     map[string]map[*remoting.Channel]*ClientChannelInfo{},
 		clientChannelTable:    map[string]*remoting.Channel{},
 	}
@@ -39,7 +40,7 @@ func NewProducerManager(channelExpiredTimeout time.Duration, log *slog.Logger) *
 // RegisterProducer records a heartbeat of group on info's channel.
 // Java: ProducerManager#registerProducer.
 func (m *ProducerManager) RegisterProducer(group string, info ClientChannelInfo) {
-	now := m.now()
+	now := m.clock.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	chs := m.groupChannelTable[group]
@@ -103,7 +104,7 @@ func (m *ProducerManager) removeChannelLocked(ch *remoting.Channel) {
 // ScanNotActiveChannel closes and removes channels not refreshed for channelExpiredTimeout.
 // Java: ProducerManager#scanNotActiveChannel.
 func (m *ProducerManager) ScanNotActiveChannel() {
-	now := m.now()
+	now := m.clock.Now()
 	var expired []*remoting.Channel
 	m.mu.Lock()
 	for _, chs := range m.groupChannelTable {

@@ -159,7 +159,6 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 				RequestCommand:     req,
 				ClientChannel:      ch,
 				Timeout:            hold,
-				SuspendTimestamp:   time.Now(),
 				PullFromThisOffset: h.QueueOffset,
 				SubscriptionData:   sub,
 				MessageFilter:      filter,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -187,6 +188,54 @@ func TestPullHeldTimesOut(t *testing.T) {
 		}, 5*time.Second, 10*time.Millisecond)
 		require.Equal(t, int32(protocol.PullNotFound), resp.Code, resp.Remark)
 	})
+}
+
+// TestPullHoldMeasuredOnBrokerClock pins the one clock of long polling: a held pull is held for
+// its suspend time measured on the broker's clock and released at its deadline on that clock —
+// whether that clock stands far behind the wall clock or far ahead of it. (When the processor
+// stamped the request with the wall clock and the hold service compared with its own, a clock
+// behind the wall held the pull for years and one ahead released it at once.)
+// Java: PullRequestHoldService#notifyMessageArriving (suspendTimestamp + timeoutMillis).
+func TestPullHoldMeasuredOnBrokerClock(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		start time.Time
+	}{
+		{"clock behind the wall clock", time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"clock ahead of the wall clock", time.Now().Add(24 * 365 * time.Hour)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := clock.NewManual(c.start)
+			tb := startTestBrokerOn(t, clk, nil)
+			tb.createTopic(t, "Held", 1)
+			h := pullHeader("g", "Held", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 20*time.Second, "*")
+			got := tb.asyncPull(t, h)
+			hold := tb.b.PullRequestHoldService()
+			require.Eventually(t, func() bool { return hold.HeldCount() == 1 }, 5*time.Second, time.Millisecond)
+			stillHeld := func(why string) {
+				t.Helper()
+				hold.CheckHoldRequest()
+				require.Equal(t, 1, hold.HeldCount(), why)
+				select {
+				case r := <-got:
+					t.Fatalf("%s: answered early: code %d %s", why, r.Code, r.Remark)
+				default:
+				}
+			}
+			stillHeld("just suspended")
+			clk.Advance(20*time.Second - time.Millisecond)
+			stillHeld("1 ms before the deadline")
+			clk.Advance(time.Millisecond)
+			hold.CheckHoldRequest()
+			select {
+			case resp := <-got:
+				require.Equal(t, int32(protocol.PullNotFound), resp.Code, resp.Remark)
+			case <-time.After(10 * time.Second):
+				t.Fatal("held pull not released at its deadline on the broker's clock")
+			}
+			require.Equal(t, 0, hold.HeldCount())
+		})
+	}
 }
 
 // TestPullCommitOffset pins the commit-offset side effect: with sysFlag bit0 the request's

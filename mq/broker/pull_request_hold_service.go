@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -19,9 +20,11 @@ import (
 type PullRequest struct {
 	RequestCommand *remoting.RemotingCommand
 	ClientChannel  *remoting.Channel
-	// TimeoutMillis is the hold time: the client's suspendTimeoutMillis with long polling, else
+	// Timeout is the hold time: the client's suspendTimeoutMillis with long polling, else
 	// shortPollingTimeMills.
-	Timeout          time.Duration
+	Timeout time.Duration
+	// SuspendTimestamp is when the request was held, on the hold service's clock
+	// (SuspendPullRequest sets it); it is released once SuspendTimestamp + Timeout has passed.
 	SuspendTimestamp time.Time
 	// PullFromThisOffset is the requested queue offset (ConsumeQueue units).
 	PullFromThisOffset int64
@@ -69,18 +72,21 @@ type PullRequestHoldService struct {
 	wakeup func(ch *remoting.Channel, req *remoting.RemotingCommand)
 	tr     *trace.Tracer
 	log    *slog.Logger
-	now    func() time.Time
+	clock  clock.Clock // a held request's suspend time and deadline
 	svc    *service.ServiceThread
 
 	mu               sync.Mutex
 	pullRequestTable map[string]*ManyPullRequest
 }
 
-// NewPullRequestHoldService returns the service (not started).
+// NewPullRequestHoldService returns the service (not started). clk (nil: the system clock) is
+// the one clock of long polling: SuspendPullRequest stamps a request with it, and a request is
+// released once SuspendTimestamp + Timeout has passed on it.
 func NewPullRequestHoldService(cfg *BrokerConfig, store holdStore,
-	wakeup func(ch *remoting.Channel, req *remoting.RemotingCommand), tr *trace.Tracer, log *slog.Logger) *PullRequestHoldService {
+	wakeup func(ch *remoting.Channel, req *remoting.RemotingCommand), tr *trace.Tracer, log *slog.Logger,
+	clk clock.Clock) *PullRequestHoldService {
 	return &PullRequestHoldService{
-		cfg: cfg, store: store, wakeup: wakeup, tr: tr, log: orDiscard(log), now: time.Now,
+		cfg: cfg, store: store, wakeup: wakeup, tr: tr, log: orDiscard(log), clock: clock.Or(clk),
 		svc:              service.New("PullRequestHoldService"),
 		pullRequestTable: map[string]*ManyPullRequest{},
 	}
@@ -91,8 +97,14 @@ func buildKey(topic string, queueID int32) string {
 	return topic + TopicGroupSeparator + strconv.Itoa(int(queueID))
 }
 
-// SuspendPullRequest holds r under topic@queueID. Java: PullRequestHoldService#suspendPullRequest.
+// SuspendPullRequest holds r under topic@queueID and stamps its SuspendTimestamp with the
+// service's clock, the one its deadline is checked on.
+// Java: PullRequestHoldService#suspendPullRequest.
+//
+// Deviation: Java's PullMessageProcessor stamps the PullRequest (System.currentTimeMillis)
+// before handing it over; here the service that compares the times also takes the first one.
 func (s *PullRequestHoldService) SuspendPullRequest(topic string, queueID int32, r *PullRequest) {
+	r.SuspendTimestamp = s.clock.Now()
 	key := buildKey(topic, queueID)
 	s.mu.Lock()
 	mpr := s.pullRequestTable[key]
@@ -167,7 +179,7 @@ func (s *PullRequestHoldService) notifyMessageArriving(topic string, queueID int
 	if len(requests) == 0 {
 		return
 	}
-	now := s.now()
+	now := s.clock.Now()
 	var keep []*PullRequest
 	woken := 0
 	for _, r := range requests {

@@ -80,7 +80,7 @@ func (p *QueryMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoti
 	case protocol.ViewMessageByID:
 		return p.viewMessageByID(req), nil
 	}
-	return remoting.NewResponse(remoting.RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code)), nil
+	return remoting.NewNotSupportedResponse(req), nil
 }
 
 // queryMessage looks the key up in the index. Response header: indexLastUpdateTimestamp (ms)

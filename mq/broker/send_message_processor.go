@@ -22,6 +22,12 @@ const versionV349 = 121
 // Mirrors org.apache.rocketmq.broker.processor.SendMessageProcessor (with the checks of its
 // parent AbstractSendMessageProcessor).
 //
+// A send runs one straight path: decode the header; preSend (msgCheck, which looks the topic's
+// config up once, the queue pick, newInner) either refuses it with a verdict (code + remark) or
+// returns the message to store; the single path adds its own checks (retry → DLQ, half
+// messages); the store puts it; handlePutMessageResult maps the status to the answer.
+// Every answer after the header carries MSG_REGION and TRACE_ON (newSendResponse).
+//
 // The store answers a put on a channel; when it is not ready at once, a goroutine (counted in
 // wg) waits and writes the response later with the request's opaque — the role Java's
 // putMessageFutureExecutor plays — so the send worker is free for the next request.
@@ -73,35 +79,70 @@ func (p *SendMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 	return p.asyncSendMessage(ch, req, &h)
 }
 
-// preSend builds the response shell (MSG_REGION, TRACE_ON) and runs msgCheck; a code other
-// than -1 is a final answer. Java: SendMessageProcessor#preSend.
-func (p *SendMessageProcessor) preSend(ch *remoting.Channel, h *protocol.SendMessageRequestHeader) *remoting.RemotingCommand {
-	resp := remoting.NewResponse(-1, "")
+// verdict is the outcome of a check on the send path: passed, or the response code and remark
+// that refuse the send. A verdict is a value; the processor turns a refusal into the answer
+// (answer), so no check writes into a response.
+type verdict struct {
+	code   int32 // protocol.Success when the check passed
+	remark string
+}
+
+// passed is the verdict of a check that let the send through.
+var passed = verdict{code: protocol.Success}
+
+// refuse is the verdict of a check that stops the send with code and remark.
+func refuse(code int32, remark string) verdict { return verdict{code: code, remark: remark} }
+
+func (v verdict) ok() bool { return v.code == protocol.Success }
+
+// answer sets v's code and remark on resp and returns it.
+func (v verdict) answer(resp *remoting.RemotingCommand) *remoting.RemotingCommand {
+	setResp(resp, v.code, v.remark)
+	return resp
+}
+
+// newSendResponse is the shell of every answer to a send that passed header decoding: a
+// response carrying MSG_REGION and TRACE_ON. Java: SendMessageProcessor#preSend.
+func (p *SendMessageProcessor) newSendResponse() *remoting.RemotingCommand {
+	resp := remoting.NewResponse(protocol.Success, "")
 	resp.AddExtField(primitive.PropertyMsgRegion, p.b.cfg.RegionID)
 	resp.AddExtField(primitive.PropertyTraceSwitch, fmt.Sprint(p.b.cfg.TraceOn))
-	p.msgCheck(ch, h, resp)
 	return resp
+}
+
+// preSend runs what single and batch sends share: msgCheck (one topic-config lookup), the
+// queue pick, and newInner. It returns the message to store and the queue the answer names, or
+// the verdict that refuses the send. Java: SendMessageProcessor#preSend plus the queue choice
+// and message building both send paths repeat.
+func (p *SendMessageProcessor) preSend(ch *remoting.Channel, req *remoting.RemotingCommand,
+	h *protocol.SendMessageRequestHeader) (*primitive.MessageExtBrokerInner, int32, verdict) {
+	tc, v := p.msgCheck(ch, h)
+	if !v.ok() {
+		return nil, 0, v
+	}
+	queueID, v := pickQueue(h, tc)
+	if !v.ok() {
+		return nil, 0, v
+	}
+	return p.newInner(h, req.Body, tc, queueID), queueID, passed
 }
 
 // msgCheck checks the target: broker writable for order topics (16), topic name valid (1),
 // topic not reserved (16), topic exists or can be auto-created from defaultTopic (else 17),
-// queueId < max(read, write) queue nums (else 1). It sets resp's code when a check fails.
+// queueId < max(read, write) queue nums (else 1). It returns the topic's config when all pass.
 // Java: AbstractSendMessageProcessor#msgCheck.
-func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMessageRequestHeader, resp *remoting.RemotingCommand) {
+func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMessageRequestHeader) (*protocol.TopicConfig, verdict) {
 	b := p.b
-	if !protocol.IsWriteable(int32(b.cfg.BrokerPermission)) && b.topicConfigManager.IsOrderTopic(h.Topic) {
-		setResp(resp, protocol.NoPermission, fmt.Sprintf("the broker[%s] sending message is forbidden", b.cfg.BrokerIP1))
-		return
+	tc := b.topicConfigManager.SelectTopicConfig(h.Topic)
+	if !protocol.IsWriteable(int32(b.cfg.BrokerPermission)) && tc != nil && tc.Order {
+		return nil, refuse(protocol.NoPermission, fmt.Sprintf("the broker[%s] sending message is forbidden", b.cfg.BrokerIP1))
 	}
 	if code, remark, ok := validateTopic(h.Topic); !ok {
-		setResp(resp, code, remark)
-		return
+		return nil, refuse(code, remark)
 	}
 	if protocol.NotAllowedSendTopic(h.Topic) {
-		setResp(resp, protocol.NoPermission, fmt.Sprintf("Sending message to topic[%s] is forbidden.", h.Topic))
-		return
+		return nil, refuse(protocol.NoPermission, fmt.Sprintf("Sending message to topic[%s] is forbidden.", h.Topic))
 	}
-	tc := b.topicConfigManager.SelectTopicConfig(h.Topic)
 	if tc == nil {
 		var topicSysFlag int32
 		if h.UnitMode {
@@ -119,14 +160,53 @@ func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMe
 				protocol.PermWrite|protocol.PermRead, topicSysFlag)
 		}
 		if tc == nil {
-			setResp(resp, protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
-			return
+			return nil, refuse(protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
 		}
 	}
 	if idValid := max(tc.WriteQueueNums, tc.ReadQueueNums); h.QueueID >= idValid {
-		setResp(resp, protocol.SystemError, fmt.Sprintf("request queueId[%d] is illegal, topic %s has %d queues, producer: %s",
+		return nil, refuse(protocol.SystemError, fmt.Sprintf("request queueId[%d] is illegal, topic %s has %d queues, producer: %s",
 			h.QueueID, h.Topic, idValid, ch.RemoteAddr()))
 	}
+	return tc, passed
+}
+
+// pickQueue returns the header's queueId, or a random writable queue when it is negative
+// (SYSTEM_ERROR when the topic has no write queue). msgCheck already refused ids beyond the
+// topic's queues. Java: the queueIdInt < 0 branch of asyncSendMessage / asyncSendBatchMessage.
+func pickQueue(h *protocol.SendMessageRequestHeader, tc *protocol.TopicConfig) (int32, verdict) {
+	if h.QueueID >= 0 {
+		return h.QueueID, passed
+	}
+	if tc.WriteQueueNums <= 0 {
+		return 0, refuse(protocol.SystemError, fmt.Sprintf("topic[%s] has no write queue", h.Topic))
+	}
+	return rand.Int32N(tc.WriteQueueNums), passed
+}
+
+// newInner builds the message both send paths store, from the header, the body, the topic's
+// config and the picked queue: topic, queue, body, flag, born timestamp, reconsume times, the
+// request's properties (an empty map when none) with CLUSTER added, and sysFlag with MULTI_TAGS
+// for MULTI_TAG topics. Hosts are set by setHosts, after the path's own checks.
+func (p *SendMessageProcessor) newInner(h *protocol.SendMessageRequestHeader, body []byte, tc *protocol.TopicConfig,
+	queueID int32) *primitive.MessageExtBrokerInner {
+	msg := &primitive.MessageExtBrokerInner{}
+	msg.Topic = h.Topic
+	msg.QueueID = queueID
+	msg.Body = body
+	msg.Flag = h.Flag
+	msg.BornTimestamp = h.BornTimestamp
+	msg.ReconsumeTimes = h.ReconsumeTimes
+	props := primitive.UnmarshalProperties(h.Properties)
+	if props == nil {
+		props = map[string]string{}
+	}
+	props[primitive.PropertyCluster] = p.b.cfg.BrokerClusterName
+	msg.Properties = props
+	msg.SysFlag = h.SysFlag
+	if tc.TopicFilterType == protocol.MultiTag {
+		msg.SysFlag |= primitive.MultiTagsFlag
+	}
+	return msg
 }
 
 // asyncSendMessage builds the MessageExtBrokerInner and puts it into the store.
@@ -134,43 +214,18 @@ func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMe
 func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
 	b := p.b
-	resp := p.preSend(ch, h)
-	if resp.Code != -1 {
-		return resp, nil
+	resp := p.newSendResponse()
+	msg, queueID, v := p.preSend(ch, req, h)
+	if !v.ok() {
+		return v.answer(resp), nil
 	}
-	tc := b.topicConfigManager.SelectTopicConfig(h.Topic)
-	if tc == nil { // deleted between msgCheck and here
-		setResp(resp, protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
-		return resp, nil
+	if v := p.handleRetryAndDLQ(h, req, msg); !v.ok() {
+		return v.answer(resp), nil
 	}
-	queueID := h.QueueID
-	if queueID < 0 {
-		if tc.WriteQueueNums <= 0 {
-			setResp(resp, protocol.SystemError, fmt.Sprintf("topic[%s] has no write queue", h.Topic))
-			return resp, nil
-		}
-		queueID = rand.Int32N(tc.WriteQueueNums)
-	}
-	msg := &primitive.MessageExtBrokerInner{}
-	msg.Topic = h.Topic
-	msg.QueueID = queueID
-	if !p.handleRetryAndDLQ(h, resp, req, msg, tc) {
-		return resp, nil
-	}
-	msg.Body = req.Body
-	msg.Flag = h.Flag
-	props := primitive.UnmarshalProperties(h.Properties)
-	if props == nil {
-		props = map[string]string{}
-	}
-	msg.Properties = props
-	msg.BornTimestamp = h.BornTimestamp
-	msg.ReconsumeTimes = h.ReconsumeTimes
 	if err := p.setHosts(ch, msg); err != nil {
-		setResp(resp, protocol.SystemError, err.Error())
-		return resp, nil
+		return refuse(protocol.SystemError, err.Error()).answer(resp), nil
 	}
-	props[primitive.PropertyCluster] = b.cfg.BrokerClusterName
+	props := msg.Properties
 	// WAIT is not stored (saves 9 bytes a message) but stays in the map, where the store
 	// reads it to decide whether to wait for the flush. Java 4.9.8 does the same.
 	if wait, ok := props[primitive.PropertyWaitStoreMsgOK]; ok {
@@ -185,8 +240,8 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 	if tran := props[primitive.PropertyTransactionPrepared]; tran == "true" {
 		// Transactions (half messages) are a later issue; refuse rather than store a half
 		// message as a normal one.
-		setResp(resp, protocol.NoPermission, fmt.Sprintf("the broker[%s] sending transaction message is forbidden (transactions are not supported yet)", b.cfg.BrokerIP1))
-		return resp, nil
+		return refuse(protocol.NoPermission, fmt.Sprintf("the broker[%s] sending transaction message is forbidden (transactions are not supported yet)",
+			b.cfg.BrokerIP1)).answer(resp), nil
 	}
 	if tr := b.tr; tr.Enabled() {
 		tr.Step("SendMessageProcessor#asyncSendMessage", slog.String("topic", msg.Topic),
@@ -200,64 +255,31 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 // properties (plus CLUSTER) apply to every member. The response's msgId lists the members'
 // offsetMsgIds joined by ','; queueOffset is the first member's.
 // Java: SendMessageProcessor#asyncSendBatchMessage.
+//
+// Java also refuses a topic longer than 127 bytes here (MESSAGE_ILLEGAL); msgCheck's
+// validateTopic has refused such a topic already, so that branch is never taken, in Java either.
 func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
-	b := p.b
-	resp := p.preSend(ch, h)
-	if resp.Code != -1 {
-		return resp, nil
+	resp := p.newSendResponse()
+	batch, queueID, v := p.preSend(ch, req, h)
+	if !v.ok() {
+		return v.answer(resp), nil
 	}
-	tc := b.topicConfigManager.SelectTopicConfig(h.Topic)
-	if tc == nil {
-		setResp(resp, protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
-		return resp, nil
-	}
-	queueID := h.QueueID
-	if queueID < 0 {
-		if tc.WriteQueueNums <= 0 {
-			setResp(resp, protocol.SystemError, fmt.Sprintf("topic[%s] has no write queue", h.Topic))
-			return resp, nil
-		}
-		queueID = rand.Int32N(tc.WriteQueueNums)
-	}
-	if len(h.Topic) > protocol.MaxTopicLength {
-		setResp(resp, protocol.MessageIllegal, fmt.Sprintf("message topic length too long %d", len(h.Topic)))
-		return resp, nil
-	}
-	batch := &primitive.MessageExtBrokerInner{}
-	batch.Topic = h.Topic
-	batch.QueueID = queueID
-	sysFlag := h.SysFlag
-	if tc.TopicFilterType == protocol.MultiTag {
-		sysFlag |= primitive.MultiTagsFlag
-	}
-	batch.SysFlag = sysFlag
-	batch.Flag = h.Flag
-	props := primitive.UnmarshalProperties(h.Properties)
-	if props == nil {
-		props = map[string]string{}
-	}
-	props[primitive.PropertyCluster] = b.cfg.BrokerClusterName
-	batch.Properties = props
-	batch.PropertiesString = primitive.MarshalProperties(props)
-	batch.Body = req.Body
-	batch.BornTimestamp = h.BornTimestamp
-	batch.ReconsumeTimes = h.ReconsumeTimes
+	batch.PropertiesString = primitive.MarshalProperties(batch.Properties)
 	if err := p.setHosts(ch, batch); err != nil {
-		setResp(resp, protocol.SystemError, err.Error())
-		return resp, nil
+		return refuse(protocol.SystemError, err.Error()).answer(resp), nil
 	}
-	if tr := b.tr; tr.Enabled() {
+	if tr := p.b.tr; tr.Enabled() {
 		tr.Step("SendMessageProcessor#asyncSendBatchMessage", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLen", len(batch.Body)))
 	}
-	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessages(batch), queueID)
+	return p.awaitPut(ch, req, resp, p.b.store.AsyncPutMessages(batch), queueID)
 }
 
 // handleRetryAndDLQ sends a message for %RETRY%<group> whose reconsumeTimes reached the
 // group's limit (or the header's maxReconsumeTimes, from request version 3.4.9 on) to
-// %DLQ%<group> (1 queue, perm 6), and ORs MULTI_TAGS into sysFlag for MULTI_TAG topics. It
-// returns false when resp holds a final answer. Java: SendMessageProcessor#handleRetryAndDLQ.
+// %DLQ%<group> (1 queue, perm 6). It refuses the send when the group or the DLQ topic does not
+// exist. Java: SendMessageProcessor#handleRetryAndDLQ (its MULTI_TAGS sysFlag is newInner's).
 //
 // This is the path of client-go's fallback when CONSUMER_SEND_MSG_BACK fails
 // (remoting-protocol.md §9.4): it sends the message itself with DELAY = 3 + reconsumeTimes, which
@@ -265,38 +287,32 @@ func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *
 // the message here, but then replaces all properties with the request's, so a DELAY sent by
 // the client survives (a message bound for the DLQ then reaches it after its delay); we keep
 // that effective behaviour.
-func (p *SendMessageProcessor) handleRetryAndDLQ(h *protocol.SendMessageRequestHeader, resp *remoting.RemotingCommand,
-	req *remoting.RemotingCommand, msg *primitive.MessageExtBrokerInner, tc *protocol.TopicConfig) bool {
+func (p *SendMessageProcessor) handleRetryAndDLQ(h *protocol.SendMessageRequestHeader, req *remoting.RemotingCommand,
+	msg *primitive.MessageExtBrokerInner) verdict {
 	b := p.b
-	if protocol.IsRetryTopic(h.Topic) {
-		group := h.Topic[len(protocol.RetryGroupTopicPrefix):]
-		sgc := b.subscriptionGroupManager.FindSubscriptionGroupConfig(group)
-		if sgc == nil {
-			setResp(resp, protocol.SubscriptionGroupNotExist, "subscription group not exist, "+group)
-			return false
-		}
-		maxReconsume := sgc.RetryMaxTimes
-		if req.Version >= versionV349 && h.HasMaxReconsumeTimes {
-			maxReconsume = h.MaxReconsumeTimes
-		}
-		if h.ReconsumeTimes >= maxReconsume {
-			dlq := protocol.GetDLQTopic(group)
-			msg.Topic = dlq
-			msg.QueueID = rand.Int32N(protocol.DLQNumsPerGroup)
-			dtc := b.topicConfigManager.CreateTopicInSendMessageBackMethod(dlq, protocol.DLQNumsPerGroup,
-				protocol.PermWrite|protocol.PermRead, 0)
-			if dtc == nil {
-				setResp(resp, protocol.SystemError, "topic["+dlq+"] not exist")
-				return false
-			}
-		}
+	if !protocol.IsRetryTopic(h.Topic) {
+		return passed
 	}
-	sysFlag := h.SysFlag
-	if tc.TopicFilterType == protocol.MultiTag {
-		sysFlag |= primitive.MultiTagsFlag
+	group := h.Topic[len(protocol.RetryGroupTopicPrefix):]
+	sgc := b.subscriptionGroupManager.FindSubscriptionGroupConfig(group)
+	if sgc == nil {
+		return refuse(protocol.SubscriptionGroupNotExist, "subscription group not exist, "+group)
 	}
-	msg.SysFlag = sysFlag
-	return true
+	maxReconsume := sgc.RetryMaxTimes
+	if req.Version >= versionV349 && h.HasMaxReconsumeTimes {
+		maxReconsume = h.MaxReconsumeTimes
+	}
+	if h.ReconsumeTimes < maxReconsume {
+		return passed
+	}
+	dlq := protocol.GetDLQTopic(group)
+	msg.Topic = dlq
+	msg.QueueID = rand.Int32N(protocol.DLQNumsPerGroup)
+	if b.topicConfigManager.CreateTopicInSendMessageBackMethod(dlq, protocol.DLQNumsPerGroup,
+		protocol.PermWrite|protocol.PermRead, 0) == nil {
+		return refuse(protocol.SystemError, "topic["+dlq+"] not exist")
+	}
+	return passed
 }
 
 // setHosts fills born host (the client's address as this connection sees it) and store host

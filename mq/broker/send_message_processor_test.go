@@ -2,6 +2,7 @@ package broker
 
 import (
 	"encoding/binary"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -261,4 +262,116 @@ func TestSendSyncFlush(t *testing.T) {
 	resp = tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("no wait")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	stall.Store(false)
+}
+
+// TestSendRefusalsExact pins every answer a send gets before the store, byte for byte: the
+// code, the whole remark (Java's wording), and the two ext fields every send response carries
+// (MSG_REGION, TRACE_ON) and nothing else — for the single (SEND_MESSAGE) and the batch
+// (SEND_BATCH_MESSAGE) path alike where both have the check. Java: AbstractSendMessageProcessor
+// #msgCheck, SendMessageProcessor#asyncSendMessage / #asyncSendBatchMessage / #handleRetryAndDLQ.
+func TestSendRefusalsExact(t *testing.T) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) { c.AutoCreateSubscriptionGroup = false })
+	tcm := tb.b.TopicConfigManager()
+	noWrite := protocol.NewTopicConfig("NoWriteQueues")
+	noWrite.ReadQueueNums, noWrite.WriteQueueNums = 4, 0
+	tcm.UpdateTopicConfig(*noWrite)
+	tb.sendOK(t, "Existing", 0, "", []byte("x")) // 4 queues
+	ip := tb.b.BrokerConfig().BrokerIP1
+
+	cases := []struct {
+		name       string
+		batchToo   bool
+		mutate     func(h *protocol.SendMessageRequestHeader)
+		code       int32
+		remark     string
+		withRemote bool // remark ends with the producer's address as the broker sees it
+	}{
+		{"illegal characters", true, func(h *protocol.SendMessageRequestHeader) { h.Topic = "bad topic" },
+			protocol.SystemError, "The specified topic[bad topic] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$", false},
+		{"too long", true, func(h *protocol.SendMessageRequestHeader) { h.Topic = strings.Repeat("t", 128) },
+			protocol.SystemError, "The specified topic is longer than topic max length.", false},
+		{"reserved topic", true, func(h *protocol.SendMessageRequestHeader) { h.Topic = "SCHEDULE_TOPIC_XXXX" },
+			protocol.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden.", false},
+		{"unknown topic, template missing", true, func(h *protocol.SendMessageRequestHeader) {
+			h.Topic, h.DefaultTopic = "Unknown1", "NoSuchTemplate"
+		}, protocol.TopicNotExist, "topic[Unknown1] not exist, apply first please!", false},
+		{"queueId out of range", true, func(h *protocol.SendMessageRequestHeader) { h.Topic, h.QueueID = "Existing", 4 },
+			protocol.SystemError, "request queueId[4] is illegal, topic Existing has 4 queues, producer: ", true},
+		{"no write queue", true, func(h *protocol.SendMessageRequestHeader) { h.Topic, h.QueueID = "NoWriteQueues", -1 },
+			protocol.SystemError, "topic[NoWriteQueues] has no write queue", false},
+		{"retry topic of an unknown group", false, func(h *protocol.SendMessageRequestHeader) { h.Topic = "%RETRY%nosuchgroup" },
+			protocol.SubscriptionGroupNotExist, "subscription group not exist, nosuchgroup", false},
+		{"transaction half message", false, func(h *protocol.SendMessageRequestHeader) {
+			h.Topic = "Existing"
+			h.Properties = primitive.MarshalProperties(map[string]string{primitive.PropertyTransactionPrepared: "true"})
+		}, protocol.NoPermission, "the broker[" + ip + "] sending transaction message is forbidden (transactions are not supported yet)", false},
+	}
+	for _, c := range cases {
+		for _, batch := range []bool{false, true} {
+			if batch && !c.batchToo {
+				continue
+			}
+			name := c.name
+			if batch {
+				name += " (batch)"
+			}
+			t.Run(name, func(t *testing.T) {
+				h := sendHeader("x", 0, nil)
+				c.mutate(h)
+				req := remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("b"))
+				if batch {
+					h.Batch = true
+					req = remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), batchEntry([]byte("b"), ""))
+				}
+				resp := tb.invoke(t, req)
+				require.Equal(t, c.code, resp.Code)
+				if c.withRemote {
+					require.Regexp(t, "^"+regexp.QuoteMeta(c.remark)+`127\.0\.0\.1:\d+$`, resp.Remark)
+				} else {
+					require.Equal(t, c.remark, resp.Remark)
+				}
+				require.Equal(t, map[string]string{"MSG_REGION": "DefaultRegion", "TRACE_ON": "true"}, resp.ExtFields)
+			})
+		}
+	}
+	require.Nil(t, tcm.SelectTopicConfig("Unknown1"), "a refused send creates no topic")
+}
+
+// TestSendOrderTopicOnReadOnlyBroker pins msgCheck's first check: a broker without write
+// permission refuses sends to an order topic (NO_PERMISSION naming brokerIP1), single and batch.
+func TestSendOrderTopicOnReadOnlyBroker(t *testing.T) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) { c.BrokerPermission = int(protocol.PermRead) })
+	order := protocol.NewTopicConfig("OrderTopic")
+	order.Order = true
+	tb.b.TopicConfigManager().UpdateTopicConfig(*order)
+	h := sendHeader("OrderTopic", 0, nil)
+	want := "the broker[" + tb.b.BrokerConfig().BrokerIP1 + "] sending message is forbidden"
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("b")))
+	require.Equal(t, int32(protocol.NoPermission), resp.Code)
+	require.Equal(t, want, resp.Remark)
+	h.Batch = true
+	resp = tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), batchEntry([]byte("b"), "")))
+	require.Equal(t, int32(protocol.NoPermission), resp.Code)
+	require.Equal(t, want, resp.Remark)
+}
+
+// TestSendBatchRandomQueue: a batch with a negative queueId goes to one writable queue the broker
+// picks, as a single send does; every member lands in that queue.
+func TestSendBatchRandomQueue(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.sendOK(t, "BatchAny", 0, "", []byte("x")) // 4 queues
+	body := append(batchEntry([]byte("a"), ""), batchEntry([]byte("b"), "")...)
+	h := sendHeader("BatchAny", -1, nil)
+	h.Batch = true
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), body))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	var rh protocol.SendMessageResponseHeader
+	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.GreaterOrEqual(t, rh.QueueID, int32(0))
+	require.Less(t, rh.QueueID, int32(4))
+	want := int64(2)
+	if rh.QueueID == 0 {
+		want = 3
+	}
+	tb.waitDispatched(t, "BatchAny", rh.QueueID, want)
 }

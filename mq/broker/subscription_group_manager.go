@@ -7,8 +7,8 @@ import (
 	"maps"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -67,18 +67,22 @@ type SubscriptionGroupManager struct {
 	// file persists the table (path, write serialization, retry flag).
 	file configFile
 
+	clock       clock.Clock // DataVersion timestamps
 	mu          sync.RWMutex
 	table       map[string]SubscriptionGroupConfig
 	dataVersion protocol.DataVersion
 }
 
-// NewSubscriptionGroupManager creates the table with Java's built-in groups.
-func NewSubscriptionGroupManager(cfg *BrokerConfig, log *slog.Logger) *SubscriptionGroupManager {
+// NewSubscriptionGroupManager creates the table with Java's built-in groups; clk (nil: the
+// system clock) stamps the DataVersion.
+func NewSubscriptionGroupManager(cfg *BrokerConfig, log *slog.Logger, clk clock.Clock) *SubscriptionGroupManager {
+	clk = clock.Or(clk)
 	m := &SubscriptionGroupManager{
+		clock:       clk,
 		cfg:         cfg,
 		log:         orDiscard(log),
 		table:       map[string]SubscriptionGroupConfig{},
-		dataVersion: protocol.DataVersion{Timestamp: time.Now().UnixMilli()},
+		dataVersion: protocol.DataVersion{Timestamp: clock.Millis(clk)},
 	}
 	for _, g := range []string{"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP",
 		"CID_ONS-HTTP-PROXY", "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER"} {
@@ -107,7 +111,7 @@ func (m *SubscriptionGroupManager) FindSubscriptionGroupConfig(group string) *Su
 	}
 	c = NewSubscriptionGroupConfig(group)
 	m.table[group] = c
-	m.dataVersion.NextVersion(time.Now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.log.Info("auto create a subscription group", "group", group)
 	m.persistChange()
@@ -120,7 +124,7 @@ func (m *SubscriptionGroupManager) UpdateSubscriptionGroupConfig(c SubscriptionG
 	m.mu.Lock()
 	old, existed := m.table[c.GroupName]
 	m.table[c.GroupName] = c
-	m.dataVersion.NextVersion(time.Now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	if existed {
 		m.log.Info("update subscription group config", "old", old, "new", c)
@@ -159,6 +163,10 @@ type subscriptionGroupsFile struct {
 	SubscriptionGroupTable map[string]json.RawMessage `json:"subscriptionGroupTable"`
 }
 
+func (f *subscriptionGroupsFile) entries() map[string]json.RawMessage {
+	return f.SubscriptionGroupTable
+}
+
 // Encode returns subscriptionGroup.json's content: {"dataVersion":{...},
 // "subscriptionGroupTable":{group: SubscriptionGroupConfig}}, fastjson's pretty form (tabs,
 // fields and groups in alphabetical order). Java: SubscriptionGroupManager#encode(true).
@@ -182,34 +190,21 @@ func (m *SubscriptionGroupManager) Encode() ([]byte, error) {
 // name when groupName is missing; a null entry is skipped. Nothing changes when an error is
 // returned. Java: SubscriptionGroupManager#decode (putAll, assignNewOne).
 func (m *SubscriptionGroupManager) Decode(data []byte) error {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return err
-	}
 	var f subscriptionGroupsFile
-	if err := json.Unmarshal(std, &f); err != nil {
-		return err
-	}
-	loaded := make(map[string]SubscriptionGroupConfig, len(f.SubscriptionGroupTable))
-	for name, raw := range f.SubscriptionGroupTable {
-		if string(raw) == "null" {
-			continue
-		}
+	loaded, err := decodeTable(data, &f, func(name string, raw json.RawMessage) (SubscriptionGroupConfig, error) {
 		c := NewSubscriptionGroupConfig(name)
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("group %q: %w", name, err)
+			return c, fmt.Errorf("group %q: %w", name, err)
 		}
 		if c.GroupName == "" {
 			c.GroupName = name
 		}
-		loaded[name] = c
+		return c, nil
+	})
+	if err != nil {
+		return err
 	}
-	m.mu.Lock()
-	maps.Copy(m.table, loaded)
-	if f.DataVersion != nil {
-		m.dataVersion = *f.DataVersion
-	}
-	m.mu.Unlock()
+	mergeTable(&m.mu, m.table, loaded, &m.dataVersion, f.DataVersion)
 	return nil
 }
 
@@ -222,17 +217,9 @@ func (m *SubscriptionGroupManager) Load() (string, error) { return m.file.load(m
 func (m *SubscriptionGroupManager) Persist() error { return m.file.store(m.Encode) }
 
 // PersistIfDirty retries a write that failed (a no-op otherwise).
-func (m *SubscriptionGroupManager) PersistIfDirty() error {
-	if !m.file.dirty.Load() {
-		return nil
-	}
-	return m.Persist()
-}
+func (m *SubscriptionGroupManager) PersistIfDirty() error { return m.file.retry(m.Persist) }
 
-// persistChange persists after a change; a failure is logged and retried by the broker's
-// periodic persist pass.
+// persistChange persists after a change (see configFile.persistLogged).
 func (m *SubscriptionGroupManager) persistChange() {
-	if err := m.Persist(); err != nil {
-		m.log.Error("persist subscription group config failed", "err", err)
-	}
+	m.file.persistLogged(m.Persist, m.log, "subscription group config")
 }

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
-	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -38,7 +38,7 @@ type TopicConfigManager struct {
 	mu          sync.RWMutex
 	table       map[string]protocol.TopicConfig
 	dataVersion protocol.DataVersion
-	now         func() time.Time
+	clock       clock.Clock // DataVersion timestamps
 
 	// systemTopics are the built-ins (Java: TopicValidator.addSystemTopic).
 	systemTopics map[string]bool
@@ -53,14 +53,16 @@ type TopicConfigManager struct {
 // BenchmarkTest (1024), the cluster-name topic (16; perm 7 with clusterTopicEnable, else 1),
 // the broker-name topic (1; perm 7 with brokerTopicEnable, else 1), OFFSET_MOVED_EVENT (1),
 // SCHEDULE_TOPIC_XXXX (18), the trace topic (1; only with traceTopicEnable) and
-// <cluster>_REPLY_TOPIC (1). Java: TopicConfigManager(BrokerController).
-func NewTopicConfigManager(cfg *BrokerConfig, log *slog.Logger) *TopicConfigManager {
+// <cluster>_REPLY_TOPIC (1). clk (nil: the system clock) stamps the DataVersion.
+// Java: TopicConfigManager(BrokerController).
+func NewTopicConfigManager(cfg *BrokerConfig, log *slog.Logger, clk clock.Clock) *TopicConfigManager {
+	clk = clock.Or(clk)
 	m := &TopicConfigManager{
 		cfg:          cfg,
 		log:          orDiscard(log),
 		table:        map[string]protocol.TopicConfig{},
-		dataVersion:  protocol.DataVersion{Timestamp: time.Now().UnixMilli()},
-		now:          time.Now,
+		dataVersion:  protocol.DataVersion{Timestamp: clock.Millis(clk)},
+		clock:        clk,
 		systemTopics: map[string]bool{},
 	}
 	add := func(topic string, queues int32, perm int32) {
@@ -160,7 +162,7 @@ func (m *TopicConfigManager) CreateTopicInSendMessageMethod(topic, defaultTopic,
 	tc.TopicSysFlag = topicSysFlag
 	tc.TopicFilterType = tmpl.TopicFilterType
 	m.table[topic] = tc
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	m.log.Info("create new topic by default topic", "topic", topic, "defaultTopic", defaultTopic,
@@ -188,7 +190,7 @@ func (m *TopicConfigManager) CreateTopicInSendMessageBackMethod(topic string, cl
 	tc.Perm = perm
 	tc.TopicSysFlag = topicSysFlag
 	m.table[topic] = tc
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	m.log.Info("create new topic", "topic", topic, "queueNums", clientDefaultTopicQueueNums, "perm", perm)
@@ -205,7 +207,7 @@ func (m *TopicConfigManager) UpdateTopicConfig(tc protocol.TopicConfig) {
 	m.mu.Lock()
 	old, existed := m.table[tc.TopicName]
 	m.table[tc.TopicName] = tc
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	if existed {
@@ -224,7 +226,7 @@ func (m *TopicConfigManager) DeleteTopicConfig(topic string) {
 		return
 	}
 	delete(m.table, topic)
-	m.dataVersion.NextVersion(m.now().UnixMilli())
+	m.dataVersion.NextVersion(clock.Millis(m.clock))
 	m.mu.Unlock()
 	m.persistChange()
 	m.log.Info("delete topic config OK", "topic", topic)
@@ -282,28 +284,19 @@ type topicsFile struct {
 	TopicConfigTable map[string]json.RawMessage `json:"topicConfigTable"`
 }
 
+func (f *topicsFile) entries() map[string]json.RawMessage { return f.TopicConfigTable }
+
 // Decode reads topics.json's content (fastjson's unquoted numeric keys and unknown fields
 // accepted) and puts its topics over the table, adopting the file's DataVersion. A topic
 // takes the TopicConfig defaults for fields the file leaves out and the map key as its name
 // when topicName is missing; a null entry is skipped. Nothing changes when an error is
 // returned. Java: TopicConfigManager#decode (putAll over the built-ins, assignNewOne).
 func (m *TopicConfigManager) Decode(data []byte) error {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return err
-	}
 	var f topicsFile
-	if err := json.Unmarshal(std, &f); err != nil {
-		return err
-	}
-	loaded := make(map[string]protocol.TopicConfig, len(f.TopicConfigTable))
-	for name, raw := range f.TopicConfigTable {
-		if string(raw) == "null" {
-			continue
-		}
+	loaded, err := decodeTable(data, &f, func(name string, raw json.RawMessage) (protocol.TopicConfig, error) {
 		tc := *protocol.NewTopicConfig(name)
 		if err := json.Unmarshal(raw, &tc); err != nil {
-			return fmt.Errorf("topic %q: %w", name, err)
+			return tc, fmt.Errorf("topic %q: %w", name, err)
 		}
 		if tc.TopicName == "" {
 			tc.TopicName = name
@@ -313,16 +306,14 @@ func (m *TopicConfigManager) Decode(data []byte) error {
 			tc.TopicFilterType = protocol.SingleTag
 		case protocol.SingleTag, protocol.MultiTag:
 		default:
-			return fmt.Errorf("topic %q: unknown topicFilterType %q", name, tc.TopicFilterType)
+			return tc, fmt.Errorf("topic %q: unknown topicFilterType %q", name, tc.TopicFilterType)
 		}
-		loaded[name] = tc
+		return tc, nil
+	})
+	if err != nil {
+		return err
 	}
-	m.mu.Lock()
-	maps.Copy(m.table, loaded)
-	if f.DataVersion != nil {
-		m.dataVersion = *f.DataVersion
-	}
-	m.mu.Unlock()
+	mergeTable(&m.mu, m.table, loaded, &m.dataVersion, f.DataVersion)
 	return nil
 }
 
@@ -335,17 +326,7 @@ func (m *TopicConfigManager) Load() (string, error) { return m.file.load(m.Decod
 func (m *TopicConfigManager) Persist() error { return m.file.store(m.Encode) }
 
 // PersistIfDirty retries a write that failed (a no-op otherwise).
-func (m *TopicConfigManager) PersistIfDirty() error {
-	if !m.file.dirty.Load() {
-		return nil
-	}
-	return m.Persist()
-}
+func (m *TopicConfigManager) PersistIfDirty() error { return m.file.retry(m.Persist) }
 
-// persistChange persists after a change; a failure is logged and retried by the broker's
-// periodic persist pass (Java logs it and waits for the next change).
-func (m *TopicConfigManager) persistChange() {
-	if err := m.Persist(); err != nil {
-		m.log.Error("persist topic config failed", "err", err)
-	}
-}
+// persistChange persists after a change (see configFile.persistLogged).
+func (m *TopicConfigManager) persistChange() { m.file.persistLogged(m.Persist, m.log, "topic config") }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -31,6 +32,11 @@ type Config struct {
 	Customize func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig)
 	// NamesrvCustomize, if set, adjusts the name server's config.
 	NamesrvCustomize func(nc *namesrv.NamesrvConfig)
+	// NamesrvClock is the name server's clock (nil: the system clock); a test hands it a
+	// clock.Manual to expire brokers on demand.
+	NamesrvClock clock.Clock
+	// BrokerClock is every broker's clock (nil: the system clock).
+	BrokerClock clock.Clock
 }
 
 // Cluster is a running name server and its brokers.
@@ -59,7 +65,7 @@ func Start(cfg Config) (*Cluster, error) {
 	if sc.ListenAddr == "" {
 		sc.ListenAddr = "127.0.0.1:0"
 	}
-	c := &Cluster{Namesrv: namesrv.NewNamesrvController(nc, sc, tr)}
+	c := &Cluster{Namesrv: namesrv.NewNamesrvController(nc, sc, tr, namesrv.WithClock(cfg.NamesrvClock))}
 	if err := namesrv.Start(c.Namesrv); err != nil {
 		return nil, fmt.Errorf("embedded: start name server: %w", err)
 	}
@@ -93,7 +99,7 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 	if cfg.Customize != nil {
 		cfg.Customize(i, &bc, &sc)
 	}
-	b, err := broker.NewBrokerController(bc, nsc, sc, trace.New(cfg.Logger, name))
+	b, err := broker.NewBrokerController(bc, nsc, sc, trace.New(cfg.Logger, name), broker.WithClock(cfg.BrokerClock))
 	if err != nil {
 		return nil, fmt.Errorf("embedded: create %s: %w", name, err)
 	}

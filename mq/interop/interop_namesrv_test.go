@@ -3,7 +3,6 @@ package interop
 import (
 	"context"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -20,16 +20,6 @@ import (
 // routeRefreshWait bounds the wait for the official client's route refresh, which runs every
 // 30 s (client-go's _PullNameServerInterval, Java's pollNameServerInterval).
 const routeRefreshWait = 45 * time.Second
-
-// namesrvClock is a name-server clock the test advances by hand, read by server goroutines.
-type namesrvClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *namesrvClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *namesrvClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // The official producer sends to both brokers of a topic; then broker-a stops registering and
 // the name server's expiry scan removes it (RouteInfoManager#scanNotActiveBroker, 120 s on the
@@ -41,9 +31,11 @@ func (c *namesrvClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d);
 // refreshes sooner — the assertion holds either way.)
 func TestOfficialProducerLeavesAnExpiredBroker(t *testing.T) {
 	t.Parallel()
+	clk := clock.NewManual(time.Now())
 	c, err := embedded.Start(embedded.Config{
-		Dir:     t.TempDir(),
-		Brokers: 2,
+		Dir:          t.TempDir(),
+		Brokers:      2,
+		NamesrvClock: clk,
 		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			sc.MappedFileSizeCommitLog = 64 * 1024
 			sc.MappedFileSizeConsumeQueue = 100 * 20
@@ -51,8 +43,6 @@ func TestOfficialProducerLeavesAnExpiredBroker(t *testing.T) {
 	})
 	require.NoError(t, err)
 	t.Cleanup(c.Shutdown)
-	clk := &namesrvClock{t: time.Now()}
-	c.Namesrv.RouteInfoManager.SetClock(clk.now)
 	brokerA, brokerB := c.Brokers[0], c.Brokers[1]
 
 	const topic = "NamesrvExpiryTopic"
@@ -83,9 +73,9 @@ func TestOfficialProducerLeavesAnExpiredBroker(t *testing.T) {
 
 	// broker-a stops registering; broker-b registers 100 s later; at 121 s broker-a expires.
 	brokerA.BrokerOuterAPI().UpdateNameServerAddressList(nil)
-	clk.advance(100 * time.Second)
+	clk.Advance(100 * time.Second)
 	brokerB.RegisterBrokerAll()
-	clk.advance(21 * time.Second)
+	clk.Advance(21 * time.Second)
 	require.Equal(t, 1, c.Namesrv.RouteInfoManager.ScanNotActiveBroker())
 	route := c.Namesrv.RouteInfoManager.PickupTopicRouteData(topic)
 	require.Len(t, route.QueueDatas, 1)

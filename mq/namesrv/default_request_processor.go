@@ -51,8 +51,7 @@ func (p *DefaultRequestProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 	case protocol.GetTopicsByCluster:
 		return p.getTopicsByCluster(req)
 	}
-	return remoting.NewResponse(remoting.RequestCodeNotSupported,
-		fmt.Sprintf("request type %d not supported", req.Code)), nil
+	return remoting.NewNotSupportedResponse(req), nil
 }
 
 // registerBroker checks the body CRC, decodes the RegisterBrokerBody and records the broker.
@@ -62,7 +61,7 @@ func (p *DefaultRequestProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.RegisterBrokerRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	if h.BodyCrc32 != 0 {
 		if crc := int32(crc32.ChecksumIEEE(req.Body) & 0x7FFFFFFF); crc != h.BodyCrc32 {
@@ -93,7 +92,7 @@ func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remo
 func (p *DefaultRequestProcessor) unregisterBroker(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.UnRegisterBrokerRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	p.c.RouteInfoManager.UnregisterBroker(h.ClusterName, h.BrokerAddr, h.BrokerName, h.BrokerID)
 	return remoting.NewResponse(remoting.Success, ""), nil
@@ -108,7 +107,7 @@ func (p *DefaultRequestProcessor) unregisterBroker(req *remoting.RemotingCommand
 func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.GetRouteInfoRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	if p.c.tr.Enabled() {
 		p.c.tr.Step("DefaultRequestProcessor#getRouteInfoByTopic", slog.String("topic", h.Topic))
@@ -149,7 +148,7 @@ func (p *DefaultRequestProcessor) getAllTopicList() (*remoting.RemotingCommand, 
 func (p *DefaultRequestProcessor) deleteTopicInNamesrv(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.DeleteTopicFromNamesrvRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	if h.ClusterName != "" {
 		p.c.RouteInfoManager.DeleteTopicInCluster(h.Topic, h.ClusterName)
@@ -164,7 +163,7 @@ func (p *DefaultRequestProcessor) deleteTopicInNamesrv(req *remoting.RemotingCom
 func (p *DefaultRequestProcessor) getTopicsByCluster(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.GetTopicsByClusterRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.Body = (&protocol.TopicList{TopicList: p.c.RouteInfoManager.GetTopicsByCluster(h.Cluster)}).Encode()
@@ -179,7 +178,7 @@ func (p *DefaultRequestProcessor) getTopicsByCluster(req *remoting.RemotingComma
 func (p *DefaultRequestProcessor) queryBrokerTopicConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.QueryDataVersionRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	dv, err := protocol.DecodeDataVersion(req.Body)
 	if err != nil {
@@ -205,12 +204,9 @@ func (p *DefaultRequestProcessor) queryBrokerTopicConfig(req *remoting.RemotingC
 func (p *DefaultRequestProcessor) putKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.PutKVConfigRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
-	if err := p.c.KVConfigManager.PutKVConfig(h.Namespace, h.Key, h.Value); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
-	}
-	return remoting.NewResponse(remoting.Success, ""), nil
+	return successOr(p.c.KVConfigManager.PutKVConfig(h.Namespace, h.Key, h.Value)), nil
 }
 
 // getKVConfig answers the item's value in the header, or QUERY_NOT_FOUND.
@@ -218,7 +214,7 @@ func (p *DefaultRequestProcessor) putKVConfig(req *remoting.RemotingCommand) (*r
 func (p *DefaultRequestProcessor) getKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.GetKVConfigRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	v, ok := p.c.KVConfigManager.GetKVConfig(h.Namespace, h.Key)
 	if !ok {
@@ -235,12 +231,9 @@ func (p *DefaultRequestProcessor) getKVConfig(req *remoting.RemotingCommand) (*r
 func (p *DefaultRequestProcessor) deleteKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.DeleteKVConfigRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
-	if err := p.c.KVConfigManager.DeleteKVConfig(h.Namespace, h.Key); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
-	}
-	return remoting.NewResponse(remoting.Success, ""), nil
+	return successOr(p.c.KVConfigManager.DeleteKVConfig(h.Namespace, h.Key)), nil
 }
 
 // getKVListByNamespace answers a namespace's items as a KVTable body, or QUERY_NOT_FOUND.
@@ -248,7 +241,7 @@ func (p *DefaultRequestProcessor) deleteKVConfig(req *remoting.RemotingCommand) 
 func (p *DefaultRequestProcessor) getKVListByNamespace(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.GetKVListByNamespaceRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return systemError(err), nil
 	}
 	body := p.c.KVConfigManager.GetKVListByNamespace(h.Namespace)
 	if body == nil {
@@ -257,4 +250,18 @@ func (p *DefaultRequestProcessor) getKVListByNamespace(req *remoting.RemotingCom
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.Body = body
 	return resp, nil
+}
+
+// systemError is the SYSTEM_ERROR answer whose remark is err's text (a header that does not
+// decode, a KV file that cannot be written).
+func systemError(err error) *remoting.RemotingCommand {
+	return remoting.NewResponse(remoting.SystemError, err.Error())
+}
+
+// successOr answers SUCCESS, or SYSTEM_ERROR when err is not nil.
+func successOr(err error) *remoting.RemotingCommand {
+	if err != nil {
+		return systemError(err)
+	}
+	return remoting.NewResponse(remoting.Success, "")
 }

@@ -11,6 +11,7 @@
 //	kv_config_manager.go         KVConfigManager: namespaced key/value config, persisted as JSON
 //	broker_housekeeping.go       BrokerHousekeepingService: channel close/idle → onChannelDestroy
 //	config.go                    NamesrvConfig
+//	options.go                   Option, WithClock: the route tables' clock (outside NamesrvConfig)
 //
 // Request codes answered (DefaultRequestProcessor#processRequest): PUT_KV_CONFIG 100,
 // GET_KV_CONFIG 101, DELETE_KV_CONFIG 102, REGISTER_BROKER 103, UNREGISTER_BROKER 104,
@@ -43,7 +44,7 @@
 // RouteInfoManager#scanNotActiveBroker every ScanNotActiveBrokerInterval (10 s; first after 5 s):
 // a broker whose last registration is older than BrokerChannelExpiredTime (120 s) is removed as
 // if its channel had closed. Scan passes are serialized (RouteInfoManager.scanMu), so a test or
-// chapter may call ScanNotActiveBroker directly after advancing an injected clock (SetClock).
+// chapter may call ScanNotActiveBroker directly after advancing the injected clock (WithClock).
 // KVConfigManager has its own RWMutex; persisting is serialized by a second mutex.
 //
 // Step lines name brokers by brokerName and brokerId, never by address: addresses carry

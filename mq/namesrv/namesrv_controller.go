@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -21,12 +22,18 @@ type NamesrvController struct {
 	server  *remoting.Server
 	scan    *service.ServiceThread
 	tr      *trace.Tracer
+	clock   clock.Clock // the route tables' clock (WithClock)
 	started bool
 }
 
-// NewNamesrvController builds a controller; nothing runs until Initialize and Start.
-func NewNamesrvController(cfg NamesrvConfig, serverCfg remoting.ServerConfig, tr *trace.Tracer) *NamesrvController {
-	return &NamesrvController{NamesrvConfig: cfg, ServerConfig: serverCfg, tr: tr}
+// NewNamesrvController builds a controller; nothing runs until Initialize and Start. opts may
+// set its clock (WithClock).
+func NewNamesrvController(cfg NamesrvConfig, serverCfg remoting.ServerConfig, tr *trace.Tracer, opts ...Option) *NamesrvController {
+	c := &NamesrvController{NamesrvConfig: cfg, ServerConfig: serverCfg, tr: tr, clock: clock.System{}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // Initialize loads the KV config from KvConfigPath, creates the route tables, the remoting
@@ -41,7 +48,7 @@ func (c *NamesrvController) Initialize() error {
 	if err := c.KVConfigManager.Load(); err != nil {
 		return err
 	}
-	c.RouteInfoManager = NewRouteInfoManager(c.NamesrvConfig.BrokerChannelExpiredTime, nil, c.tr)
+	c.RouteInfoManager = NewRouteInfoManager(c.NamesrvConfig.BrokerChannelExpiredTime, c.clock, c.tr)
 	c.server = remoting.NewServer(c.ServerConfig, &BrokerHousekeepingService{c: c}, c.tr)
 	workers := c.ServerConfig.ServerWorkerThreads
 	if workers <= 0 {

@@ -36,13 +36,13 @@ type startupConfig struct {
 
 // Main parses the command line, creates the controller and starts it, as mqnamesrv does.
 // Flags: -c FILE (properties file, RocketMQ keys), -p (print the effective config and return
-// ErrPrintedConfig). stdout receives -p output and the start banner; tr may be nil.
-// Java: NamesrvStartup#main (main0).
-func Main(args []string, stdout io.Writer, tr *trace.Tracer) (*NamesrvController, error) {
+// ErrPrintedConfig). stdout receives -p output and the start banner; tr may be nil; opts go to
+// the controller (WithClock). Java: NamesrvStartup#main (main0).
+func Main(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#main", slog.Int("args", len(args)))
 	}
-	c, err := CreateNamesrvController(args, stdout, tr)
+	c, err := CreateNamesrvController(args, stdout, tr, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func Main(args []string, stdout io.Writer, tr *trace.Tracer) (*NamesrvController
 
 // CreateNamesrvController builds the config from the defaults, the -c file and the flags, and
 // returns an unstarted controller. Java: NamesrvStartup#createNamesrvController.
-func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer) (*NamesrvController, error) {
+func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
 	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	file := fs.String("c", "", "name server config properties file")
@@ -94,7 +94,7 @@ func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer) 
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#createNamesrvController", slog.Int("listenPort", sc.ListenPort))
 	}
-	return NewNamesrvController(sc.NamesrvConfig, serverCfg, tr), nil
+	return NewNamesrvController(sc.NamesrvConfig, serverCfg, tr, opts...), nil
 }
 
 // Start initializes and starts the controller. Java: NamesrvStartup#start.

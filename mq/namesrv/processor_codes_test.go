@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -17,7 +18,7 @@ import (
 
 // startNamesrvWith starts a name server on loopback with its KV file in a temp dir; adjust
 // may change the config first.
-func startNamesrvWith(t *testing.T, tr *trace.Tracer, adjust func(*NamesrvConfig)) *NamesrvController {
+func startNamesrvWith(t *testing.T, tr *trace.Tracer, adjust func(*NamesrvConfig), opts ...Option) *NamesrvController {
 	t.Helper()
 	cfg := DefaultNamesrvConfig()
 	cfg.KvConfigPath = filepath.Join(t.TempDir(), "namesrv", "kvConfig.json")
@@ -26,21 +27,11 @@ func startNamesrvWith(t *testing.T, tr *trace.Tracer, adjust func(*NamesrvConfig
 	}
 	sc := remoting.DefaultServerConfig()
 	sc.ListenAddr = "127.0.0.1:0"
-	c := NewNamesrvController(cfg, sc, tr)
+	c := NewNamesrvController(cfg, sc, tr, opts...)
 	require.NoError(t, Start(c))
 	t.Cleanup(c.Shutdown)
 	return c
 }
-
-// syncClock is a hand-advanced clock read by the server's goroutines.
-type syncClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *syncClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *syncClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 func newClient(t *testing.T) *remoting.Client {
 	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
@@ -74,9 +65,8 @@ func queryDataVersion(t *testing.T, cl *remoting.Client, ns, brokerAddr string, 
 // that keeps asking with an unchanged version is not expired (DefaultRequestProcessor#queryBrokerTopicConfig,
 // RouteInfoManager#updateBrokerInfoUpdateTimestamp).
 func TestQueryDataVersion(t *testing.T) {
-	c := startNamesrvWith(t, nil, nil)
-	clk := &syncClock{t: time.Unix(1_700_000_000, 0)}
-	c.RouteInfoManager.SetClock(clk.now)
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := startNamesrvWith(t, nil, nil, WithClock(clk))
 	cl := newClient(t)
 	registered := protocol.DataVersion{Timestamp: 1700000000000, Counter: 5}
 
@@ -90,7 +80,7 @@ func TestQueryDataVersion(t *testing.T) {
 	registerAs(t, cl, c.Addr(), "DefaultCluster", "broker-a", "127.0.0.1:10911", 0, 5, topic("T", 4, 6))
 	registerAs(t, newClient(t), c.Addr(), "DefaultCluster", "broker-b", "127.0.0.1:10921", 0, 1, topic("T", 4, 6))
 
-	clk.advance(100 * time.Second)
+	clk.Advance(100 * time.Second)
 	resp = queryDataVersion(t, cl, c.Addr(), "127.0.0.1:10911", registered)
 	require.Equal(t, "false", resp.ExtFields["changed"])
 	require.Equal(t, `{"counter":5,"timestamp":1700000000000}`, string(resp.Body))
@@ -100,7 +90,7 @@ func TestQueryDataVersion(t *testing.T) {
 	require.Equal(t, "true", resp.ExtFields["changed"])
 	require.Equal(t, `{"counter":1,"timestamp":1700000000000}`, string(resp.Body), "the stored version, not the sent one")
 
-	clk.advance(30 * time.Second) // 130 s after registering, 30 s after broker-a's query
+	clk.Advance(30 * time.Second) // 130 s after registering, 30 s after broker-a's query
 	require.Equal(t, 1, c.RouteInfoManager.ScanNotActiveBroker())
 	ci := c.RouteInfoManager.GetAllClusterInfo()
 	require.Contains(t, ci.BrokerAddrTable, "broker-a", "refreshed by the unchanged query")
@@ -260,12 +250,11 @@ func TestOrderTopicConf(t *testing.T) {
 // (RouteInfoManager#scanNotActiveBroker, #onChannelDestroy).
 func TestExpiryStepsAreDeterministic(t *testing.T) {
 	rec := trace.NewRecorder()
-	c := startNamesrvWith(t, rec.Tracer("namesrv"), func(nc *NamesrvConfig) { nc.ScanNotActiveBrokerInterval = time.Hour })
-	clk := &syncClock{t: time.Unix(1_700_000_000, 0)}
-	c.RouteInfoManager.SetClock(clk.now)
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	c := startNamesrvWith(t, rec.Tracer("namesrv"), func(nc *NamesrvConfig) { nc.ScanNotActiveBrokerInterval = time.Hour }, WithClock(clk))
 	cl := newClient(t)
 	registerAs(t, cl, c.Addr(), "DefaultCluster", "broker-a", "127.0.0.1:10911", 0, 1, topic("T", 4, 6), topic("A", 1, 6))
-	clk.advance(121 * time.Second)
+	clk.Advance(121 * time.Second)
 	require.Equal(t, 1, c.RouteInfoManager.ScanNotActiveBroker())
 
 	var got []trace.Recorded
@@ -286,10 +275,10 @@ func TestExpiryStepsAreDeterministic(t *testing.T) {
 // ScanNotActiveBroker passes are serialized: many concurrent passes remove an expired broker
 // exactly once.
 func TestConcurrentScansRemoveOnce(t *testing.T) {
-	clk := &fakeClock{t: time.Unix(1000, 0)}
-	r := NewRouteInfoManager(120*time.Second, clk.now, nil)
+	clk := clock.NewManual(time.Unix(1000, 0))
+	r := NewRouteInfoManager(120*time.Second, clk, nil)
 	r.RegisterBroker("c", "10.0.0.1:10911", "a", 0, "", wrapper(1, topic("T", 4, 6)), nil, nil)
-	clk.t = clk.t.Add(121 * time.Second)
+	clk.Advance(121 * time.Second)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	total := 0

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -40,7 +41,7 @@ type RouteInfoManager struct {
 	filterServerTable map[string][]string                       // brokerAddr → filter servers
 
 	expired time.Duration
-	now     func() time.Time // guarded by mu (SetClock may swap it)
+	clock   clock.Clock // registration times and expiry
 	tr      *trace.Tracer
 
 	// scanMu serializes ScanNotActiveBroker passes: the scan service's and a direct call (a test,
@@ -49,11 +50,8 @@ type RouteInfoManager struct {
 }
 
 // NewRouteInfoManager returns empty tables. expired is the broker channel expiry (120 s in
-// RocketMQ); now is the clock of liveness timestamps and expiry (nil: time.Now).
-func NewRouteInfoManager(expired time.Duration, now func() time.Time, tr *trace.Tracer) *RouteInfoManager {
-	if now == nil {
-		now = time.Now
-	}
+// RocketMQ); clk is the clock of liveness timestamps and expiry (nil: the system clock).
+func NewRouteInfoManager(expired time.Duration, clk clock.Clock, tr *trace.Tracer) *RouteInfoManager {
 	return &RouteInfoManager{
 		topicQueueTable:   map[string]map[string]*protocol.QueueData{},
 		brokerAddrTable:   map[string]*protocol.BrokerData{},
@@ -61,20 +59,9 @@ func NewRouteInfoManager(expired time.Duration, now func() time.Time, tr *trace.
 		brokerLiveTable:   map[string]*BrokerLiveInfo{},
 		filterServerTable: map[string][]string{},
 		expired:           expired,
-		now:               now,
+		clock:             clock.Or(clk),
 		tr:                tr,
 	}
-}
-
-// SetClock replaces the clock of liveness timestamps and of the expiry check (nil: time.Now).
-// Tests and chapters inject a clock they advance by hand, then call ScanNotActiveBroker.
-func (r *RouteInfoManager) SetClock(now func() time.Time) {
-	if now == nil {
-		now = time.Now
-	}
-	r.mu.Lock()
-	r.now = now
-	r.mu.Unlock()
 }
 
 // RegisterBroker records a broker's registration: cluster membership, its address under its
@@ -125,7 +112,7 @@ func (r *RouteInfoManager) RegisterBroker(clusterName, brokerAddr, brokerName st
 		}
 	}
 	r.brokerLiveTable[brokerAddr] = &BrokerLiveInfo{
-		LastUpdateTimestamp: r.now(),
+		LastUpdateTimestamp: r.clock.Now(),
 		DataVersion:         dv,
 		Channel:             ch,
 		HaServerAddr:        haServerAddr,
@@ -186,7 +173,7 @@ func (r *RouteInfoManager) UpdateBrokerInfoUpdateTimestamp(brokerAddr string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if live := r.brokerLiveTable[brokerAddr]; live != nil {
-		live.LastUpdateTimestamp = r.now()
+		live.LastUpdateTimestamp = r.clock.Now()
 	}
 }
 
@@ -386,7 +373,7 @@ func (r *RouteInfoManager) ScanNotActiveBroker() int {
 	}
 	var victims []victim
 	r.mu.Lock()
-	now := r.now()
+	now := r.clock.Now()
 	for addr, live := range r.brokerLiveTable {
 		if live.LastUpdateTimestamp.Add(r.expired).Before(now) {
 			name, id := r.brokerOf(addr)

@@ -6,12 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
-
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) now() time.Time { return c.t }
 
 func wrapper(counter int64, topics ...*protocol.TopicConfig) *protocol.TopicConfigSerializeWrapper {
 	w := &protocol.TopicConfigSerializeWrapper{
@@ -71,18 +68,18 @@ func TestSlaveLearnsMaster(t *testing.T) {
 // A broker silent for longer than the expiry is removed with its routes; a fresh one stays
 // (RouteInfoManager#scanNotActiveBroker, BROKER_CHANNEL_EXPIRED_TIME).
 func TestScanNotActiveBrokerExpires(t *testing.T) {
-	clk := &fakeClock{t: time.Unix(1000, 0)}
-	r := NewRouteInfoManager(120*time.Second, clk.now, nil)
+	clk := clock.NewManual(time.Unix(1000, 0))
+	r := NewRouteInfoManager(120*time.Second, clk, nil)
 	r.RegisterBroker("c", "10.0.0.1:10911", "a", 0, "", wrapper(1, topic("T", 4, 6)), nil, nil)
-	clk.t = clk.t.Add(100 * time.Second)
+	clk.Advance(100 * time.Second)
 	r.RegisterBroker("c", "10.0.0.2:10911", "b", 0, "", wrapper(1, topic("T", 4, 6)), nil, nil)
-	clk.t = clk.t.Add(21 * time.Second)
+	clk.Advance(21 * time.Second)
 	require.Equal(t, 1, r.ScanNotActiveBroker())
 	route := r.PickupTopicRouteData("T")
 	require.Len(t, route.BrokerDatas, 1)
 	require.Equal(t, "b", route.BrokerDatas[0].BrokerName)
 	require.Equal(t, map[string][]string{"c": {"b"}}, r.GetAllClusterInfo().ClusterAddrTable)
-	clk.t = clk.t.Add(100 * time.Second)
+	clk.Advance(100 * time.Second)
 	require.Equal(t, 1, r.ScanNotActiveBroker())
 	require.Nil(t, r.PickupTopicRouteData("T"), "a topic left without queue data disappears")
 	require.Empty(t, r.GetAllClusterInfo().ClusterAddrTable)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 )
 
 const (
@@ -56,6 +58,7 @@ type Channel struct {
 	owner      channelOwner
 	log        *slog.Logger
 	maxFrame   int
+	clock      clock.Clock // stamps lastRead and lastWrite (the owner's clock)
 
 	wmu      sync.Mutex
 	wqueue   []*RemotingCommand
@@ -84,8 +87,8 @@ type responseFuture struct {
 	stop func() bool // unregisters the async timeout; set under pmu
 }
 
-func newChannel(conn net.Conn, owner channelOwner, maxFrame int, log *slog.Logger) *Channel {
-	now := time.Now().UnixNano()
+func newChannel(conn net.Conn, owner channelOwner, maxFrame int, log *slog.Logger, clk clock.Clock) *Channel {
+	now := clk.Now().UnixNano()
 	ch := &Channel{
 		conn:       conn,
 		remoteAddr: conn.RemoteAddr().String(),
@@ -93,6 +96,7 @@ func newChannel(conn net.Conn, owner channelOwner, maxFrame int, log *slog.Logge
 		owner:      owner,
 		log:        log,
 		maxFrame:   maxFrame,
+		clock:      clk,
 		wwake:      make(chan struct{}, 1),
 		wdone:      make(chan struct{}),
 		pending:    make(map[int32]*responseFuture),
@@ -310,7 +314,7 @@ func (ch *Channel) writeLoop() {
 					ch.writeFailed(err)
 					return
 				}
-				ch.lastWrite.Store(time.Now().UnixNano())
+				ch.lastWrite.Store(ch.clock.Now().UnixNano())
 				if stopping {
 					return
 				}
@@ -353,7 +357,7 @@ func (ch *Channel) stopWriter() {
 	ch.wmu.Lock()
 	ch.wclosing = true
 	ch.wmu.Unlock()
-	_ = ch.conn.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
+	_ = ch.conn.SetWriteDeadline(clock.System{}.Now().Add(closeFlushTimeout)) // a socket deadline is wall time
 	select {
 	case ch.wwake <- struct{}{}:
 	default:
@@ -392,7 +396,7 @@ func (ch *Channel) readLoop() error {
 		if _, err := io.ReadFull(br, frame); err != nil {
 			return err
 		}
-		ch.lastRead.Store(time.Now().UnixNano())
+		ch.lastRead.Store(ch.clock.Now().UnixNano())
 		cmd, err := DecodeFrame(frame)
 		if err != nil {
 			return fmt.Errorf("decode frame from %s: %w", ch.remoteAddr, err)

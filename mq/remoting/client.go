@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -40,18 +41,10 @@ func DefaultClientConfig() ClientConfig {
 
 func (cfg ClientConfig) withDefaults() ClientConfig {
 	def := DefaultClientConfig()
-	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = def.ConnectTimeout
-	}
-	if cfg.MaxFrameSize <= 0 {
-		cfg.MaxFrameSize = def.MaxFrameSize
-	}
-	if cfg.ChannelMaxIdle <= 0 {
-		cfg.ChannelMaxIdle = def.ChannelMaxIdle
-	}
-	if cfg.ClientWorkerThreads <= 0 {
-		cfg.ClientWorkerThreads = def.ClientWorkerThreads
-	}
+	positiveOr(&cfg.ConnectTimeout, def.ConnectTimeout)
+	positiveOr(&cfg.MaxFrameSize, def.MaxFrameSize)
+	positiveOr(&cfg.ChannelMaxIdle, def.ChannelMaxIdle)
+	positiveOr(&cfg.ClientWorkerThreads, def.ClientWorkerThreads)
 	return cfg
 }
 
@@ -66,6 +59,7 @@ type Client struct {
 	tr    *trace.Tracer
 	log   *slog.Logger
 	table processorTable
+	clock clock.Clock
 	pool  *WorkerPool
 
 	mu      sync.Mutex
@@ -84,13 +78,15 @@ type clientConn struct {
 }
 
 // NewClient returns a client; tr may be nil (operating logs go to its logger).
-func NewClient(cfg ClientConfig, tr *trace.Tracer) *Client {
+func NewClient(cfg ClientConfig, tr *trace.Tracer, opts ...Option) *Client {
 	cfg = cfg.withDefaults()
+	clk := buildOptions(opts).clock
 	c := &Client{
+		clock: clk,
 		cfg:   cfg,
 		tr:    tr,
 		log:   loggerOf(tr.Logger()),
-		pool:  NewWorkerPool(cfg.ClientWorkerThreads, DefaultPoolQueueCapacity),
+		pool:  NewWorkerPool(cfg.ClientWorkerThreads, DefaultPoolQueueCapacity, WithClock(clk)),
 		conns: make(map[string]*clientConn),
 		idle:  service.New("NettyClientIdleScanner"),
 	}
@@ -187,7 +183,7 @@ func (c *Client) dial(addr string, e *clientConn) {
 		}
 		return
 	}
-	e.ch = newChannel(conn, c, c.cfg.MaxFrameSize, c.log)
+	e.ch = newChannel(conn, c, c.cfg.MaxFrameSize, c.log, c.clock)
 	e.ch.key = addr
 	e.ch.start(&c.connWG)
 }
@@ -239,7 +235,7 @@ func (c *Client) channelClosed(ch *Channel) {
 
 // scanIdle closes connections idle for ChannelMaxIdle.
 func (c *Client) scanIdle() {
-	cutoff := time.Now().Add(-c.cfg.ChannelMaxIdle).UnixNano()
+	cutoff := c.clock.Now().Add(-c.cfg.ChannelMaxIdle).UnixNano()
 	var idle []*Channel
 	c.mu.Lock()
 	for _, e := range c.conns {

@@ -293,3 +293,12 @@ func FuzzDecodeFrame(f *testing.F) {
 		require.Equal(t, c, again)
 	})
 }
+
+// TestAppendJSONStringDialects pins the two escape dialects the shared string writer serves:
+// the header codec writes \b and \f as \u0008 and \u000c; fastjson (remoting/protocol bodies)
+// writes them short. Both escape '"', '\\', \n, \r, \t the same and other controls as \u00XX.
+func TestAppendJSONStringDialects(t *testing.T) {
+	in := "a\"\\\n\r\t\b\f\x01é"
+	require.Equal(t, `"a\"\\\n\r\t\u0008\u000c\u0001é"`, string(AppendJSONString(nil, in, false)))
+	require.Equal(t, `"a\"\\\n\r\t\b\f\u0001é"`, string(AppendJSONString(nil, in, true)))
+}

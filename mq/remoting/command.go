@@ -97,6 +97,17 @@ func NewResponse(code int32, remark string) *RemotingCommand {
 	}
 }
 
+// NotSupportedRemark is the remark of the answer to a request code nobody handles.
+// Java: NettyRemotingAbstract#processRequestCommand ("request type %d not supported").
+func NotSupportedRemark(code int32) string { return fmt.Sprintf("request type %d not supported", code) }
+
+// NewNotSupportedResponse is REQUEST_CODE_NOT_SUPPORTED (3) for req's code, with Java's remark:
+// what the server answers a code without processor, and what a processor answers a code it
+// was not registered for.
+func NewNotSupportedResponse(req *RemotingCommand) *RemotingCommand {
+	return NewResponse(RequestCodeNotSupported, NotSupportedRemark(req.Code))
+}
+
 // IsResponse reports flag bit 0. Java: RemotingCommand#isResponseType.
 func (c *RemotingCommand) IsResponse() bool { return c.Flag&FlagResponse != 0 }
 

@@ -20,6 +20,8 @@
 //	events.go           channel events to the ChannelEventListener (NettyEventExecutor)
 //	server.go           Server (NettyRemotingServer)
 //	client.go           Client (NettyRemotingClient)
+//	options.go          Option, WithClock: the clock of idle detection and of a pool's queue stamps;
+//	                    positiveOr: zero config fields take their defaults
 //
 // Frame (big-endian):
 //
@@ -48,6 +50,10 @@
 // queue into a 64 KiB bufio.Writer, flushes when the queue is empty: one write() per burst);
 // per registered pool its workers; per server one accept loop, one event executor and one idle
 // scanner; per client one idle scanner. Shutdown of a Server or Client waits for all of them.
+//
+// Time: a Server, a Client and a WorkerPool each take one clock (WithClock, default the system
+// clock); it stamps every read and write of a connection (idle detection) and every request a
+// pool queues (its age). Socket deadlines are wall-clock time, whatever the clock.
 //
 // Locks: Channel.wmu guards the outgoing queue, Channel.pmu the pending responses;
 // WorkerPool.mu its queue; Server.mu and Client.mu their connection sets; processorTable.mu the

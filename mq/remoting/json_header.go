@@ -82,7 +82,13 @@ const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string: quotes, backslashes and control characters
 // escaped, everything else (UTF-8 included) as is.
-func appendJSONString(dst []byte, s string) []byte {
+func appendJSONString(dst []byte, s string) []byte { return AppendJSONString(dst, s, false) }
+
+// AppendJSONString appends s as a JSON string: '"', '\\' and control characters escaped
+// (\n, \r, \t, the rest as \u00XX), everything else (UTF-8 included) as is. With fastjson,
+// \b and \f get their short escapes too, as fastjson writes them (the bodies in
+// remoting/protocol); the header codec writes \u0008 and \u000c.
+func AppendJSONString(dst []byte, s string, fastjson bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
@@ -100,13 +106,25 @@ func appendJSONString(dst []byte, s string) []byte {
 			dst = append(dst, '\\', 'r')
 		case '\t':
 			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = appendControl(dst, b, 'b', fastjson)
+		case '\f':
+			dst = appendControl(dst, b, 'f', fastjson)
 		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			dst = appendControl(dst, b, 0, false)
 		}
 		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendControl escapes the control byte b as \<short> when useShort, else as \u00XX.
+func appendControl(dst []byte, b, short byte, useShort bool) []byte {
+	if useShort {
+		return append(dst, '\\', short)
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
 }
 
 // maxJSONDepth bounds nesting inside skipped values, so hostile headers cannot exhaust the stack.

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 )
 
 // RequestProcessor answers requests of the codes it is registered for.
@@ -62,6 +64,7 @@ const DefaultPoolQueueCapacity = 10000
 // mu guards queue and closed; cond wakes workers.
 type WorkerPool struct {
 	capacity int
+	clock    clock.Clock // stamps QueuedRequest.Enqueued
 
 	mu     sync.Mutex
 	cond   sync.Cond
@@ -81,9 +84,9 @@ type poolTask struct {
 // NewWorkerPool starts workers goroutines (at least 1) serving a queue of at most
 // queueCapacity waiting requests (at least 1). Stop it with Shutdown; a Server stops the pools
 // registered with it.
-func NewWorkerPool(workers, queueCapacity int) *WorkerPool {
+func NewWorkerPool(workers, queueCapacity int, opts ...Option) *WorkerPool {
 	workers = max(workers, 1)
-	p := &WorkerPool{capacity: max(queueCapacity, 1)}
+	p := &WorkerPool{capacity: max(queueCapacity, 1), clock: buildOptions(opts).clock}
 	p.cond.L = &p.mu
 	p.wg.Add(workers)
 	for range workers {
@@ -99,7 +102,7 @@ func (p *WorkerPool) submit(t poolTask) bool {
 		p.mu.Unlock()
 		return false
 	}
-	t.at = time.Now()
+	t.at = p.clock.Now()
 	p.queue = append(p.queue, t)
 	p.mu.Unlock()
 	p.cond.Signal()
@@ -132,7 +135,7 @@ func (p *WorkerPool) work() {
 type QueuedRequest struct {
 	Request    *RemotingCommand
 	RemoteAddr string
-	// Enqueued is when the pool accepted the request (wall clock).
+	// Enqueued is when the pool accepted the request, on the pool's clock (WithClock).
 	Enqueued time.Time
 }
 
@@ -299,7 +302,7 @@ func (t *processorTable) dispatch(ch *Channel, req *RemotingCommand, log *slog.L
 	pair, ok := t.lookup(req.Code)
 	if !ok {
 		log.Warn("request code not supported", "remoteAddr", ch.RemoteAddr(), "code", req.Code)
-		answerNow(ch, req, RequestCodeNotSupported, fmt.Sprintf("request type %d not supported", req.Code))
+		answerNow(ch, req, RequestCodeNotSupported, NotSupportedRemark(req.Code))
 		return
 	}
 	if pair.p.RejectRequest() {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 )
 
 // TestAnswerQueued: requests waiting behind a busy worker can be answered from the queue's
@@ -16,7 +18,8 @@ func TestAnswerQueued(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	processed := make(chan int32, 8)
-	pool := NewWorkerPool(1, 16)
+	clk := clock.NewManualMillis(1_700_000_000_000)
+	pool := NewWorkerPool(1, 16, WithClock(clk))
 	s := startServer(t, ServerConfig{}, nil, func(s *Server) {
 		s.RegisterProcessorPool(2, ProcessorFunc(func(ch *Channel, req *RemotingCommand) (*RemotingCommand, error) {
 			processed <- req.Opaque
@@ -40,7 +43,7 @@ func TestAnswerQueued(t *testing.T) {
 	var seen []int32
 	var lefts []int
 	n := pool.AnswerQueued(func(q QueuedRequest, left int) *RemotingCommand {
-		require.False(t, q.Enqueued.IsZero())
+		require.Equal(t, clk.Now(), q.Enqueued, "stamped on the pool's clock")
 		require.NotEmpty(t, q.RemoteAddr)
 		seen = append(seen, q.Request.Opaque)
 		lefts = append(lefts, left)

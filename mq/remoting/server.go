@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -48,15 +49,9 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 	if cfg.ListenAddr == "" {
 		cfg.ListenAddr = def.ListenAddr
 	}
-	if cfg.MaxFrameSize <= 0 {
-		cfg.MaxFrameSize = def.MaxFrameSize
-	}
-	if cfg.ChannelMaxIdle <= 0 {
-		cfg.ChannelMaxIdle = def.ChannelMaxIdle
-	}
-	if cfg.ServerWorkerThreads <= 0 {
-		cfg.ServerWorkerThreads = def.ServerWorkerThreads
-	}
+	positiveOr(&cfg.MaxFrameSize, def.MaxFrameSize)
+	positiveOr(&cfg.ChannelMaxIdle, def.ChannelMaxIdle)
+	positiveOr(&cfg.ServerWorkerThreads, def.ServerWorkerThreads)
 	return cfg
 }
 
@@ -72,6 +67,7 @@ type Server struct {
 	tr       *trace.Tracer
 	log      *slog.Logger
 	table    processorTable
+	clock    clock.Clock
 
 	mu       sync.Mutex
 	ln       net.Listener
@@ -87,9 +83,10 @@ type Server struct {
 
 // NewServer returns a server that is not yet listening. listener may be nil; tr may be nil
 // (trace off); operating logs go to tr's logger.
-func NewServer(cfg ServerConfig, listener ChannelEventListener, tr *trace.Tracer) *Server {
+func NewServer(cfg ServerConfig, listener ChannelEventListener, tr *trace.Tracer, opts ...Option) *Server {
 	log := loggerOf(tr.Logger())
 	return &Server{
+		clock:      buildOptions(opts).clock,
 		cfg:        cfg.withDefaults(),
 		listener:   listener,
 		tr:         tr,
@@ -105,7 +102,7 @@ func NewServer(cfg ServerConfig, listener ChannelEventListener, tr *trace.Tracer
 // (ServerWorkerThreads when ≤ 0) with a queue of DefaultPoolQueueCapacity.
 // Java: NettyRemotingServer#registerProcessor.
 func (s *Server) RegisterProcessor(code int32, p RequestProcessor, workers int) {
-	s.table.register(code, p, NewWorkerPool(s.workers(workers), DefaultPoolQueueCapacity))
+	s.table.register(code, p, NewWorkerPool(s.workers(workers), DefaultPoolQueueCapacity, WithClock(s.clock)))
 }
 
 // RegisterProcessorPool routes requests of code to p on a given pool, which may serve several
@@ -117,7 +114,7 @@ func (s *Server) RegisterProcessorPool(code int32, p RequestProcessor, pool *Wor
 // RegisterDefaultProcessor routes every code without its own processor to p.
 // Java: NettyRemotingServer#registerDefaultProcessor.
 func (s *Server) RegisterDefaultProcessor(p RequestProcessor, workers int) {
-	s.table.registerDefault(p, NewWorkerPool(s.workers(workers), DefaultPoolQueueCapacity))
+	s.table.registerDefault(p, NewWorkerPool(s.workers(workers), DefaultPoolQueueCapacity, WithClock(s.clock)))
 }
 
 func (s *Server) workers(n int) int {
@@ -198,7 +195,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			continue
 		}
 		backoff = 0
-		ch := newChannel(conn, s, s.cfg.MaxFrameSize, s.log)
+		ch := newChannel(conn, s, s.cfg.MaxFrameSize, s.log, s.clock)
 		s.mu.Lock()
 		s.channels[ch] = struct{}{}
 		s.mu.Unlock()
@@ -232,7 +229,7 @@ func (s *Server) channelClosed(ch *Channel) {
 // Deviation: one scanner per server instead of a timer per channel; a channel closes within
 // ChannelMaxIdle + the scan interval (ChannelMaxIdle/4, at most 1 s).
 func (s *Server) scanIdle() {
-	cutoff := time.Now().Add(-s.cfg.ChannelMaxIdle).UnixNano()
+	cutoff := s.clock.Now().Add(-s.cfg.ChannelMaxIdle).UnixNano()
 	var idle []*Channel
 	s.mu.Lock()
 	for ch := range s.channels {

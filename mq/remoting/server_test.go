@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -29,12 +30,12 @@ var echo = ProcessorFunc(func(_ *Channel, req *RemotingCommand) (*RemotingComman
 	return resp, nil
 })
 
-func startServer(t *testing.T, cfg ServerConfig, l ChannelEventListener, register func(*Server)) *Server {
+func startServer(t *testing.T, cfg ServerConfig, l ChannelEventListener, register func(*Server), opts ...Option) *Server {
 	t.Helper()
 	if cfg.ListenAddr == "" {
 		cfg.ListenAddr = "127.0.0.1:0"
 	}
-	s := NewServer(cfg, l, nil)
+	s := NewServer(cfg, l, nil, opts...)
 	if register != nil {
 		register(s)
 	}
@@ -321,6 +322,27 @@ func TestIdleChannelClosed(t *testing.T) {
 	_, err := rc.read()
 	require.ErrorIs(t, err, io.EOF, "server closed the idle connection")
 	local := rc.LocalAddr().String()
+	require.Eventually(t, func() bool { return events.has("close " + local) }, 5*time.Second, 5*time.Millisecond)
+	require.Equal(t, []string{"connect " + local, "idle " + local, "close " + local}, events.list())
+}
+
+// TestIdleMeasuredOnServerClock: idleness is measured on the server's clock (WithClock), the
+// one that stamps each read and write: while a manual clock stands still, a connection silent
+// for many scan intervals stays open; once the clock passes ChannelMaxIdle, it gets its IDLE
+// event and is closed.
+func TestIdleMeasuredOnServerClock(t *testing.T) {
+	events := &eventLog{}
+	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	s := startServer(t, ServerConfig{ChannelMaxIdle: 40 * time.Millisecond}, events, nil, WithClock(clk))
+	rc := dialRaw(t, s)
+	local := rc.LocalAddr().String()
+	require.Eventually(t, func() bool { return events.has("connect " + local) }, 5*time.Second, time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // 20 scans (every 10 ms) on a clock that does not move
+	require.Equal(t, []string{"connect " + local}, events.list(), "no wall-clock idleness")
+
+	clk.Advance(41 * time.Millisecond)
+	_, err := rc.read()
+	require.ErrorIs(t, err, io.EOF, "server closed the connection idle on its clock")
 	require.Eventually(t, func() bool { return events.has("close " + local) }, 5*time.Second, 5*time.Millisecond)
 	require.Equal(t, []string{"connect " + local, "idle " + local, "close " + local}, events.list())
 }
@@ -630,7 +652,7 @@ func TestWriterBatchesFrames(t *testing.T) {
 	a, b := net.Pipe()
 	cc := &countingConn{Conn: a}
 	owner := nopOwner{closed: make(chan struct{})}
-	ch := newChannel(cc, owner, DefaultMaxFrameSize, discardLogger)
+	ch := newChannel(cc, owner, DefaultMaxFrameSize, discardLogger, clock.System{})
 	const n = 100
 	var want []byte
 	for i := range n {

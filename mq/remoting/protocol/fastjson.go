@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 )
 
 // This file writes and reads the JSON dialect of fastjson (RocketMQ 4.x's JSON library) where
@@ -49,38 +51,8 @@ func (w *jsonWriter) strings(list []string) {
 }
 
 // appendJSONString appends s quoted, escaping '"', '\\' and control characters as fastjson
-// does; other bytes (UTF-8 included) are written as they are.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// does (\b and \f short); other bytes (UTF-8 included) are written as they are.
+func appendJSONString(b []byte, s string) []byte { return remoting.AppendJSONString(b, s, true) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
