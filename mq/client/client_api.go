@@ -194,7 +194,7 @@ func (a *MQClientAPI) GetTopicRouteInfoFromNameServer(ctx context.Context, topic
 // with the single-letter header, as Java producers do (sendSmartMsg). ctx's deadline is the
 // send's timeout. SYNC returns the result; ONEWAY and ASYNC return (nil, nil) once the request
 // is on its way (ASYNC reports through req.Callback, exactly once, also when it returns an
-// error). A non-SUCCESS answer other than the three store timeouts is an *MQBrokerError.
+// error). A non-SUCCESS answer other than the three store timeouts is a *remoting.RemoteError.
 // Java: MQClientAPIImpl#sendMessage.
 func (a *MQClientAPI) SendMessage(ctx context.Context, req *SendRequest) (*SendResult, error) {
 	code := int32(protocol.SendMessageV2)
@@ -301,7 +301,7 @@ func (a *MQClientAPI) onExceptionImpl(ctx context.Context, req *SendRequest, cmd
 
 // ProcessSendResponse turns a send response into a SendResult: SUCCESS → SEND_OK,
 // FLUSH_DISK_TIMEOUT (10), FLUSH_SLAVE_TIMEOUT (12), SLAVE_NOT_AVAILABLE (11) → those statuses;
-// any other code is an *MQBrokerError. MsgID is msg's UNIQ_KEY (the batch's, comma-joined);
+// any other code is a *remoting.RemoteError. MsgID is msg's UNIQ_KEY (the batch's, comma-joined);
 // OffsetMsgID, queue id and queue offset come from the header; RegionID defaults to
 // DefaultRegion; TraceOn is false only for "false".
 // Java: MQClientAPIImpl#processSendResponse.
@@ -318,7 +318,7 @@ func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Mess
 	case protocol.Success:
 		status = SendOK
 	default:
-		return nil, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return nil, remoteError(resp, addr)
 	}
 	var h protocol.SendMessageResponseHeader
 	if err := h.Decode(resp.ExtFields); err != nil {
@@ -355,7 +355,7 @@ func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Mess
 }
 
 // SendHeartbeat sends HEART_BEAT (34) with hb as its body and returns the broker's version
-// (the response's version field). A non-SUCCESS answer is an *MQBrokerError.
+// (the response's version field). A non-SUCCESS answer is a *remoting.RemoteError.
 // Java: MQClientAPIImpl#sendHeartbeat.
 func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protocol.HeartbeatData) (int32, error) {
 	body, err := hb.Encode()
@@ -367,7 +367,7 @@ func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protoc
 		return 0, err
 	}
 	if resp.Code != protocol.Success {
-		return 0, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return 0, remoteError(resp, addr)
 	}
 	return resp.Version, nil
 }
@@ -381,7 +381,7 @@ func (a *MQClientAPI) UnregisterClient(ctx context.Context, addr, clientID, prod
 		return err
 	}
 	if resp.Code != protocol.Success {
-		return &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return remoteError(resp, addr)
 	}
 	return nil
 }
@@ -395,7 +395,7 @@ func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group 
 		return nil, err
 	}
 	if resp.Code != protocol.Success || len(resp.Body) == 0 {
-		return nil, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return nil, remoteError(resp, addr)
 	}
 	var body protocol.GetConsumerListByGroupResponseBody
 	if err := protocol.DecodeJSONBody(resp.Body, &body); err != nil {
@@ -407,13 +407,10 @@ func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group 
 // ErrorKind names a send failure for step lines and tables, without addresses or ports:
 // "timeout", "connect", "channelClosed", "shutdown", "code=N", "callTimeout", or "error".
 func ErrorKind(err error) string {
-	var be *MQBrokerError
 	var re *remoting.RemoteError
 	switch {
 	case err == nil:
 		return ""
-	case errors.As(err, &be):
-		return "code=" + strconv.Itoa(int(be.ResponseCode))
 	case errors.As(err, &re):
 		return "code=" + strconv.Itoa(int(re.Code))
 	case errors.Is(err, ErrCallTimeout):

@@ -47,7 +47,7 @@ func (a *MQClientAPI) PullMessageSync(ctx context.Context, addr string, h *proto
 
 // processPullResponse maps the code: SUCCESS → FOUND, PULL_NOT_FOUND (19) → NO_NEW_MSG,
 // PULL_RETRY_IMMEDIATELY (20) → NO_MATCHED_MSG, PULL_OFFSET_MOVED (21) → OFFSET_ILLEGAL;
-// anything else is an *MQBrokerError. Java: MQClientAPIImpl#processPullResponse.
+// anything else is a *remoting.RemoteError. Java: MQClientAPIImpl#processPullResponse.
 func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResult, error) {
 	var st PullStatus
 	switch resp.Code {
@@ -60,7 +60,7 @@ func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResu
 	case protocol.PullOffsetMoved:
 		st = PullOffsetIllegal
 	default:
-		return nil, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return nil, remoteError(resp, addr)
 	}
 	var h protocol.PullMessageResponseHeader
 	if err := h.Decode(resp.ExtFields); err != nil {
@@ -88,7 +88,7 @@ func (a *MQClientAPI) QueryConsumerOffset(ctx context.Context, addr string, h *p
 	case protocol.QueryNotFound:
 		return -1, false, nil
 	}
-	return 0, false, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+	return 0, false, remoteError(resp, addr)
 }
 
 // UpdateConsumerOffset commits a group's offset of a queue (UPDATE_CONSUMER_OFFSET, 15);
@@ -104,7 +104,7 @@ func (a *MQClientAPI) UpdateConsumerOffset(ctx context.Context, addr string, h *
 		return err
 	}
 	if resp.Code != protocol.Success {
-		return &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return remoteError(resp, addr)
 	}
 	return nil
 }
@@ -129,7 +129,7 @@ func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, e
 		return 0, err
 	}
 	if resp.Code != protocol.Success {
-		return 0, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return 0, remoteError(resp, addr)
 	}
 	var rh protocol.OffsetResponseHeader
 	if err := rh.Decode(resp.ExtFields); err != nil {
@@ -148,7 +148,7 @@ func (a *MQClientAPI) ConsumerSendMessageBack(ctx context.Context, addr string, 
 		return err
 	}
 	if resp.Code != protocol.Success {
-		return &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+		return remoteError(resp, addr)
 	}
 	return nil
 }

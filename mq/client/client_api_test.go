@@ -22,7 +22,7 @@ func sendResponse(code int32, ext map[string]string) *remoting.RemotingCommand {
 }
 
 // MQClientAPIImpl#processSendResponse: SUCCESS, FLUSH_DISK_TIMEOUT (10), FLUSH_SLAVE_TIMEOUT (12)
-// and SLAVE_NOT_AVAILABLE (11) are results; any other code is an MQBrokerError with the code,
+// and SLAVE_NOT_AVAILABLE (11) are results; any other code is a *remoting.RemoteError with the code,
 // remark and address. MsgID is the message's UNIQ_KEY; MSG_REGION defaults to DefaultRegion;
 // TRACE_ON is off only for "false".
 func TestProcessSendResponse(t *testing.T) {
@@ -43,9 +43,9 @@ func TestProcessSendResponse(t *testing.T) {
 	}
 	for _, code := range []int32{1, 2, 13, 14, 16, 17} {
 		_, err := api.ProcessSendResponse("broker-a", msg, nil, sendResponse(code, ext), "10.0.0.9:10911")
-		var be *MQBrokerError
-		require.True(t, errors.As(err, &be), "code %d", code)
-		require.Equal(t, &MQBrokerError{ResponseCode: code, ErrorMessage: "remark", BrokerAddr: "10.0.0.9:10911"}, be)
+		var re *remoting.RemoteError
+		require.True(t, errors.As(err, &re), "code %d", code)
+		require.Equal(t, &remoting.RemoteError{Code: code, Remark: "remark", Addr: "10.0.0.9:10911"}, re)
 	}
 	withRegion := map[string]string{"msgId": "A,B", "queueId": "0", "queueOffset": "7", "MSG_REGION": "r1", "TRACE_ON": "false"}
 	batch := &MessageBatch{Messages: []*primitive.Message{
@@ -68,7 +68,7 @@ func TestErrorKind(t *testing.T) {
 		want string
 	}{
 		{nil, ""},
-		{fmt.Errorf("x: %w", &MQBrokerError{ResponseCode: 17}), "code=17"},
+		{fmt.Errorf("x: %w", &remoting.RemoteError{Code: 17, Addr: "10.0.0.9:10911"}), "code=17"},
 		{&remoting.RemoteError{Code: 2}, "code=2"},
 		{fmt.Errorf("%w: x", ErrCallTimeout), "callTimeout"},
 		{fmt.Errorf("%w: x", remoting.ErrTimeout), "timeout"},

@@ -30,7 +30,7 @@
 //	                             HEART_BEAT, UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP
 //	client_remoting_processor.go broker → client requests (NOTIFY_CONSUMER_IDS_CHANGED,
 //	                             CHECK_TRANSACTION_STATE)
-//	errors.go                    sentinels, MQBrokerError
+//	errors.go                    sentinels; broker failures are *remoting.RemoteError
 //
 //	topic_publish_info.go        TopicPublishInfo, ThreadLocalIndex
 //	send_result.go               SendStatus, SendResult, CommunicationMode, ServiceState

@@ -116,9 +116,9 @@ func TestSyncRetryRules(t *testing.T) {
 			res, err := p.Send(context.Background(), tmsg())
 			require.Equal(t, tc.attempts, b.sends.Load())
 			if tc.brokerCode != 0 {
-				var be *client.MQBrokerError
-				require.True(t, errors.As(err, &be), "%v", err)
-				require.Equal(t, tc.brokerCode, be.ResponseCode)
+				var re *remoting.RemoteError
+				require.True(t, errors.As(err, &re), "%v", err)
+				require.Equal(t, tc.brokerCode, re.Code)
 				if tc.errIs != nil {
 					require.ErrorIs(t, err, tc.errIs)
 				} else {
