@@ -131,7 +131,7 @@ func run(w io.Writer, cfg config) (err error) {
 
 	say(out, "== 3. 消息拉取 — pull queue 0, then queue 1; the listener fails one message ==")
 	for q := int32(0); q < 2; q++ {
-		inst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
+		c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
 	}
 	printOffsets(out, "the consumer's offsets in memory", c)
 
@@ -139,7 +139,7 @@ func run(w io.Writer, cfg config) (err error) {
 	if err := sc.deliverDelayed(10 * time.Second); err != nil {
 		return err
 	}
-	inst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: protocol.GetRetryTopic(clusterGroup), BrokerName: "broker-a", QueueID: 0})
+	c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: protocol.GetRetryTopic(clusterGroup), BrokerName: "broker-a", QueueID: 0})
 
 	say(out, "== 5. 拉取进度持久化 — the persist task sends the offsets to the broker ==")
 	inst.RunPersistConsumerOffsetTask()
@@ -161,7 +161,7 @@ func run(w io.Writer, cfg config) (err error) {
 	binst := b.Instance()
 	binst.DoRebalance()
 	for q := int32(0); q < 2; q++ {
-		binst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
+		b.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
 	}
 	binst.RunPersistConsumerOffsetTask()
 	rel, _ := filepath.Rel(dir, filepath.Join(sc.offsetDir, binst.ClientID(), broadcastGroup, "offsets.json"))

@@ -21,7 +21,8 @@ const lockTimeout = 3 * time.Second
 
 // MQClientInstance is the part of a client process that producers and consumers with one
 // clientId share: the connections (MQClientAPIImpl), the route and broker-address tables, the
-// route refresh, the heartbeat, and the consumer-side services (offset persistence, rebalance).
+// route refresh, the heartbeat, and the schedule of the consumer-side tasks (offset persistence,
+// rebalance), which call each consumer through MQConsumerInner.
 // Producers and consumers register by group and are called back through MQProducerInner and
 // MQConsumerInner. Mirrors org.apache.rocketmq.client.impl.factory.MQClientInstance.
 //
@@ -62,8 +63,6 @@ type MQClientInstance struct {
 	heartbeat     *service.ServiceThread
 	persistOffset *service.ServiceThread
 	rebalance     *service.ServiceThread
-
-	pullMessageService *PullMessageService
 }
 
 // NewMQClientInstance returns an instance for cfg (defaults filled in) named clientID; use
@@ -89,7 +88,6 @@ func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *
 		persistOffset:      service.New("MQClientFactoryScheduledThread-persistOffset"),
 		rebalance:          service.New("RebalanceService"),
 	}
-	m.pullMessageService = newPullMessageService(m)
 	m.api = NewMQClientAPIImpl(cfg, &ClientRemotingProcessor{instance: m}, m.tr)
 	if addrs := cfg.NamesrvAddrList(); len(addrs) > 0 {
 		m.api.UpdateNameServerAddressList(addrs)
@@ -109,6 +107,9 @@ func (m *MQClientInstance) MQClientAPI() *MQClientAPI { return m.api }
 // Tracer is the instance's tracer (component "client"); nil when off.
 func (m *MQClientInstance) Tracer() *trace.Tracer { return m.tr }
 
+// Logger is the instance's operating logger (ClientConfig.Logger; silent when that is nil).
+func (m *MQClientInstance) Logger() *slog.Logger { return m.log }
+
 // Now reads the instance's clock (ClientConfig.Clock).
 func (m *MQClientInstance) Now() time.Time { return m.cfg.now() }
 
@@ -124,21 +125,19 @@ func (m *MQClientInstance) State() ServiceState {
 
 // Start starts the instance once: its scheduled tasks (unless DisableScheduledTasks). Starting
 // a running instance does nothing; an instance whose start failed cannot be started again.
-// Java: MQClientInstance#start (the name-server address lookup over HTTP and the pull service
-// are not part of this instance).
+// Java: MQClientInstance#start (the name-server address lookup over HTTP is not built; the pull
+// service is each push consumer's own).
 func (m *MQClientInstance) Start() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch m.state {
 	case CreateJust:
 		m.state = StartFailed
-		// Java: pullMessageService.start() and rebalanceService.start(); each run() logs its
-		// start. Manual (DisableScheduledTasks): the caller drives DoPull and DoRebalance.
-		// The two steps are logged only for an instance started by a consumer (a producer's
-		// instance starts the same services, idle).
-		consumers := len(m.consumerTable) > 0
-		m.pullMessageService.start(m.cfg.DisableScheduledTasks, consumers)
-		if consumers && m.tr.Enabled() {
+		// Java: rebalanceService.start(); its run() logs its start. Manual
+		// (DisableScheduledTasks): the caller drives DoRebalance. The step is logged only for an
+		// instance started by a consumer (a producer's instance starts the same service, idle).
+		// The pull loop is the push consumer's own (mq/client/consumer.PullMessageService).
+		if len(m.consumerTable) > 0 && m.tr.Enabled() {
 			m.tr.Step("RebalanceService#run", slog.String("state", "started"), slog.Bool("manual", m.cfg.DisableScheduledTasks),
 				slog.Duration("waitInterval", m.cfg.RebalanceInterval))
 		}
@@ -184,7 +183,6 @@ func (m *MQClientInstance) Shutdown() {
 	m.state = ShutdownAlready
 	m.mu.Unlock()
 	if state == Running {
-		m.pullMessageService.shutdown()
 		m.rebalance.Shutdown()
 		m.persistOffset.Shutdown()
 		m.heartbeat.Shutdown()
@@ -676,9 +674,6 @@ func (m *MQClientInstance) RebalanceImmediately() {
 	}
 	m.rebalance.Wakeup()
 }
-
-// PullMessageService is the instance's pull loop. Java: MQClientInstance#getPullMessageService.
-func (m *MQClientInstance) PullMessageService() *PullMessageService { return m.pullMessageService }
 
 // RunPersistConsumerOffsetTask is one pass of the offset-persistence task that
 // startScheduledTask schedules (first after 10 s, then every PersistConsumerOffsetInterval);

@@ -49,16 +49,3 @@ type PullResult struct {
 	// MessageBinary is the raw body of a FOUND answer (cleared once decoded).
 	MessageBinary []byte
 }
-
-// ReadOffsetType says where an OffsetStore reads from.
-// Mirrors org.apache.rocketmq.client.consumer.store.ReadOffsetType.
-type ReadOffsetType int
-
-const (
-	// ReadFromMemory reads the in-memory table only.
-	ReadFromMemory ReadOffsetType = iota
-	// ReadFromStore asks the store (the broker, or the local file).
-	ReadFromStore
-	// MemoryFirstThenStore reads memory, and the store when memory has nothing.
-	MemoryFirstThenStore
-)

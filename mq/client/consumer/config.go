@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
@@ -22,7 +23,7 @@ type Config struct {
 	// ConsumeTimestamp is the start time for CONSUME_FROM_TIMESTAMP (default: 30 min before start).
 	ConsumeTimestamp time.Time
 	// AllocateMessageQueueStrategy splits queues in CLUSTERING (AllocateMessageQueueAveragely).
-	AllocateMessageQueueStrategy client.AllocateMessageQueueStrategy
+	AllocateMessageQueueStrategy AllocateMessageQueueStrategy
 	// ConsumeThreadMin and ConsumeThreadMax bound the consume workers (20, 20). Java's pool
 	// never grows past its core size with an unbounded queue, so Min is what runs.
 	ConsumeThreadMin int
@@ -150,4 +151,12 @@ func (c *Config) maxReconsumeTimes() int32 {
 		return defaultMaxReconsumeTimes
 	}
 	return c.MaxReconsumeTimes
+}
+
+// loggerOf is l, or a logger that discards everything when l is nil.
+func loggerOf(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -73,7 +72,7 @@ type ConsumeMessageConcurrentlyService struct {
 
 type consumeRequest struct {
 	msgs []*primitive.MessageExt
-	pq   *client.ProcessQueue
+	pq   *ProcessQueue
 	mq   primitive.MessageQueue
 }
 
@@ -82,9 +81,9 @@ func newConsumeMessageConcurrentlyService(c *DefaultMQPushConsumer, l MessageLis
 		sem: make(chan struct{}, c.cfg.ConsumeThreadMin), timers: map[*time.Timer]struct{}{}}
 }
 
-func (s *ConsumeMessageConcurrentlyService) start() {}
+func (s *ConsumeMessageConcurrentlyService) Start() {}
 
-func (s *ConsumeMessageConcurrentlyService) shutdown() {
+func (s *ConsumeMessageConcurrentlyService) Shutdown() {
 	s.mu.Lock()
 	s.stopped = true
 	for t := range s.timers {
@@ -97,9 +96,9 @@ func (s *ConsumeMessageConcurrentlyService) shutdown() {
 	s.wg.Wait()
 }
 
-// submitConsumeRequest cuts msgs into batches of ConsumeMessageBatchMaxSize and runs each.
+// SubmitConsumeRequest cuts msgs into batches of ConsumeMessageBatchMaxSize and runs each.
 // Java: ConsumeMessageConcurrentlyService#submitConsumeRequest.
-func (s *ConsumeMessageConcurrentlyService) submitConsumeRequest(msgs []*primitive.MessageExt, pq *client.ProcessQueue,
+func (s *ConsumeMessageConcurrentlyService) SubmitConsumeRequest(msgs []*primitive.MessageExt, pq *ProcessQueue,
 	mq primitive.MessageQueue, _ bool) {
 	size := s.c.cfg.ConsumeMessageBatchMaxSize
 	if s.c.tr.Enabled() {

@@ -46,8 +46,8 @@
 //     pullLater (a WaitGroup) counts pending OFFSET_ILLEGAL fix-ups so Shutdown can wait.
 //   - ConsumeMessageConcurrentlyService: mu guards the delayed requests (later), their timers
 //     and stopped; wg counts batches running or waiting on a timer, so shutdown waits for them.
-//   - rebalancePushImpl holds no lock of its own: the tables are client.RebalanceImpl's (its mu),
-//     a queue's messages are its client.ProcessQueue's (its mu), offsets are the OffsetStore's.
+//   - rebalancePush holds no lock of its own: the tables are RebalanceImpl's (its mu),
+//     a queue's messages are its ProcessQueue's (its mu), offsets are the OffsetStore's.
 //   - No lock of this package is held while the listener runs or the broker is called.
 //
 // # Deviations

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -39,9 +38,9 @@ func TestPullOffsetIllegalMovesOffsetToNextBegin(t *testing.T) {
 
 	mq := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 0}
 	cons.Instance().DoRebalance()
-	require.Equal(t, int64(100), cons.OffsetStore().ReadOffset(mq, client.ReadFromMemory), "starts at the broker's committed offset")
-	mqs, pqs := cons.RebalanceImpl().ProcessQueues()
-	var pq *client.ProcessQueue
+	require.Equal(t, int64(100), cons.OffsetStore().ReadOffset(mq, ReadFromMemory), "starts at the broker's committed offset")
+	mqs, pqs := cons.Rebalance().ProcessQueues()
+	var pq *ProcessQueue
 	for i, q := range mqs {
 		if q == mq {
 			pq = pqs[i]
@@ -49,24 +48,24 @@ func TestPullOffsetIllegalMovesOffsetToNextBegin(t *testing.T) {
 	}
 	require.NotNil(t, pq)
 
-	require.True(t, cons.Instance().PullMessageService().DoPullQueue(mq))
+	require.True(t, cons.PullMessageService().DoPullQueue(mq))
 	require.True(t, pq.Dropped())
 	// The fix persisted 2 to the broker (oneway UPDATE_CONSUMER_OFFSET), then
 	// removeUnnecessaryMessageQueue persisted again and forgot the queue's offset in memory.
 	om := c.Brokers[0].ConsumerOffsetManager()
 	require.Eventually(t, func() bool { return om.QueryOffset(group, topic, 0) == 2 }, 10*time.Second, 5*time.Millisecond,
 		"the broker's offset moved down to nextBeginOffset")
-	require.Equal(t, int64(-1), cons.OffsetStore().ReadOffset(mq, client.ReadFromMemory))
-	require.NotContains(t, cons.Instance().PullMessageService().Pending(), mq, "no pull of the dropped queue is queued")
+	require.Equal(t, int64(-1), cons.OffsetStore().ReadOffset(mq, ReadFromMemory))
+	require.NotContains(t, cons.PullMessageService().Pending(), mq, "no pull of the dropped queue is queued")
 
 	// The fix calls RebalanceImpl#removeProcessQueue, which also deletes the queue from
 	// processQueueTable, so the next rebalance creates a new ProcessQueue and PullRequest at
 	// the moved offset (without it the queue would sit idle until PullMaxIdleTime, 120 s).
 	t.Run("queue restarts on the next rebalance", func(t *testing.T) {
-		mqs, _ = cons.RebalanceImpl().ProcessQueues()
+		mqs, _ = cons.Rebalance().ProcessQueues()
 		require.NotContains(t, mqs, mq, "RebalanceImpl#removeProcessQueue took the dropped queue out of the table")
 		cons.Instance().DoRebalance()
-		require.Contains(t, cons.Instance().PullMessageService().Pending(), mq)
-		require.True(t, cons.Instance().PullMessageService().DoPullQueue(mq))
+		require.Contains(t, cons.PullMessageService().Pending(), mq)
+		require.True(t, cons.PullMessageService().DoPullQueue(mq))
 	})
 }

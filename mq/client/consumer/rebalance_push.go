@@ -5,32 +5,31 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// rebalancePushImpl is the push consumer's part of a rebalance.
+// rebalancePush is the push consumer's part of a rebalance.
 // Mirrors org.apache.rocketmq.client.impl.consumer.RebalancePushImpl.
-type rebalancePushImpl struct {
+type rebalancePush struct {
 	c *DefaultMQPushConsumer
 }
 
 // MessageQueueChanged tells the brokers at once (a heartbeat). Java: RebalancePushImpl#messageQueueChanged.
-func (r *rebalancePushImpl) MessageQueueChanged(string, []primitive.MessageQueue, []primitive.MessageQueue) {
+func (r *rebalancePush) MessageQueueChanged(string, []primitive.MessageQueue, []primitive.MessageQueue) {
 	r.c.instance.SendHeartbeatToAllBrokerWithLock()
 }
 
 // RemoveUnnecessaryMessageQueue persists and forgets the queue's offset.
 // Java: RebalancePushImpl#removeUnnecessaryMessageQueue (the orderly unlock is not built).
-func (r *rebalancePushImpl) RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue, _ *client.ProcessQueue) bool {
+func (r *rebalancePush) RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue, _ *ProcessQueue) bool {
 	r.c.offsets.Persist(mq)
 	r.c.offsets.RemoveOffset(mq)
 	return true
 }
 
 // RemoveDirtyOffset forgets the in-memory offset. Java: RebalancePushImpl#removeDirtyOffset.
-func (r *rebalancePushImpl) RemoveDirtyOffset(mq primitive.MessageQueue) {
+func (r *rebalancePush) RemoveDirtyOffset(mq primitive.MessageQueue) {
 	r.c.offsets.RemoveOffset(mq)
 }
 
@@ -38,9 +37,9 @@ func (r *rebalancePushImpl) RemoveDirtyOffset(mq primitive.MessageQueue) {
 // one; otherwise by ConsumeFromWhere — LAST: the queue's max offset (0 for a retry topic),
 // FIRST: 0, TIMESTAMP: the offset at ConsumeTimestamp (max offset for a retry topic).
 // -1 when the store could not be asked. Java: RebalancePushImpl#computePullFromWhere.
-func (r *rebalancePushImpl) ComputePullFromWhere(mq primitive.MessageQueue) int64 {
+func (r *rebalancePush) ComputePullFromWhere(mq primitive.MessageQueue) int64 {
 	c := r.c
-	last := c.offsets.ReadOffset(mq, client.ReadFromStore)
+	last := c.offsets.ReadOffset(mq, ReadFromStore)
 	if last >= 0 {
 		return last
 	}
@@ -77,7 +76,7 @@ func (r *rebalancePushImpl) ComputePullFromWhere(mq primitive.MessageQueue) int6
 	}
 }
 
-func (r *rebalancePushImpl) addr(mq primitive.MessageQueue) string {
+func (r *rebalancePush) addr(mq primitive.MessageQueue) string {
 	inst := r.c.instance
 	a := inst.FindBrokerAddressInPublish(mq.BrokerName)
 	if a == "" {
@@ -87,7 +86,7 @@ func (r *rebalancePushImpl) addr(mq primitive.MessageQueue) string {
 	return a
 }
 
-func (r *rebalancePushImpl) maxOffset(mq primitive.MessageQueue) int64 {
+func (r *rebalancePush) maxOffset(mq primitive.MessageQueue) int64 {
 	addr := r.addr(mq)
 	if addr == "" {
 		return -1
@@ -103,13 +102,13 @@ func (r *rebalancePushImpl) maxOffset(mq primitive.MessageQueue) int64 {
 }
 
 // DispatchPullRequest queues each new queue's first pull. Java: RebalancePushImpl#dispatchPullRequest.
-func (r *rebalancePushImpl) DispatchPullRequest(reqs []*client.PullRequest) {
+func (r *rebalancePush) DispatchPullRequest(reqs []*PullRequest) {
 	for _, req := range reqs {
 		if tr := r.c.instance.Tracer(); tr.Enabled() {
 			tr.Step("RebalancePushImpl#dispatchPullRequest", slog.String("topic", req.MessageQueue.Topic),
 				slog.String("brokerName", req.MessageQueue.BrokerName), slog.Int("queueId", int(req.MessageQueue.QueueID)),
 				slog.Int64("nextOffset", req.NextOffset()))
 		}
-		r.c.pullService().ExecutePullRequestImmediately(req)
+		r.c.pull.ExecutePullRequestImmediately(req)
 	}
 }

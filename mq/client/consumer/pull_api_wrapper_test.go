@@ -1,4 +1,4 @@
-package client
+package consumer
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -65,7 +66,7 @@ func TestProcessPullResult(t *testing.T) {
 	raw = append(raw, pulledRecord(6, 0, []byte("c"), tagProps("TagC"))...) // hash collision stand-in
 	raw = append(raw, pulledRecord(7, primitive.CompressedFlag, z.Bytes(), tagProps("TagB"))...)
 
-	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
 	w := NewPullAPIWrapper(inst, "g", false)
 	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 1}
 	require.Equal(t, protocol.MasterID, w.recalculatePullFromWhichNode(mq))
@@ -81,7 +82,7 @@ func TestProcessPullResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := &PullResult{PullStatus: PullFound, MinOffset: 2, MaxOffset: 8, SuggestWhichBrokerID: 1,
+			res := &client.PullResult{PullStatus: client.PullFound, MinOffset: 2, MaxOffset: 8, SuggestWhichBrokerID: 1,
 				MessageBinary: append([]byte(nil), raw...)}
 			got := w.ProcessPullResult(mq, res, tt.sub)
 			require.Nil(t, got.MessageBinary)
@@ -103,10 +104,10 @@ func TestProcessPullResult(t *testing.T) {
 // TestProcessPullResultNotFound pins that a non-FOUND answer carries no messages but still
 // records the suggested broker id.
 func TestProcessPullResultNotFound(t *testing.T) {
-	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
 	w := NewPullAPIWrapper(inst, "g", false)
 	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a"}
-	res := w.ProcessPullResult(mq, &PullResult{PullStatus: PullNoNewMsg, SuggestWhichBrokerID: 2}, nil)
+	res := w.ProcessPullResult(mq, &client.PullResult{PullStatus: client.PullNoNewMsg, SuggestWhichBrokerID: 2}, nil)
 	require.Empty(t, res.MsgFoundList)
 	require.Equal(t, int64(2), w.recalculatePullFromWhichNode(mq))
 }

@@ -1,4 +1,4 @@
-package client
+package consumer
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/configfile"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -38,6 +39,19 @@ type OffsetStore interface {
 	// CloneOffsetTable returns the in-memory offsets of topic's queues.
 	CloneOffsetTable(topic string) map[primitive.MessageQueue]int64
 }
+
+// ReadOffsetType says where an OffsetStore reads from.
+// Mirrors org.apache.rocketmq.client.consumer.store.ReadOffsetType.
+type ReadOffsetType int
+
+const (
+	// ReadFromMemory reads the in-memory table only.
+	ReadFromMemory ReadOffsetType = iota
+	// ReadFromStore asks the store (the broker, or the local file).
+	ReadFromStore
+	// MemoryFirstThenStore reads memory, and the store when memory has nothing.
+	MemoryFirstThenStore
+)
 
 // offsetTable is the in-memory part both stores share (Java: ConcurrentMap<MessageQueue, AtomicLong>).
 type offsetTable struct {
@@ -110,14 +124,14 @@ func SortMessageQueues(qs []primitive.MessageQueue) {
 // QUERY_CONSUMER_OFFSET. Pulls also carry the memory offset (the commitOffset flag).
 // Mirrors org.apache.rocketmq.client.consumer.store.RemoteBrokerOffsetStore.
 type RemoteBrokerOffsetStore struct {
-	instance *MQClientInstance
+	instance *client.MQClientInstance
 	group    string
 	tr       *trace.Tracer
 	table    offsetTable
 }
 
 // NewRemoteBrokerOffsetStore returns the store of group over instance.
-func NewRemoteBrokerOffsetStore(instance *MQClientInstance, group string) *RemoteBrokerOffsetStore {
+func NewRemoteBrokerOffsetStore(instance *client.MQClientInstance, group string) *RemoteBrokerOffsetStore {
 	return &RemoteBrokerOffsetStore{instance: instance, group: group, tr: instance.Tracer()}
 }
 
@@ -146,7 +160,7 @@ func (s *RemoteBrokerOffsetStore) ReadOffset(mq primitive.MessageQueue, t ReadOf
 	}
 	v, found, err := s.fetchConsumeOffsetFromBroker(mq)
 	if err != nil {
-		s.instance.log.Warn("fetchConsumeOffsetFromBroker exception", "mq", mq.String(), "err", err)
+		s.instance.Logger().Warn("fetchConsumeOffsetFromBroker exception", "mq", mq.String(), "err", err)
 		return -2
 	}
 	if !found {
@@ -163,7 +177,7 @@ func (s *RemoteBrokerOffsetStore) brokerAddr(mq primitive.MessageQueue) (string,
 		r, ok = s.instance.FindBrokerAddressInSubscribe(mq.BrokerName, protocol.MasterID, false)
 	}
 	if !ok {
-		return "", fmt.Errorf("%w: %s", ErrBrokerNotExist, mq.BrokerName)
+		return "", fmt.Errorf("%w: %s", client.ErrBrokerNotExist, mq.BrokerName)
 	}
 	return r.BrokerAddr, nil
 }
@@ -173,10 +187,10 @@ func (s *RemoteBrokerOffsetStore) fetchConsumeOffsetFromBroker(mq primitive.Mess
 	if err != nil {
 		return 0, false, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.instance.cfg.MQClientAPITimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.instance.Config().MQClientAPITimeout)
 	defer cancel()
 	h := protocol.QueryConsumerOffsetRequestHeader{ConsumerGroup: s.group, Topic: mq.Topic, QueueID: mq.QueueID, BrokerName: mq.BrokerName}
-	return s.instance.api.QueryConsumerOffset(ctx, addr, &h)
+	return s.instance.MQClientAPI().QueryConsumerOffset(ctx, addr, &h)
 }
 
 // PersistAll sends the memory offset of each of mqs to its broker (oneway); queues in memory
@@ -196,7 +210,7 @@ func (s *RemoteBrokerOffsetStore) PersistAll(mqs []primitive.MessageQueue) {
 			continue
 		}
 		if err := s.updateConsumeOffsetToBroker(q, table[q], true); err != nil {
-			s.instance.log.Error("updateConsumeOffsetToBroker exception", "mq", q.String(), "err", err)
+			s.instance.Logger().Error("updateConsumeOffsetToBroker exception", "mq", q.String(), "err", err)
 			continue
 		}
 		sent = append(sent, q.Topic+"/"+q.BrokerName+"/"+strconv.Itoa(int(q.QueueID))+"="+strconv.FormatInt(table[q], 10))
@@ -215,7 +229,7 @@ func (s *RemoteBrokerOffsetStore) PersistAll(mqs []primitive.MessageQueue) {
 func (s *RemoteBrokerOffsetStore) Persist(mq primitive.MessageQueue) {
 	if v, ok := s.table.get(mq); ok {
 		if err := s.updateConsumeOffsetToBroker(mq, v, true); err != nil {
-			s.instance.log.Error("updateConsumeOffsetToBroker exception", "mq", mq.String(), "err", err)
+			s.instance.Logger().Error("updateConsumeOffsetToBroker exception", "mq", mq.String(), "err", err)
 		}
 	}
 }
@@ -231,11 +245,11 @@ func (s *RemoteBrokerOffsetStore) updateConsumeOffsetToBroker(mq primitive.Messa
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.instance.cfg.MQClientAPITimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.instance.Config().MQClientAPITimeout)
 	defer cancel()
 	h := protocol.UpdateConsumerOffsetRequestHeader{ConsumerGroup: s.group, Topic: mq.Topic, QueueID: mq.QueueID,
 		CommitOffset: offset, BrokerName: mq.BrokerName}
-	return s.instance.api.UpdateConsumerOffset(ctx, addr, &h, oneway)
+	return s.instance.MQClientAPI().UpdateConsumerOffset(ctx, addr, &h, oneway)
 }
 
 // RemoveOffset forgets mq. Java: RemoteBrokerOffsetStore#removeOffset.

@@ -1,4 +1,4 @@
-package client
+package consumer
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -22,7 +23,7 @@ import (
 //
 // mu guards pullFromWhichNodeTable.
 type PullAPIWrapper struct {
-	instance *MQClientInstance
+	instance *client.MQClientInstance
 	group    string
 	unitMode bool
 
@@ -31,7 +32,7 @@ type PullAPIWrapper struct {
 }
 
 // NewPullAPIWrapper returns the wrapper of group over instance.
-func NewPullAPIWrapper(instance *MQClientInstance, group string, unitMode bool) *PullAPIWrapper {
+func NewPullAPIWrapper(instance *client.MQClientInstance, group string, unitMode bool) *PullAPIWrapper {
 	return &PullAPIWrapper{instance: instance, group: group, unitMode: unitMode,
 		pullFromWhichNodeTable: map[primitive.MessageQueue]int64{}}
 }
@@ -55,19 +56,19 @@ type PullKernelRequest struct {
 // PullKernelImpl sends one asynchronous pull; cb gets the raw result (call ProcessPullResult on
 // it) or the error. The error return is a pull that could not be sent (cb not called).
 // Java: PullAPIWrapper#pullKernelImpl (ASYNC mode).
-func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb PullCallback) error {
+func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb client.PullCallback) error {
 	fr, ok := w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
 	if !ok {
 		w.instance.UpdateTopicRouteInfoFromNameServer(r.MQ.Topic)
 		fr, ok = w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
 	}
-	if tr := w.instance.tr; tr.Enabled() {
+	if tr := w.instance.Tracer(); tr.Enabled() {
 		tr.Step("PullAPIWrapper#pullKernelImpl", slog.String("topic", r.MQ.Topic), slog.String("brokerName", r.MQ.BrokerName),
 			slog.Int("queueId", int(r.MQ.QueueID)), slog.Int64("offset", r.Offset), slog.String("subExpression", r.SubExpression),
 			slog.Bool("slave", fr.Slave), slog.Bool("found", ok))
 	}
 	if !ok {
-		return fmt.Errorf("%w: %s", ErrBrokerNotExist, r.MQ.BrokerName)
+		return fmt.Errorf("%w: %s", client.ErrBrokerNotExist, r.MQ.BrokerName)
 	}
 	sysFlag := r.SysFlag
 	if fr.Slave {
@@ -88,7 +89,7 @@ func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb PullCallback) er
 		BrokerName:           r.MQ.BrokerName,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
-	err := w.instance.api.PullMessageAsync(ctx, fr.BrokerAddr, &h, func(res *PullResult, err error) {
+	err := w.instance.MQClientAPI().PullMessageAsync(ctx, fr.BrokerAddr, &h, func(res *client.PullResult, err error) {
 		cancel()
 		cb(res, err)
 	})
@@ -103,12 +104,12 @@ func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb PullCallback) er
 // MIN_OFFSET / MAX_OFFSET on each; it records the suggested broker id for the queue's next
 // pull. A body that does not decode ends the list at the bad record (logged).
 // Java: PullAPIWrapper#processPullResult.
-func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *PullResult, sub *protocol.SubscriptionData) *PullResult {
+func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *client.PullResult, sub *protocol.SubscriptionData) *client.PullResult {
 	w.updatePullFromWhichNode(mq, res.SuggestWhichBrokerID)
-	if res.PullStatus == PullFound {
+	if res.PullStatus == client.PullFound {
 		msgs, err := primitive.DecodeMessages(res.MessageBinary)
 		if err != nil {
-			w.instance.log.Warn("decode pulled messages failed", "mq", mq.String(), "err", err)
+			w.instance.Logger().Warn("decode pulled messages failed", "mq", mq.String(), "err", err)
 		}
 		found := msgs[:0]
 		for _, m := range msgs {
@@ -119,7 +120,7 @@ func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *PullR
 				if body, err := unzip(m.Body); err == nil {
 					m.Body = body
 				} else {
-					w.instance.log.Warn("uncompress message body failed", "msgId", m.MsgID, "err", err)
+					w.instance.Logger().Warn("uncompress message body failed", "msgId", m.MsgID, "err", err)
 				}
 			}
 			m.PutProperty(primitive.PropertyMinOffset, strconv.FormatInt(res.MinOffset, 10))

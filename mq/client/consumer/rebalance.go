@@ -1,4 +1,4 @@
-package client
+package consumer
 
 import (
 	"log/slog"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -31,7 +32,7 @@ type RebalanceHooks interface {
 // RemoveProcessQueue forgets mq: its ProcessQueue leaves the table and is marked dropped, and
 // the consumer persists and forgets the queue's offset, so the next rebalance assigns the queue
 // afresh. Java: RebalanceImpl#removeProcessQueue (used after OFFSET_ILLEGAL).
-func (r *RebalanceImpl) RemoveProcessQueue(mq primitive.MessageQueue) {
+func (r *Rebalance) RemoveProcessQueue(mq primitive.MessageQueue) {
 	r.mu.Lock()
 	pq, ok := r.processQueueTable[mq]
 	delete(r.processQueueTable, mq)
@@ -47,11 +48,11 @@ func (r *RebalanceImpl) RemoveProcessQueue(mq primitive.MessageQueue) {
 // takes every queue. Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl.
 //
 // mu guards the three tables; no lock is held while hooks or the broker are called.
-type RebalanceImpl struct {
+type Rebalance struct {
 	Group        string
 	MessageModel protocol.MessageModel
 	Strategy     AllocateMessageQueueStrategy
-	Instance     *MQClientInstance
+	Instance     *client.MQClientInstance
 	Hooks        RebalanceHooks
 
 	mu                      sync.Mutex
@@ -60,10 +61,10 @@ type RebalanceImpl struct {
 	subscriptionInner       map[string]*protocol.SubscriptionData
 }
 
-// NewRebalanceImpl returns an empty rebalance state.
-func NewRebalanceImpl(group string, model protocol.MessageModel, strategy AllocateMessageQueueStrategy,
-	instance *MQClientInstance, hooks RebalanceHooks) *RebalanceImpl {
-	return &RebalanceImpl{Group: group, MessageModel: model, Strategy: strategy, Instance: instance, Hooks: hooks,
+// NewRebalance returns an empty rebalance state.
+func NewRebalance(group string, model protocol.MessageModel, strategy AllocateMessageQueueStrategy,
+	instance *client.MQClientInstance, hooks RebalanceHooks) *Rebalance {
+	return &Rebalance{Group: group, MessageModel: model, Strategy: strategy, Instance: instance, Hooks: hooks,
 		processQueueTable:       map[primitive.MessageQueue]*ProcessQueue{},
 		topicSubscribeInfoTable: map[string][]primitive.MessageQueue{},
 		subscriptionInner:       map[string]*protocol.SubscriptionData{},
@@ -71,21 +72,21 @@ func NewRebalanceImpl(group string, model protocol.MessageModel, strategy Alloca
 }
 
 // PutSubscription records a subscription (Java: subscriptionInner.put).
-func (r *RebalanceImpl) PutSubscription(sd *protocol.SubscriptionData) {
+func (r *Rebalance) PutSubscription(sd *protocol.SubscriptionData) {
 	r.mu.Lock()
 	r.subscriptionInner[sd.Topic] = sd
 	r.mu.Unlock()
 }
 
 // Subscription returns topic's subscription (nil if none).
-func (r *RebalanceImpl) Subscription(topic string) *protocol.SubscriptionData {
+func (r *Rebalance) Subscription(topic string) *protocol.SubscriptionData {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.subscriptionInner[topic]
 }
 
 // Subscriptions returns the subscriptions in topic order.
-func (r *RebalanceImpl) Subscriptions() []*protocol.SubscriptionData {
+func (r *Rebalance) Subscriptions() []*protocol.SubscriptionData {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]*protocol.SubscriptionData, 0, len(r.subscriptionInner))
@@ -96,14 +97,14 @@ func (r *RebalanceImpl) Subscriptions() []*protocol.SubscriptionData {
 }
 
 // SetTopicSubscribeInfo installs a topic's readable queues.
-func (r *RebalanceImpl) SetTopicSubscribeInfo(topic string, mqs []primitive.MessageQueue) {
+func (r *Rebalance) SetTopicSubscribeInfo(topic string, mqs []primitive.MessageQueue) {
 	r.mu.Lock()
 	r.topicSubscribeInfoTable[topic] = mqs
 	r.mu.Unlock()
 }
 
 // TopicSubscribeInfo returns a topic's readable queues (nil if unknown).
-func (r *RebalanceImpl) TopicSubscribeInfo(topic string) ([]primitive.MessageQueue, bool) {
+func (r *Rebalance) TopicSubscribeInfo(topic string) ([]primitive.MessageQueue, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	q, ok := r.topicSubscribeInfoTable[topic]
@@ -111,7 +112,7 @@ func (r *RebalanceImpl) TopicSubscribeInfo(topic string) ([]primitive.MessageQue
 }
 
 // ProcessQueues returns the assigned queues and their ProcessQueues, sorted.
-func (r *RebalanceImpl) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQueue) {
+func (r *Rebalance) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQueue) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	mqs := slices.Collect(maps.Keys(r.processQueueTable))
@@ -125,9 +126,9 @@ func (r *RebalanceImpl) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQue
 
 // DoRebalance reassigns the queues of every subscribed topic, then drops queues of topics no
 // longer subscribed. Java: RebalanceImpl#doRebalance.
-func (r *RebalanceImpl) DoRebalance(isOrder bool) {
+func (r *Rebalance) DoRebalance(isOrder bool) {
 	subs := r.Subscriptions()
-	if tr := r.Instance.tr; tr.Enabled() {
+	if tr := r.Instance.Tracer(); tr.Enabled() {
 		tr.Step("RebalanceImpl#doRebalance", slog.String("group", r.Group), slog.String("messageModel", string(r.MessageModel)),
 			slog.Int("topics", len(subs)), slog.Bool("isOrder", isOrder))
 	}
@@ -138,16 +139,16 @@ func (r *RebalanceImpl) DoRebalance(isOrder bool) {
 }
 
 // rebalanceByTopic computes this consumer's share of topic. Java: RebalanceImpl#rebalanceByTopic.
-func (r *RebalanceImpl) rebalanceByTopic(topic string, isOrder bool) {
+func (r *Rebalance) rebalanceByTopic(topic string, isOrder bool) {
 	mqSet, ok := r.TopicSubscribeInfo(topic)
-	tr := r.Instance.tr
+	tr := r.Instance.Tracer()
 	if r.MessageModel == protocol.Broadcasting {
 		if tr.Enabled() {
 			tr.Step("RebalanceImpl#rebalanceByTopic", slog.String("topic", topic), slog.String("messageModel", string(r.MessageModel)),
 				slog.Int("mqAll", len(mqSet)))
 		}
 		if !ok {
-			r.Instance.log.Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
+			r.Instance.Logger().Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
 			return
 		}
 		SortMessageQueues(mqSet)
@@ -163,19 +164,19 @@ func (r *RebalanceImpl) rebalanceByTopic(topic string, isOrder bool) {
 	}
 	if !ok {
 		if !protocol.IsRetryTopic(topic) {
-			r.Instance.log.Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
+			r.Instance.Logger().Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
 		}
 		return
 	}
 	if err != nil || len(cidAll) == 0 {
-		r.Instance.log.Warn("doRebalance, get consumer id list failed", "group", r.Group, "topic", topic, "err", err)
+		r.Instance.Logger().Warn("doRebalance, get consumer id list failed", "group", r.Group, "topic", topic, "err", err)
 		return
 	}
 	SortMessageQueues(mqSet)
 	slices.Sort(cidAll)
 	allocated := r.Strategy.Allocate(r.Group, r.Instance.ClientID(), mqSet, cidAll)
 	if r.updateProcessQueueTableInRebalance(topic, allocated, isOrder) {
-		r.Instance.log.Info("rebalanced result changed", "group", r.Group, "topic", topic, "clientId", r.Instance.ClientID(),
+		r.Instance.Logger().Info("rebalanced result changed", "group", r.Group, "topic", topic, "clientId", r.Instance.ClientID(),
 			"mqAllSize", len(mqSet), "cidAllSize", len(cidAll), "rebalanceResultSize", len(allocated))
 		r.Hooks.MessageQueueChanged(topic, mqSet, allocated)
 	}
@@ -185,7 +186,7 @@ func (r *RebalanceImpl) rebalanceByTopic(topic string, isOrder bool) {
 // (and those whose pulls stopped, for a push consumer), and creates one, with a PullRequest at
 // the computed start offset, for each new queue; the new requests are dispatched. It reports
 // whether the table changed. Java: RebalanceImpl#updateProcessQueueTableInRebalance.
-func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet []primitive.MessageQueue, isOrder bool) bool {
+func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []primitive.MessageQueue, isOrder bool) bool {
 	changed := false
 	want := map[primitive.MessageQueue]bool{}
 	for _, q := range mqSet {
@@ -230,7 +231,7 @@ func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet [
 		pq := NewProcessQueue(now)
 		next := r.Hooks.ComputePullFromWhere(q)
 		if next < 0 {
-			r.Instance.log.Warn("doRebalance, add new mq failed", "group", r.Group, "mq", q.String())
+			r.Instance.Logger().Warn("doRebalance, add new mq failed", "group", r.Group, "mq", q.String())
 			continue
 		}
 		r.mu.Lock()
@@ -247,7 +248,7 @@ func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet [
 		reqs = append(reqs, req)
 		changed = true
 	}
-	if tr := r.Instance.tr; tr.Enabled() {
+	if tr := r.Instance.Tracer(); tr.Enabled() {
 		tr.Step("RebalanceImpl#updateProcessQueueTableInRebalance", slog.String("topic", topic),
 			slog.String("assigned", queueIDs(mqSet)), slog.Int("added", len(reqs)), slog.Int("removed", removed), slog.Bool("changed", changed))
 	}
@@ -265,7 +266,7 @@ func sortedPQKeys(m map[primitive.MessageQueue]*ProcessQueue) []primitive.Messag
 
 // truncateMessageQueueNotMyTopic drops queues of topics no longer subscribed.
 // Java: RebalanceImpl#truncateMessageQueueNotMyTopic.
-func (r *RebalanceImpl) truncateMessageQueueNotMyTopic() {
+func (r *Rebalance) truncateMessageQueueNotMyTopic() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for q, pq := range r.processQueueTable {
@@ -277,7 +278,7 @@ func (r *RebalanceImpl) truncateMessageQueueNotMyTopic() {
 }
 
 // DestroyAll drops every queue (consumer shutdown). Java: RebalanceImpl#destroy.
-func (r *RebalanceImpl) DestroyAll() {
+func (r *Rebalance) DestroyAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for q, pq := range r.processQueueTable {
