@@ -290,7 +290,7 @@ func (s *scenario) startConsumer(group string, model protocol.MessageModel, l co
 	cfg.InstanceName = "ch05-" + string(model)
 	cfg.DisableScheduledTasks = true
 	cfg.Logger = s.logger
-	cfg.Clock = s.clk.now
+	cfg.Clock = s.clk
 	cfg.IndexSeed = func() int32 { return -1 }
 	cfg.MessageModel = model
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
@@ -389,3 +389,6 @@ type manualClock struct{ t atomic.Int64 }
 func (c *manualClock) millis() int64           { return c.t.Load() }
 func (c *manualClock) now() time.Time          { return time.UnixMilli(c.t.Load()).UTC() }
 func (c *manualClock) advance(d time.Duration) { c.t.Add(d.Milliseconds()) }
+
+// Now makes the clock a clock.Clock, the consumers' ClientConfig.Clock.
+func (c *manualClock) Now() time.Time { return c.now() }

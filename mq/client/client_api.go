@@ -85,7 +85,7 @@ func NewMQClientAPIImpl(cfg ClientConfig, processor *ClientRemotingProcessor, tr
 		client:  remoting.NewClient(cfg.Remoting, tr),
 		tr:      tr,
 		log:     loggerOf(cfg.Logger),
-		nsIndex: NewThreadLocalIndex(seedOf(cfg)),
+		nsIndex: NewThreadLocalIndex(cfg.NextIndexSeed()),
 	}
 	if processor != nil {
 		processor.register(a.client)
@@ -232,10 +232,10 @@ func (a *MQClientAPI) SendMessage(ctx context.Context, req *SendRequest) (*SendR
 // gets the error. Every outcome updates the broker's fault item. times counts the retries so far.
 // Java: MQClientAPIImpl#sendMessageAsync and #onExceptionImpl.
 func (a *MQClientAPI) sendMessageAsync(ctx context.Context, req *SendRequest, cmd *remoting.RemotingCommand, times int) {
-	begin := a.cfg.now()
+	begin := a.cfg.Now()
 	brokerName := req.BrokerName
 	err := a.client.InvokeAsync(ctx, req.BrokerAddr, cmd, func(resp *remoting.RemotingCommand, err error) {
-		latency := a.cfg.now().Sub(begin).Milliseconds()
+		latency := a.cfg.Now().Sub(begin).Milliseconds()
 		if err != nil {
 			a.traceAsync(brokerName, times, nil, err)
 			req.Producer.UpdateFaultItem(brokerName, latency, true)
@@ -254,7 +254,7 @@ func (a *MQClientAPI) sendMessageAsync(ctx context.Context, req *SendRequest, cm
 	})
 	if err != nil { // not sent (no connection, client shut down): Java's catch around invokeAsync
 		a.traceAsync(brokerName, times, nil, err)
-		req.Producer.UpdateFaultItem(brokerName, a.cfg.now().Sub(begin).Milliseconds(), true)
+		req.Producer.UpdateFaultItem(brokerName, a.cfg.Now().Sub(begin).Milliseconds(), true)
 		a.onExceptionImpl(ctx, req, cmd, times, err, true)
 	}
 }
@@ -432,13 +432,6 @@ func loggerOf(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
-}
-
-func seedOf(cfg ClientConfig) int32 {
-	if cfg.IndexSeed != nil {
-		return cfg.IndexSeed()
-	}
-	return randomSeed()
 }
 
 // timeoutCtx returns ctx bounded by d (ctx's own earlier deadline wins).

@@ -74,7 +74,7 @@ func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *
 		cfg:                cfg,
 		instanceIndex:      instanceIndex,
 		clientID:           clientID,
-		bootTimestamp:      cfg.now(),
+		bootTimestamp:      cfg.Now(),
 		tr:                 trace.New(cfg.Logger, "client"),
 		log:                loggerOf(cfg.Logger),
 		producerTable:      map[string]MQProducerInner{},
@@ -111,10 +111,10 @@ func (m *MQClientInstance) Tracer() *trace.Tracer { return m.tr }
 func (m *MQClientInstance) Logger() *slog.Logger { return m.log }
 
 // Now reads the instance's clock (ClientConfig.Clock).
-func (m *MQClientInstance) Now() time.Time { return m.cfg.now() }
+func (m *MQClientInstance) Now() time.Time { return m.cfg.Now() }
 
 // NextIndexSeed returns a start value for a round-robin index (ClientConfig.IndexSeed, or random).
-func (m *MQClientInstance) NextIndexSeed() int32 { return seedOf(m.cfg) }
+func (m *MQClientInstance) NextIndexSeed() int32 { return m.cfg.NextIndexSeed() }
 
 // State returns the service state.
 func (m *MQClientInstance) State() ServiceState {

@@ -81,12 +81,8 @@ func (c *DefaultMQPushConsumer) RegisterMessageListener(l MessageListenerConcurr
 	c.mu.Unlock()
 }
 
-func (c *DefaultMQPushConsumer) now() time.Time {
-	if c.cfg.Clock != nil {
-		return c.cfg.Clock()
-	}
-	return time.Now()
-}
+// now reads the consumer's clock (ClientConfig.Clock; the wall clock when nil).
+func (c *DefaultMQPushConsumer) now() time.Time { return c.cfg.Now() }
 
 // Start checks the config, copies the subscriptions (adding %RETRY%group in CLUSTERING), gets
 // the MQClientInstance of its clientId, chooses the offset store, starts the consume service,

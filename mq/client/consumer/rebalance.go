@@ -11,41 +11,36 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// RebalanceHooks are the parts of a rebalance that differ by consumer kind (push, lite pull).
-// Mirrors the abstract methods of org.apache.rocketmq.client.impl.consumer.RebalanceImpl that
-// RebalancePushImpl implements.
+// RebalanceHooks are the parts of a rebalance that differ by consumer kind: the push consumer's
+// (rebalancePush, Java's RebalancePushImpl) and, later, the lite pull consumer's (Java's
+// RebalanceLitePullImpl). Rebalance itself holds no push-only step: what to do with a new or a
+// lost queue, and whether an idle queue is dropped, is asked here.
+// Mirrors the abstract methods of org.apache.rocketmq.client.impl.consumer.RebalanceImpl.
 type RebalanceHooks interface {
+	// ConsumeType is CONSUME_PASSIVELY (push: a queue not pulled for PullMaxIdleTime is dropped
+	// and assigned afresh) or CONSUME_ACTIVELY (pull: the application decides when to pull).
+	// Java: RebalanceImpl#consumeType.
+	ConsumeType() protocol.ConsumeType
 	// MessageQueueChanged is told a topic's assignment changed.
 	MessageQueueChanged(topic string, mqAll, mqDivided []primitive.MessageQueue)
 	// RemoveUnnecessaryMessageQueue persists and forgets a queue taken away; false keeps it.
 	RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue, pq *ProcessQueue) bool
-	// ComputePullFromWhere returns the first offset to pull of a newly assigned queue (< 0: skip it).
+	// ComputePullFromWhere returns the first offset to pull of a newly assigned queue, in
+	// ConsumeQueue units (< 0: skip it this time).
 	ComputePullFromWhere(mq primitive.MessageQueue) int64
-	// DispatchPullRequest starts pulling the new queues.
+	// DispatchPullRequest starts pulling the new queues (a lite pull consumer ignores it).
 	DispatchPullRequest(reqs []*PullRequest)
 	// RemoveDirtyOffset forgets a stale in-memory offset of a queue about to be added.
 	RemoveDirtyOffset(mq primitive.MessageQueue)
 }
 
-// RebalanceImpl holds a consumer's queue assignment: the readable queues of each subscribed
-// topic (from routes), the subscriptions, and the ProcessQueue of each queue assigned now.
-// RemoveProcessQueue forgets mq: its ProcessQueue leaves the table and is marked dropped, and
-// the consumer persists and forgets the queue's offset, so the next rebalance assigns the queue
-// afresh. Java: RebalanceImpl#removeProcessQueue (used after OFFSET_ILLEGAL).
-func (r *Rebalance) RemoveProcessQueue(mq primitive.MessageQueue) {
-	r.mu.Lock()
-	pq, ok := r.processQueueTable[mq]
-	delete(r.processQueueTable, mq)
-	r.mu.Unlock()
-	if ok {
-		pq.SetDropped(true)
-		r.Hooks.RemoveUnnecessaryMessageQueue(mq, pq)
-	}
-}
-
-// DoRebalance recomputes the assignment: in CLUSTERING the group's members, as the broker
-// lists them, share the queues through the allocation strategy; in BROADCASTING every member
-// takes every queue. Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl.
+// Rebalance is a consumer's queue assignment: the readable queues of each subscribed topic
+// (from routes), the subscriptions, and the ProcessQueue of each queue assigned now.
+// DoRebalance recomputes it: in CLUSTERING the group's members, as the broker lists them,
+// share the queues through the allocation strategy; in BROADCASTING every member takes every
+// queue. What differs between consumer kinds is asked of Hooks.
+// Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl (abstract in Java; here one
+// struct and the RebalanceHooks interface).
 //
 // mu guards the three tables; no lock is held while hooks or the broker are called.
 type Rebalance struct {
@@ -59,6 +54,20 @@ type Rebalance struct {
 	processQueueTable       map[primitive.MessageQueue]*ProcessQueue
 	topicSubscribeInfoTable map[string][]primitive.MessageQueue
 	subscriptionInner       map[string]*protocol.SubscriptionData
+}
+
+// RemoveProcessQueue forgets mq: its ProcessQueue leaves the table and is marked dropped, and
+// the consumer persists and forgets the queue's offset, so the next rebalance assigns the queue
+// afresh. Java: RebalanceImpl#removeProcessQueue (used after OFFSET_ILLEGAL).
+func (r *Rebalance) RemoveProcessQueue(mq primitive.MessageQueue) {
+	r.mu.Lock()
+	pq, ok := r.processQueueTable[mq]
+	delete(r.processQueueTable, mq)
+	r.mu.Unlock()
+	if ok {
+		pq.SetDropped(true)
+		r.Hooks.RemoveUnnecessaryMessageQueue(mq, pq)
+	}
 }
 
 // NewRebalance returns an empty rebalance state.
@@ -183,7 +192,7 @@ func (r *Rebalance) rebalanceByTopic(topic string, isOrder bool) {
 }
 
 // updateProcessQueueTableInRebalance drops the ProcessQueues of topic's queues not in mqSet
-// (and those whose pulls stopped, for a push consumer), and creates one, with a PullRequest at
+// (and, for a push consumer, those whose pulls stopped), and creates one, with a PullRequest at
 // the computed start offset, for each new queue; the new requests are dispatched. It reports
 // whether the table changed. Java: RebalanceImpl#updateProcessQueueTableInRebalance.
 func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []primitive.MessageQueue, isOrder bool) bool {
@@ -204,7 +213,9 @@ func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []pri
 	removed := 0
 	for _, q := range sortedPQKeys(held) {
 		pq := held[q]
-		drop := !want[q] || pq.IsPullExpired(now)
+		// A push consumer's queue nobody pulled for PullMaxIdleTime is dropped too (its pull
+		// loop lost it); a pull consumer pulls when the application says.
+		drop := !want[q] || (r.Hooks.ConsumeType() == protocol.ConsumePassively && pq.IsPullExpired(now))
 		if !drop {
 			continue
 		}

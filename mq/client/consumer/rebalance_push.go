@@ -15,6 +15,9 @@ type rebalancePush struct {
 	c *DefaultMQPushConsumer
 }
 
+// ConsumeType is CONSUME_PASSIVELY. Java: RebalancePushImpl#consumeType.
+func (r *rebalancePush) ConsumeType() protocol.ConsumeType { return protocol.ConsumePassively }
+
 // MessageQueueChanged tells the brokers at once (a heartbeat). Java: RebalancePushImpl#messageQueueChanged.
 func (r *rebalancePush) MessageQueueChanged(string, []primitive.MessageQueue, []primitive.MessageQueue) {
 	r.c.instance.SendHeartbeatToAllBrokerWithLock()
