@@ -126,8 +126,8 @@ func (t *offsetTable) readMemory(mq primitive.MessageQueue, typ ReadOffsetType) 
 	return 0, false
 }
 
-// updateTraced is both stores' updateOffset: the step (label is the store's
-// "XxxOffsetStore#updateOffset"), then the memory table.
+// updateTraced is both stores' updateOffset: the step (label names the store's updateOffset,
+// written at the caller), then the memory table.
 func (t *offsetTable) updateTraced(tr *trace.Tracer, label string, mq primitive.MessageQueue, offset int64, increaseOnly bool) {
 	if tr.Enabled() {
 		tr.Step(label, slog.String("topic", mq.Topic), slog.String("brokerName", mq.BrokerName),
