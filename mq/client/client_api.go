@@ -307,17 +307,8 @@ func (a *MQClientAPI) onExceptionImpl(ctx context.Context, req *SendRequest, cmd
 // Java: MQClientAPIImpl#processSendResponse.
 func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Message, batch *MessageBatch,
 	resp *remoting.RemotingCommand, addr string) (*SendResult, error) {
-	var status SendStatus
-	switch resp.Code {
-	case protocol.FlushDiskTimeout:
-		status = FlushDiskTimeout
-	case protocol.FlushSlaveTimeout:
-		status = FlushSlaveTimeout
-	case protocol.SlaveNotAvailable:
-		status = SlaveNotAvailable
-	case protocol.Success:
-		status = SendOK
-	default:
+	status, ok := sendStatusByCode[resp.Code]
+	if !ok {
 		return nil, remoteError(resp, addr)
 	}
 	var h protocol.SendMessageResponseHeader

@@ -49,17 +49,8 @@ func (a *MQClientAPI) PullMessageSync(ctx context.Context, addr string, h *proto
 // PULL_RETRY_IMMEDIATELY (20) → NO_MATCHED_MSG, PULL_OFFSET_MOVED (21) → OFFSET_ILLEGAL;
 // anything else is a *remoting.RemoteError. Java: MQClientAPIImpl#processPullResponse.
 func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResult, error) {
-	var st PullStatus
-	switch resp.Code {
-	case protocol.Success:
-		st = PullFound
-	case protocol.PullNotFound:
-		st = PullNoNewMsg
-	case protocol.PullRetryImmediately:
-		st = PullNoMatchedMsg
-	case protocol.PullOffsetMoved:
-		st = PullOffsetIllegal
-	default:
+	st, ok := pullStatusByCode[resp.Code]
+	if !ok {
 		return nil, remoteError(resp, addr)
 	}
 	var h protocol.PullMessageResponseHeader

@@ -111,22 +111,20 @@ func (c ClientConfig) WithDefaults() ClientConfig {
 	if c.ClientIP == "" {
 		c.ClientIP = LocalAddress()
 	}
-	if c.PollNameServerInterval <= 0 {
-		c.PollNameServerInterval = def.PollNameServerInterval
-	}
-	if c.HeartbeatBrokerInterval <= 0 {
-		c.HeartbeatBrokerInterval = def.HeartbeatBrokerInterval
-	}
-	if c.PersistConsumerOffsetInterval <= 0 {
-		c.PersistConsumerOffsetInterval = def.PersistConsumerOffsetInterval
-	}
-	if c.RebalanceInterval <= 0 {
-		c.RebalanceInterval = def.RebalanceInterval
-	}
-	if c.MQClientAPITimeout <= 0 {
-		c.MQClientAPITimeout = def.MQClientAPITimeout
-	}
+	DefaultIfUnset(&c.PollNameServerInterval, def.PollNameServerInterval)
+	DefaultIfUnset(&c.HeartbeatBrokerInterval, def.HeartbeatBrokerInterval)
+	DefaultIfUnset(&c.PersistConsumerOffsetInterval, def.PersistConsumerOffsetInterval)
+	DefaultIfUnset(&c.RebalanceInterval, def.RebalanceInterval)
+	DefaultIfUnset(&c.MQClientAPITimeout, def.MQClientAPITimeout)
 	return c
+}
+
+// DefaultIfUnset sets *v to def when *v is zero or negative: how the client's configs
+// (ClientConfig and the producer's and consumer's) give a field left unset its default.
+func DefaultIfUnset[T ~int | ~int32 | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // BuildMQClientID returns the clientId: "clientIP@instanceName", plus "@unitName" when a unit

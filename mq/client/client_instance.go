@@ -196,84 +196,78 @@ func (m *MQClientInstance) Shutdown() {
 // RegisterProducer adds a producer under group; false if the group is taken.
 // Java: MQClientInstance#registerProducer.
 func (m *MQClientInstance) RegisterProducer(group string, p MQProducerInner) bool {
-	if group == "" || p == nil {
-		return false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.producerTable[group]; ok {
-		m.log.Warn("the producer group exist already", "group", group)
-		return false
-	}
-	m.producerTable[group] = p
-	return true
+	return p != nil && register(m, m.producerTable, group, p, "the producer group exist already")
 }
 
 // UnregisterProducer removes group's producer and tells every known broker (UNREGISTER_CLIENT).
 // Java: MQClientInstance#unregisterProducer.
 func (m *MQClientInstance) UnregisterProducer(group string) {
-	m.mu.Lock()
-	delete(m.producerTable, group)
-	m.mu.Unlock()
+	unregister(m, m.producerTable, group)
 	m.unregisterClient(group, "")
 }
 
 // RegisterConsumer adds a consumer under group; false if the group is taken.
 // Java: MQClientInstance#registerConsumer.
 func (m *MQClientInstance) RegisterConsumer(group string, c MQConsumerInner) bool {
-	if group == "" || c == nil {
-		return false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.consumerTable[group]; ok {
-		m.log.Warn("the consumer group exist already", "group", group)
-		return false
-	}
-	m.consumerTable[group] = c
-	return true
+	return c != nil && register(m, m.consumerTable, group, c, "the consumer group exist already")
 }
 
 // UnregisterConsumer removes group's consumer and tells every known broker (UNREGISTER_CLIENT).
 // Java: MQClientInstance#unregisterConsumer.
 func (m *MQClientInstance) UnregisterConsumer(group string) {
-	m.mu.Lock()
-	delete(m.consumerTable, group)
-	m.mu.Unlock()
+	unregister(m, m.consumerTable, group)
 	m.unregisterClient("", group)
 }
 
 // SelectProducer returns group's producer (nil if none). Java: MQClientInstance#selectProducer.
 func (m *MQClientInstance) SelectProducer(group string) MQProducerInner {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.producerTable[group]
+	return lookup(m, m.producerTable, group)
 }
 
 // SelectConsumer returns group's consumer (nil if none). Java: MQClientInstance#selectConsumer.
 func (m *MQClientInstance) SelectConsumer(group string) MQConsumerInner {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.consumerTable[group]
+	return lookup(m, m.consumerTable, group)
 }
 
 // producers and consumers snapshot the tables in group order (deterministic call-back order).
-func (m *MQClientInstance) producers() []MQProducerInner {
+func (m *MQClientInstance) producers() []MQProducerInner { return snapshot(m, m.producerTable) }
+
+func (m *MQClientInstance) consumers() []MQConsumerInner { return snapshot(m, m.consumerTable) }
+
+// register, unregister, lookup and snapshot are the producer and consumer tables' operations
+// (Java's synchronized registerProducer/registerConsumer and their kin), under m.mu.
+func register[T any](m *MQClientInstance, table map[string]T, group string, v T, exists string) bool {
+	if group == "" {
+		return false
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]MQProducerInner, 0, len(m.producerTable))
-	for _, g := range slices.Sorted(maps.Keys(m.producerTable)) {
-		out = append(out, m.producerTable[g])
+	if _, ok := table[group]; ok {
+		m.log.Warn(exists, "group", group)
+		return false
 	}
-	return out
+	table[group] = v
+	return true
 }
 
-func (m *MQClientInstance) consumers() []MQConsumerInner {
+func unregister[T any](m *MQClientInstance, table map[string]T, group string) {
+	m.mu.Lock()
+	delete(table, group)
+	m.mu.Unlock()
+}
+
+func lookup[T any](m *MQClientInstance, table map[string]T, group string) T {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]MQConsumerInner, 0, len(m.consumerTable))
-	for _, g := range slices.Sorted(maps.Keys(m.consumerTable)) {
-		out = append(out, m.consumerTable[g])
+	return table[group]
+}
+
+func snapshot[T any](m *MQClientInstance, table map[string]T) []T {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]T, 0, len(table))
+	for _, g := range slices.Sorted(maps.Keys(table)) {
+		out = append(out, table[g])
 	}
 	return out
 }

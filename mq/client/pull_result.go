@@ -2,6 +2,7 @@ package client
 
 import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // PullStatus is the client's reading of a pull response.
@@ -18,6 +19,14 @@ const (
 	// PullOffsetIllegal: the offset is outside the queue (PULL_OFFSET_MOVED, 21).
 	PullOffsetIllegal
 )
+
+// pullStatusByCode reads a PULL_MESSAGE answer's code (Java: MQClientAPIImpl#processPullResponse).
+var pullStatusByCode = map[int32]PullStatus{
+	protocol.Success:              PullFound,
+	protocol.PullNotFound:         PullNoNewMsg,
+	protocol.PullRetryImmediately: PullNoMatchedMsg,
+	protocol.PullOffsetMoved:      PullOffsetIllegal,
+}
 
 // String returns Java's name.
 func (s PullStatus) String() string {

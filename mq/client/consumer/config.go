@@ -109,39 +109,21 @@ func (c Config) withDefaults() Config {
 	if c.ConsumeFromWhere == "" {
 		c.ConsumeFromWhere = d.ConsumeFromWhere
 	}
-	if c.ConsumeThreadMin <= 0 {
-		c.ConsumeThreadMin = d.ConsumeThreadMin
-	}
+	client.DefaultIfUnset(&c.ConsumeThreadMin, d.ConsumeThreadMin)
 	if c.ConsumeThreadMax < c.ConsumeThreadMin {
 		c.ConsumeThreadMax = c.ConsumeThreadMin
 	}
-	if c.ConsumeConcurrentlyMaxSpan <= 0 {
-		c.ConsumeConcurrentlyMaxSpan = d.ConsumeConcurrentlyMaxSpan
-	}
-	if c.PullThresholdForQueue <= 0 {
-		c.PullThresholdForQueue = d.PullThresholdForQueue
-	}
-	if c.PullThresholdSizeForQueue <= 0 {
-		c.PullThresholdSizeForQueue = d.PullThresholdSizeForQueue
-	}
-	if c.ConsumeMessageBatchMaxSize <= 0 {
-		c.ConsumeMessageBatchMaxSize = d.ConsumeMessageBatchMaxSize
-	}
-	if c.PullBatchSize <= 0 {
-		c.PullBatchSize = d.PullBatchSize
-	}
+	client.DefaultIfUnset(&c.ConsumeConcurrentlyMaxSpan, d.ConsumeConcurrentlyMaxSpan)
+	client.DefaultIfUnset(&c.PullThresholdForQueue, d.PullThresholdForQueue)
+	client.DefaultIfUnset(&c.PullThresholdSizeForQueue, d.PullThresholdSizeForQueue)
+	client.DefaultIfUnset(&c.ConsumeMessageBatchMaxSize, d.ConsumeMessageBatchMaxSize)
+	client.DefaultIfUnset(&c.PullBatchSize, d.PullBatchSize)
 	if c.MaxReconsumeTimes == 0 {
 		c.MaxReconsumeTimes = -1
 	}
-	if c.BrokerSuspendMaxTime <= 0 {
-		c.BrokerSuspendMaxTime = d.BrokerSuspendMaxTime
-	}
-	if c.ConsumerPullTimeout <= 0 {
-		c.ConsumerPullTimeout = d.ConsumerPullTimeout
-	}
-	if c.SuspendCurrentQueueTime <= 0 {
-		c.SuspendCurrentQueueTime = d.SuspendCurrentQueueTime
-	}
+	client.DefaultIfUnset(&c.BrokerSuspendMaxTime, d.BrokerSuspendMaxTime)
+	client.DefaultIfUnset(&c.ConsumerPullTimeout, d.ConsumerPullTimeout)
+	client.DefaultIfUnset(&c.SuspendCurrentQueueTime, d.SuspendCurrentQueueTime)
 	return c
 }
 

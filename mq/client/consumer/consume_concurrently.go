@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -242,7 +243,7 @@ func (s *ConsumeMessageConcurrentlyService) processConsumeResult(status ConsumeC
 		if len(failed) > 0 {
 			remove = make([]*primitive.MessageExt, 0, len(r.msgs)-len(failed))
 			for _, m := range r.msgs {
-				if !containsMsg(failed, m) {
+				if !slices.Contains(failed, m) {
 					remove = append(remove, m)
 				}
 			}
@@ -257,15 +258,6 @@ func (s *ConsumeMessageConcurrentlyService) processConsumeResult(status ConsumeC
 	if offset >= 0 && !r.pq.Dropped() {
 		c.offsets.UpdateOffset(r.mq, offset, true)
 	}
-}
-
-func containsMsg(list []*primitive.MessageExt, m *primitive.MessageExt) bool {
-	for _, x := range list {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 func offsetsOf(msgs []*primitive.MessageExt) string {

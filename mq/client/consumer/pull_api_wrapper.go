@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -113,7 +114,7 @@ func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *clien
 		}
 		found := msgs[:0]
 		for _, m := range msgs {
-			if sub != nil && len(sub.TagsSet) > 0 && !sub.ClassFilterMode && !containsTag(sub.TagsSet, m.Tags()) {
+			if sub != nil && len(sub.TagsSet) > 0 && !sub.ClassFilterMode && !slices.Contains(sub.TagsSet, m.Tags()) {
 				continue
 			}
 			if m.SysFlag&primitive.CompressedFlag != 0 {
@@ -131,15 +132,6 @@ func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *clien
 	}
 	res.MessageBinary = nil
 	return res
-}
-
-func containsTag(tags []string, t string) bool {
-	for _, s := range tags {
-		if s == t {
-			return true
-		}
-	}
-	return false
 }
 
 func unzip(b []byte) ([]byte, error) {
