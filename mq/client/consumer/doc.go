@@ -35,8 +35,9 @@
 //	                              (computePullFromWhere, dispatchPullRequest, ...)
 //	allocate.go                   AllocateMessageQueueStrategy: …Averagely, …AveragelyByCircle
 //	pull_message_service.go       PullRequest, PullMessageService (the loop; DoPull/DoPullQueue)
-//	pull_api_wrapper.go           PullAPIWrapper: pullKernelImpl, processPullResult (client-side
-//	                              tag filter, zlib inflate, MIN_OFFSET/MAX_OFFSET), broker choice
+//	pull_api_wrapper.go           PullAPIWrapper: pullKernelImpl (async for push, sync for pull),
+//	                              processPullResult (client-side tag filter, zlib inflate,
+//	                              MIN_OFFSET/MAX_OFFSET), broker choice
 //	process_queue.go              ProcessQueue: msgTreeMap by queue offset, count/size/span for
 //	                              flow control, the offset to commit (removeMessage)
 //	consume_service.go            ConsumeMessageService, the interface the pull callback hands

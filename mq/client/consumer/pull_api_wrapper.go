@@ -56,8 +56,40 @@ type PullKernelRequest struct {
 
 // PullKernelImpl sends one asynchronous pull; cb gets the raw result (call ProcessPullResult on
 // it) or the error. The error return is a pull that could not be sent (cb not called).
-// Java: PullAPIWrapper#pullKernelImpl (ASYNC mode).
+// A push consumer pulls this way. Java: PullAPIWrapper#pullKernelImpl (ASYNC mode).
 func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb client.PullCallback) error {
+	addr, h, err := w.pullRequest(r)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
+	err = w.instance.MQClientAPI().PullMessageAsync(ctx, addr, h, func(res *client.PullResult, err error) {
+		cancel()
+		cb(res, err)
+	})
+	if err != nil {
+		cancel()
+	}
+	return err
+}
+
+// PullKernelImplSync is PullKernelImpl waiting for the answer (call ProcessPullResult on it): how
+// a pull consumer, whose application asks for messages, pulls.
+// Java: PullAPIWrapper#pullKernelImpl (SYNC mode).
+func (w *PullAPIWrapper) PullKernelImplSync(r PullKernelRequest) (*client.PullResult, error) {
+	addr, h, err := w.pullRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
+	defer cancel()
+	return w.instance.MQClientAPI().PullMessageSync(ctx, addr, h)
+}
+
+// pullRequest picks the broker to pull r.MQ from (the id the last answer suggested, the route
+// refreshed once if the broker is unknown) and builds the header; a slave is never sent the
+// commitOffset flag. Java: the first half of PullAPIWrapper#pullKernelImpl.
+func (w *PullAPIWrapper) pullRequest(r PullKernelRequest) (string, *protocol.PullMessageRequestHeader, error) {
 	fr, ok := w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
 	if !ok {
 		w.instance.UpdateTopicRouteInfoFromNameServer(r.MQ.Topic)
@@ -69,13 +101,13 @@ func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb client.PullCallb
 			slog.Bool("slave", fr.Slave), slog.Bool("found", ok))
 	}
 	if !ok {
-		return fmt.Errorf("%w: %s", client.ErrBrokerNotExist, r.MQ.BrokerName)
+		return "", nil, fmt.Errorf("%w: %s", client.ErrBrokerNotExist, r.MQ.BrokerName)
 	}
 	sysFlag := r.SysFlag
 	if fr.Slave {
 		sysFlag = protocol.ClearCommitOffsetFlag(sysFlag)
 	}
-	h := protocol.PullMessageRequestHeader{
+	return fr.BrokerAddr, &protocol.PullMessageRequestHeader{
 		ConsumerGroup:        w.group,
 		Topic:                r.MQ.Topic,
 		QueueID:              r.MQ.QueueID,
@@ -88,16 +120,7 @@ func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb client.PullCallb
 		SubVersion:           r.SubVersion,
 		ExpressionType:       r.ExpressionType,
 		BrokerName:           r.MQ.BrokerName,
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
-	err := w.instance.MQClientAPI().PullMessageAsync(ctx, fr.BrokerAddr, &h, func(res *client.PullResult, err error) {
-		cancel()
-		cb(res, err)
-	})
-	if err != nil {
-		cancel()
-	}
-	return err
+	}, nil
 }
 
 // ProcessPullResult decodes a FOUND answer's messages, keeps those whose tag the subscription
