@@ -353,12 +353,9 @@ func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protoc
 	if err != nil {
 		return 0, fmt.Errorf("encode heartbeat: %w", err)
 	}
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.HeartBeat, nil, body))
+	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.HeartBeat, nil, body))
 	if err != nil {
 		return 0, err
-	}
-	if resp.Code != protocol.Success {
-		return 0, remoteError(resp, addr)
 	}
 	return resp.Version, nil
 }
@@ -367,25 +364,19 @@ func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protoc
 // Java: MQClientAPIImpl#unregisterClient.
 func (a *MQClientAPI) UnregisterClient(ctx context.Context, addr, clientID, producerGroup, consumerGroup string) error {
 	h := protocol.UnregisterClientRequestHeader{ClientID: clientID, ProducerGroup: producerGroup, ConsumerGroup: consumerGroup}
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, h.Encode(), nil))
-	if err != nil {
-		return err
-	}
-	if resp.Code != protocol.Success {
-		return remoteError(resp, addr)
-	}
-	return nil
+	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, h.Encode(), nil))
+	return err
 }
 
 // GetConsumerIDListByGroup asks a broker for the clientIds of a consumer group's live members
 // (GET_CONSUMER_LIST_BY_GROUP, 38). Java: MQClientAPIImpl#getConsumerIdListByGroup.
 func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group string) ([]string, error) {
 	h := protocol.GetConsumerListByGroupRequestHeader{ConsumerGroup: group}
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.GetConsumerListByGroup, h.Encode(), nil))
+	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.GetConsumerListByGroup, h.Encode(), nil))
 	if err != nil {
 		return nil, err
 	}
-	if resp.Code != protocol.Success || len(resp.Body) == 0 {
+	if len(resp.Body) == 0 {
 		return nil, remoteError(resp, addr)
 	}
 	var body protocol.GetConsumerListByGroupResponseBody
@@ -393,6 +384,19 @@ func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group 
 		return nil, err
 	}
 	return body.ConsumerIDList, nil
+}
+
+// invokeSuccess sends req and waits for the answer; an answer other than SUCCESS is a
+// *remoting.RemoteError naming addr. For the requests whose only good answer is SUCCESS.
+func (a *MQClientAPI) invokeSuccess(ctx context.Context, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	resp, err := a.client.InvokeSync(ctx, addr, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Code != protocol.Success {
+		return nil, remoteError(resp, addr)
+	}
+	return resp, nil
 }
 
 // ErrorKind names a send failure for step lines and tables, without addresses or ports:

@@ -90,14 +90,8 @@ func (a *MQClientAPI) UpdateConsumerOffset(ctx context.Context, addr string, h *
 	if oneway {
 		return a.client.InvokeOneway(addr, req)
 	}
-	resp, err := a.client.InvokeSync(ctx, addr, req)
-	if err != nil {
-		return err
-	}
-	if resp.Code != protocol.Success {
-		return remoteError(resp, addr)
-	}
-	return nil
+	_, err := a.invokeSuccess(ctx, addr, req)
+	return err
 }
 
 // GetMaxOffset asks for a queue's max offset (GET_MAX_OFFSET, 30): the ConsumeQueue index after
@@ -115,12 +109,9 @@ func (a *MQClientAPI) SearchOffset(ctx context.Context, addr string, mq primitiv
 }
 
 func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, ext map[string]string) (int64, error) {
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(code, ext, nil))
+	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(code, ext, nil))
 	if err != nil {
 		return 0, err
-	}
-	if resp.Code != protocol.Success {
-		return 0, remoteError(resp, addr)
 	}
 	var rh protocol.OffsetResponseHeader
 	if err := rh.Decode(resp.ExtFields); err != nil {
@@ -134,12 +125,6 @@ func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, e
 // 3 + reconsumeTimes (or delayLevel when > 0), or in %DLQ%group past maxReconsumeTimes.
 // Java: MQClientAPIImpl#consumerSendMessageBack.
 func (a *MQClientAPI) ConsumerSendMessageBack(ctx context.Context, addr string, h *protocol.ConsumerSendMsgBackRequestHeader) error {
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil))
-	if err != nil {
-		return err
-	}
-	if resp.Code != protocol.Success {
-		return remoteError(resp, addr)
-	}
-	return nil
+	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil))
+	return err
 }

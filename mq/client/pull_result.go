@@ -28,17 +28,13 @@ var pullStatusByCode = map[int32]PullStatus{
 	protocol.PullOffsetMoved:      PullOffsetIllegal,
 }
 
+var pullStatusNames = [...]string{PullFound: "FOUND", PullNoNewMsg: "NO_NEW_MSG", PullNoMatchedMsg: "NO_MATCHED_MSG",
+	PullOffsetIllegal: "OFFSET_ILLEGAL"}
+
 // String returns Java's name.
 func (s PullStatus) String() string {
-	switch s {
-	case PullFound:
-		return "FOUND"
-	case PullNoNewMsg:
-		return "NO_NEW_MSG"
-	case PullNoMatchedMsg:
-		return "NO_MATCHED_MSG"
-	case PullOffsetIllegal:
-		return "OFFSET_ILLEGAL"
+	if s >= 0 && int(s) < len(pullStatusNames) {
+		return pullStatusNames[s]
 	}
 	return "UNKNOWN"
 }
