@@ -30,9 +30,10 @@
 //	                              shutdown, the MQConsumerInner callbacks, pullMessage with flow
 //	                              control and its PullCallback, sendMessageBack
 //	rebalance.go                  RebalanceHooks, Rebalance: doRebalance, rebalanceByTopic,
-//	                              updateProcessQueueTableInRebalance, removeProcessQueue
+//	                              updateProcessQueueTableInRebalance, removeProcessQueue;
+//	                              startOffset (computePullFromWhere, shared by consumer kinds)
 //	rebalance_push.go             rebalancePush: the push consumer's RebalanceHooks
-//	                              (computePullFromWhere, dispatchPullRequest, ...)
+//	                              (consumeType, dispatchPullRequest, removeUnnecessaryMessageQueue)
 //	allocate.go                   AllocateMessageQueueStrategy: …Averagely, …AveragelyByCircle
 //	pull_message_service.go       PullRequest, PullMessageService (the loop; DoPull/DoPullQueue)
 //	pull_api_wrapper.go           PullAPIWrapper: pullKernelImpl (async for push, sync for pull),

@@ -1,10 +1,12 @@
 package consumer
 
 import (
+	"context"
 	"log/slog"
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -296,4 +298,83 @@ func (r *Rebalance) DestroyAll() {
 		pq.SetDropped(true)
 		delete(r.processQueueTable, q)
 	}
+}
+
+// startOffset computes where a newly assigned queue starts, the same way for every consumer
+// kind (Java's RebalancePushImpl and RebalanceLitePullImpl#computePullFromWhere agree): the
+// committed offset when the store has one; otherwise by from — CONSUME_FROM_LAST_OFFSET: the
+// queue's max offset (0 for a retry topic), CONSUME_FROM_FIRST_OFFSET: 0,
+// CONSUME_FROM_TIMESTAMP: the offset at timestamp (zero: 30 min before now; the max offset for
+// a retry topic). Offsets are ConsumeQueue units; -1 when the store or broker could not be
+// asked.
+type startOffset struct {
+	instance  *client.MQClientInstance
+	offsets   OffsetStore
+	from      protocol.ConsumeFromWhere
+	timestamp time.Time
+	now       func() time.Time
+}
+
+func (s startOffset) compute(mq primitive.MessageQueue) int64 {
+	last := s.offsets.ReadOffset(mq, ReadFromStore)
+	if last >= 0 {
+		return last
+	}
+	if last != -1 {
+		return -1
+	}
+	switch s.from {
+	case protocol.ConsumeFromFirstOffset:
+		return 0
+	case protocol.ConsumeFromTimestamp:
+		if protocol.IsRetryTopic(mq.Topic) {
+			return s.maxOffset(mq)
+		}
+		ts := s.timestamp
+		if ts.IsZero() {
+			ts = s.now().Add(-30 * time.Minute)
+		}
+		addr := s.addr(mq)
+		if addr == "" {
+			return -1
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.instance.Config().MQClientAPITimeout)
+		defer cancel()
+		v, err := s.instance.MQClientAPI().SearchOffset(ctx, addr, mq, ts.UnixMilli())
+		if err != nil {
+			return -1
+		}
+		return v
+	default:
+		if protocol.IsRetryTopic(mq.Topic) {
+			return 0
+		}
+		return s.maxOffset(mq)
+	}
+}
+
+// addr is mq's master address, the route refreshed once if it is unknown ("" if still none).
+func (s startOffset) addr(mq primitive.MessageQueue) string {
+	a := s.instance.FindBrokerAddressInPublish(mq.BrokerName)
+	if a == "" {
+		s.instance.UpdateTopicRouteInfoFromNameServer(mq.Topic)
+		a = s.instance.FindBrokerAddressInPublish(mq.BrokerName)
+	}
+	return a
+}
+
+// maxOffset asks mq's broker for its max offset (GET_MAX_OFFSET); -1 on failure.
+func (s startOffset) maxOffset(mq primitive.MessageQueue) int64 {
+	addr := s.addr(mq)
+	if addr == "" {
+		return -1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.instance.Config().MQClientAPITimeout)
+	defer cancel()
+	v, err := s.instance.MQClientAPI().GetMaxOffset(ctx, addr, mq)
+	if err != nil {
+		s.instance.Logger().Warn("get max offset failed", "mq", mq.String(), "err", err)
+		return -1
+	}
+	return v
 }
