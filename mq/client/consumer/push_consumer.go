@@ -386,7 +386,6 @@ func (c *DefaultMQPushConsumer) PullMessage(req *PullRequest, done func()) {
 		subExpression = sd.SubString
 	}
 	sysFlag := protocol.BuildPullSysFlag(commitOffsetEnable, true, subExpression != "", sd.ClassFilterMode)
-	start := c.now()
 	err := c.pullAPI.PullKernelImpl(PullKernelRequest{
 		MQ: mq, SubExpression: subExpression, ExpressionType: sd.ExpressionType, SubVersion: sd.SubVersion,
 		Offset: req.NextOffset(), MaxNums: c.cfg.PullBatchSize, SysFlag: sysFlag, CommitOffset: commitOffsetValue,
@@ -397,7 +396,7 @@ func (c *DefaultMQPushConsumer) PullMessage(req *PullRequest, done func()) {
 			c.onPullException(req, err)
 			return
 		}
-		c.onPullSuccess(req, sd, res, start)
+		c.onPullSuccess(req, sd, res)
 	})
 	if err != nil {
 		c.log.Error("pullKernelImpl exception", "mq", mq.String(), "err", err)
@@ -414,7 +413,7 @@ func (c *DefaultMQPushConsumer) onPullException(req *PullRequest, err error) {
 }
 
 // onPullSuccess is PullCallback#onSuccess.
-func (c *DefaultMQPushConsumer) onPullSuccess(req *PullRequest, sd *protocol.SubscriptionData, res *client.PullResult, _ time.Time) {
+func (c *DefaultMQPushConsumer) onPullSuccess(req *PullRequest, sd *protocol.SubscriptionData, res *client.PullResult) {
 	mq, pq := req.MessageQueue, req.ProcessQueue
 	res = c.pullAPI.ProcessPullResult(mq, res, sd)
 	if c.tr.Enabled() {
