@@ -77,9 +77,9 @@ type MQClientAPI struct {
 	nsIndex  *ThreadLocalIndex
 }
 
-// NewMQClientAPIImpl returns the API over a new remoting client; broker → client requests go
+// NewMQClientAPI returns the API over a new remoting client; broker → client requests go
 // to processor's codes (nil: none registered).
-func NewMQClientAPIImpl(cfg ClientConfig, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPI {
+func NewMQClientAPI(cfg ClientConfig, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPI {
 	a := &MQClientAPI{
 		cfg:     cfg,
 		client:  remoting.NewClient(cfg.Remoting, tr),

@@ -97,7 +97,7 @@ func deadAddr(t *testing.T) string {
 func TestGetTopicRouteInfoFromNameServer(t *testing.T) {
 	ns := startFakeNamesrv(t)
 	ns.setRoute("T", route(routeBroker{"broker-a", 4, 6, map[int64]string{0: "10.0.0.1:10911"}}))
-	api := NewMQClientAPIImpl(DefaultClientConfig(), nil, nil)
+	api := NewMQClientAPI(DefaultClientConfig(), nil, nil)
 	t.Cleanup(api.Shutdown)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

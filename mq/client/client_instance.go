@@ -88,7 +88,7 @@ func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *
 		persistOffset:      service.New("MQClientFactoryScheduledThread-persistOffset"),
 		rebalance:          service.New("RebalanceService"),
 	}
-	m.api = NewMQClientAPIImpl(cfg, &ClientRemotingProcessor{instance: m}, m.tr)
+	m.api = NewMQClientAPI(cfg, &ClientRemotingProcessor{instance: m}, m.tr)
 	if addrs := cfg.NamesrvAddrList(); len(addrs) > 0 {
 		m.api.UpdateNameServerAddressList(addrs)
 	}
@@ -101,7 +101,7 @@ func (m *MQClientInstance) ClientID() string { return m.clientID }
 // Config returns the instance's config (the first registrant's).
 func (m *MQClientInstance) Config() ClientConfig { return m.cfg }
 
-// MQClientAPIImpl returns the instance's API. Java: MQClientInstance#getMQClientAPIImpl.
+// MQClientAPI returns the instance's API. Java: MQClientInstance#getMQClientAPIImpl.
 func (m *MQClientInstance) MQClientAPI() *MQClientAPI { return m.api }
 
 // Tracer is the instance's tracer (component "client"); nil when off.
