@@ -46,6 +46,8 @@ func TestProcessSendResponse(t *testing.T) {
 		var re *remoting.RemoteError
 		require.True(t, errors.As(err, &re), "code %d", code)
 		require.Equal(t, &remoting.RemoteError{Code: code, Remark: "remark", Addr: "10.0.0.9:10911"}, re)
+		require.Equal(t, fmt.Sprintf("CODE: %d DESC: remark BROKER: 10.0.0.9:10911", code), err.Error(),
+			"Java's MQBrokerException message, the broker named")
 	}
 	withRegion := map[string]string{"msgId": "A,B", "queueId": "0", "queueOffset": "7", "MSG_REGION": "r1", "TRACE_ON": "false"}
 	batch := &MessageBatch{Messages: []*primitive.Message{
