@@ -289,8 +289,7 @@ func startSilentCluster(t *testing.T) *silentCluster {
 // sorted items when there are fewer than four, and alternates over the better half otherwise.
 func TestExercise6_PickOneAtLeastTakesTheLeastBadBroker(t *testing.T) {
 	clk := &manualClock{t: epoch}
-	now := func() int64 { return clk.now().UnixMilli() }
-	s := producer.NewMQFaultStrategy(nil, nil, now, -1, nil)
+	s := producer.NewMQFaultStrategy(nil, nil, clk, -1, nil)
 	s.SetSendLatencyFaultEnable(true)
 	lft := s.LatencyFaultTolerance()
 	s.UpdateFaultItem("broker-a", 3000, true)  // failed: 600 s

@@ -222,7 +222,7 @@ func producerConfig(namesrv string, logger *slog.Logger, clk *manualClock) produ
 	cfg.InstanceName = "ch02-producer"
 	cfg.DisableScheduledTasks = true
 	cfg.Logger = logger
-	cfg.Clock = clk.now
+	cfg.Clock = clk
 	cfg.IndexSeed = func() int32 { return -1 } // the first IncrementAndGet is 0
 	return cfg
 }
@@ -351,6 +351,9 @@ type manualClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
+
+// Now makes the clock a clock.Clock, the producer's ClientConfig.Clock.
+func (c *manualClock) Now() time.Time { return c.now() }
 
 func (c *manualClock) now() time.Time {
 	c.mu.Lock()

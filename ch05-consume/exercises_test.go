@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -42,7 +41,7 @@ func TestExercise1_AveragelySplitsEightQueuesThreeThreeTwo(t *testing.T) {
 	cids := []string{"c1", "c2", "c3"}
 	var got [][]int32
 	for _, cid := range cids {
-		got = append(got, ids(client.AllocateMessageQueueAveragely{}.Allocate("g", cid, queues(8), cids)))
+		got = append(got, ids(consumer.AllocateMessageQueueAveragely{}.Allocate("g", cid, queues(8), cids)))
 	}
 	require.Equal(t, [][]int32{{0, 1, 2}, {3, 4, 5}, {6, 7}}, got)
 }
@@ -53,7 +52,7 @@ func TestExercise2_ByCircleDealsQueuesLikeCards(t *testing.T) {
 	cids := []string{"c1", "c2", "c3"}
 	var got [][]int32
 	for _, cid := range cids {
-		got = append(got, ids(client.AllocateMessageQueueAveragelyByCircle{}.Allocate("g", cid, queues(8), cids)))
+		got = append(got, ids(consumer.AllocateMessageQueueAveragelyByCircle{}.Allocate("g", cid, queues(8), cids)))
 	}
 	require.Equal(t, [][]int32{{0, 3, 6}, {1, 4, 7}, {2, 5}}, got)
 }
@@ -63,7 +62,7 @@ func TestExercise2_ByCircleDealsQueuesLikeCards(t *testing.T) {
 // the smallest offset still held (0) until 0 itself is done, then queueOffsetMax+1 (3): a
 // restart never skips a message still being consumed.
 func TestExercise3_CommittedOffsetIsTheSmallestUnconsumed(t *testing.T) {
-	pq := client.NewProcessQueue(epoch)
+	pq := consumer.NewProcessQueue(epoch)
 	msgs := make([]*primitive.MessageExt, 3)
 	for i := range msgs {
 		msgs[i] = &primitive.MessageExt{QueueOffset: int64(i), Message: primitive.Message{Body: []byte("x")}}
@@ -124,10 +123,10 @@ func TestExercise4_AckIndexSplitsABatch(t *testing.T) {
 	s.consumers = append(s.consumers, c)
 	c.Instance().DoRebalance()
 	mq := primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: 0}
-	require.True(t, c.Instance().PullMessageService().DoPullQueue(mq))
+	require.True(t, c.PullMessageService().DoPullQueue(mq))
 	require.Equal(t, []int{2}, batch)
 	require.Equal(t, 1, count(rec, "ConsumeMessageConcurrentlyService#sendMessageBack"))
-	require.Equal(t, int64(2), c.OffsetStore().ReadOffset(mq, client.ReadFromMemory))
+	require.Equal(t, int64(2), c.OffsetStore().ReadOffset(mq, consumer.ReadFromMemory))
 }
 
 // TestExercise5_DelayLevelThreeWaitsTenSeconds asks: a message sent back with delay level 3
@@ -146,7 +145,7 @@ func TestExercise5_DelayLevelThreeWaitsTenSeconds(t *testing.T) {
 	})
 	require.NoError(t, err)
 	c.Instance().DoRebalance()
-	c.Instance().PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: 0})
+	c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: 0})
 	st := s.broker().MessageStore()
 	st.DoReput()
 	s.clk.advance(9 * time.Second)
@@ -184,7 +183,7 @@ func TestExercise6_BroadcastingConsumersEachGetEveryMessage(t *testing.T) {
 	for _, c := range cs {
 		c.Instance().DoRebalance()
 		for q := int32(0); q < 2; q++ {
-			require.True(t, c.Instance().PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q}))
+			require.True(t, c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q}))
 		}
 		c.Instance().RunPersistConsumerOffsetTask()
 	}
@@ -218,12 +217,12 @@ func TestExercise7_SixteenRetriesThenTheDLQ(t *testing.T) {
 	inst := c.Instance()
 	inst.DoRebalance()
 	for q := int32(0); q < 2; q++ {
-		require.True(t, inst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q}))
+		require.True(t, c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q}))
 	}
 	retry := primitive.MessageQueue{Topic: protocol.GetRetryTopic(clusterGroup), BrokerName: "broker-a", QueueID: 0}
 	for i := range 16 {
 		require.NoError(t, s.deliverDelayed(time.Second), "retry %d", i+1)
-		require.True(t, inst.PullMessageService().DoPullQueue(retry), "retry %d", i+1)
+		require.True(t, c.PullMessageService().DoPullQueue(retry), "retry %d", i+1)
 	}
 	st := s.broker().MessageStore()
 	st.DoReput()
@@ -284,7 +283,7 @@ func TestExercise8_ThreeLiveConsumersShareEightQueues(t *testing.T) {
 	owner := map[int32]string{}
 	for _, c := range cs {
 		c.Instance().DoRebalance()
-		mqs, _ := c.RebalanceImpl().ProcessQueues()
+		mqs, _ := c.Rebalance().ProcessQueues()
 		var qs []int32
 		for _, mq := range mqs {
 			if mq.Topic == topic {

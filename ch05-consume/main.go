@@ -131,7 +131,7 @@ func run(w io.Writer, cfg config) (err error) {
 
 	say(out, "== 3. 消息拉取 — pull queue 0, then queue 1; the listener fails one message ==")
 	for q := int32(0); q < 2; q++ {
-		inst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
+		c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
 	}
 	printOffsets(out, "the consumer's offsets in memory", c)
 
@@ -139,7 +139,7 @@ func run(w io.Writer, cfg config) (err error) {
 	if err := sc.deliverDelayed(10 * time.Second); err != nil {
 		return err
 	}
-	inst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: protocol.GetRetryTopic(clusterGroup), BrokerName: "broker-a", QueueID: 0})
+	c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: protocol.GetRetryTopic(clusterGroup), BrokerName: "broker-a", QueueID: 0})
 
 	say(out, "== 5. 拉取进度持久化 — the persist task sends the offsets to the broker ==")
 	inst.RunPersistConsumerOffsetTask()
@@ -161,7 +161,7 @@ func run(w io.Writer, cfg config) (err error) {
 	binst := b.Instance()
 	binst.DoRebalance()
 	for q := int32(0); q < 2; q++ {
-		binst.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
+		b.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
 	}
 	binst.RunPersistConsumerOffsetTask()
 	rel, _ := filepath.Rel(dir, filepath.Join(sc.offsetDir, binst.ClientID(), broadcastGroup, "offsets.json"))
@@ -290,7 +290,7 @@ func (s *scenario) startConsumer(group string, model protocol.MessageModel, l co
 	cfg.InstanceName = "ch05-" + string(model)
 	cfg.DisableScheduledTasks = true
 	cfg.Logger = s.logger
-	cfg.Clock = s.clk.now
+	cfg.Clock = s.clk
 	cfg.IndexSeed = func() int32 { return -1 }
 	cfg.MessageModel = model
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
@@ -389,3 +389,6 @@ type manualClock struct{ t atomic.Int64 }
 func (c *manualClock) millis() int64           { return c.t.Load() }
 func (c *manualClock) now() time.Time          { return time.UnixMilli(c.t.Load()).UTC() }
 func (c *manualClock) advance(d time.Duration) { c.t.Add(d.Milliseconds()) }
+
+// Now makes the clock a clock.Clock, the consumers' ClientConfig.Clock.
+func (c *manualClock) Now() time.Time { return c.now() }

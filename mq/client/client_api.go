@@ -77,15 +77,15 @@ type MQClientAPI struct {
 	nsIndex  *ThreadLocalIndex
 }
 
-// NewMQClientAPIImpl returns the API over a new remoting client; broker → client requests go
+// NewMQClientAPI returns the API over a new remoting client; broker → client requests go
 // to processor's codes (nil: none registered).
-func NewMQClientAPIImpl(cfg ClientConfig, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPI {
+func NewMQClientAPI(cfg ClientConfig, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPI {
 	a := &MQClientAPI{
 		cfg:     cfg,
 		client:  remoting.NewClient(cfg.Remoting, tr),
 		tr:      tr,
 		log:     loggerOf(cfg.Logger),
-		nsIndex: NewThreadLocalIndex(seedOf(cfg)),
+		nsIndex: NewThreadLocalIndex(cfg.NextIndexSeed()),
 	}
 	if processor != nil {
 		processor.register(a.client)
@@ -194,7 +194,7 @@ func (a *MQClientAPI) GetTopicRouteInfoFromNameServer(ctx context.Context, topic
 // with the single-letter header, as Java producers do (sendSmartMsg). ctx's deadline is the
 // send's timeout. SYNC returns the result; ONEWAY and ASYNC return (nil, nil) once the request
 // is on its way (ASYNC reports through req.Callback, exactly once, also when it returns an
-// error). A non-SUCCESS answer other than the three store timeouts is an *MQBrokerError.
+// error). A non-SUCCESS answer other than the three store timeouts is a *remoting.RemoteError.
 // Java: MQClientAPIImpl#sendMessage.
 func (a *MQClientAPI) SendMessage(ctx context.Context, req *SendRequest) (*SendResult, error) {
 	code := int32(protocol.SendMessageV2)
@@ -232,10 +232,10 @@ func (a *MQClientAPI) SendMessage(ctx context.Context, req *SendRequest) (*SendR
 // gets the error. Every outcome updates the broker's fault item. times counts the retries so far.
 // Java: MQClientAPIImpl#sendMessageAsync and #onExceptionImpl.
 func (a *MQClientAPI) sendMessageAsync(ctx context.Context, req *SendRequest, cmd *remoting.RemotingCommand, times int) {
-	begin := a.cfg.now()
+	begin := a.cfg.Now()
 	brokerName := req.BrokerName
 	err := a.client.InvokeAsync(ctx, req.BrokerAddr, cmd, func(resp *remoting.RemotingCommand, err error) {
-		latency := a.cfg.now().Sub(begin).Milliseconds()
+		latency := a.cfg.Now().Sub(begin).Milliseconds()
 		if err != nil {
 			a.traceAsync(brokerName, times, nil, err)
 			req.Producer.UpdateFaultItem(brokerName, latency, true)
@@ -254,7 +254,7 @@ func (a *MQClientAPI) sendMessageAsync(ctx context.Context, req *SendRequest, cm
 	})
 	if err != nil { // not sent (no connection, client shut down): Java's catch around invokeAsync
 		a.traceAsync(brokerName, times, nil, err)
-		req.Producer.UpdateFaultItem(brokerName, a.cfg.now().Sub(begin).Milliseconds(), true)
+		req.Producer.UpdateFaultItem(brokerName, a.cfg.Now().Sub(begin).Milliseconds(), true)
 		a.onExceptionImpl(ctx, req, cmd, times, err, true)
 	}
 }
@@ -301,24 +301,15 @@ func (a *MQClientAPI) onExceptionImpl(ctx context.Context, req *SendRequest, cmd
 
 // ProcessSendResponse turns a send response into a SendResult: SUCCESS → SEND_OK,
 // FLUSH_DISK_TIMEOUT (10), FLUSH_SLAVE_TIMEOUT (12), SLAVE_NOT_AVAILABLE (11) → those statuses;
-// any other code is an *MQBrokerError. MsgID is msg's UNIQ_KEY (the batch's, comma-joined);
+// any other code is a *remoting.RemoteError. MsgID is msg's UNIQ_KEY (the batch's, comma-joined);
 // OffsetMsgID, queue id and queue offset come from the header; RegionID defaults to
 // DefaultRegion; TraceOn is false only for "false".
 // Java: MQClientAPIImpl#processSendResponse.
 func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Message, batch *MessageBatch,
 	resp *remoting.RemotingCommand, addr string) (*SendResult, error) {
-	var status SendStatus
-	switch resp.Code {
-	case protocol.FlushDiskTimeout:
-		status = FlushDiskTimeout
-	case protocol.FlushSlaveTimeout:
-		status = FlushSlaveTimeout
-	case protocol.SlaveNotAvailable:
-		status = SlaveNotAvailable
-	case protocol.Success:
-		status = SendOK
-	default:
-		return nil, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+	status, ok := sendStatusByCode[resp.Code]
+	if !ok {
+		return nil, remoteError(resp, addr)
 	}
 	var h protocol.SendMessageResponseHeader
 	if err := h.Decode(resp.ExtFields); err != nil {
@@ -355,19 +346,16 @@ func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Mess
 }
 
 // SendHeartbeat sends HEART_BEAT (34) with hb as its body and returns the broker's version
-// (the response's version field). A non-SUCCESS answer is an *MQBrokerError.
+// (the response's version field). A non-SUCCESS answer is a *remoting.RemoteError.
 // Java: MQClientAPIImpl#sendHeartbeat.
 func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protocol.HeartbeatData) (int32, error) {
 	body, err := hb.Encode()
 	if err != nil {
 		return 0, fmt.Errorf("encode heartbeat: %w", err)
 	}
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.HeartBeat, nil, body))
+	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.HeartBeat, nil, body))
 	if err != nil {
 		return 0, err
-	}
-	if resp.Code != protocol.Success {
-		return 0, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
 	}
 	return resp.Version, nil
 }
@@ -376,26 +364,20 @@ func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protoc
 // Java: MQClientAPIImpl#unregisterClient.
 func (a *MQClientAPI) UnregisterClient(ctx context.Context, addr, clientID, producerGroup, consumerGroup string) error {
 	h := protocol.UnregisterClientRequestHeader{ClientID: clientID, ProducerGroup: producerGroup, ConsumerGroup: consumerGroup}
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, h.Encode(), nil))
-	if err != nil {
-		return err
-	}
-	if resp.Code != protocol.Success {
-		return &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
-	}
-	return nil
+	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, h.Encode(), nil))
+	return err
 }
 
 // GetConsumerIDListByGroup asks a broker for the clientIds of a consumer group's live members
 // (GET_CONSUMER_LIST_BY_GROUP, 38). Java: MQClientAPIImpl#getConsumerIdListByGroup.
 func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group string) ([]string, error) {
 	h := protocol.GetConsumerListByGroupRequestHeader{ConsumerGroup: group}
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.GetConsumerListByGroup, h.Encode(), nil))
+	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.GetConsumerListByGroup, h.Encode(), nil))
 	if err != nil {
 		return nil, err
 	}
-	if resp.Code != protocol.Success || len(resp.Body) == 0 {
-		return nil, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+	if len(resp.Body) == 0 {
+		return nil, remoteError(resp, addr)
 	}
 	var body protocol.GetConsumerListByGroupResponseBody
 	if err := protocol.DecodeJSONBody(resp.Body, &body); err != nil {
@@ -404,16 +386,26 @@ func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group 
 	return body.ConsumerIDList, nil
 }
 
+// invokeSuccess sends req and waits for the answer; an answer other than SUCCESS is a
+// *remoting.RemoteError naming addr. For the requests whose only good answer is SUCCESS.
+func (a *MQClientAPI) invokeSuccess(ctx context.Context, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	resp, err := a.client.InvokeSync(ctx, addr, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Code != protocol.Success {
+		return nil, remoteError(resp, addr)
+	}
+	return resp, nil
+}
+
 // ErrorKind names a send failure for step lines and tables, without addresses or ports:
 // "timeout", "connect", "channelClosed", "shutdown", "code=N", "callTimeout", or "error".
 func ErrorKind(err error) string {
-	var be *MQBrokerError
 	var re *remoting.RemoteError
 	switch {
 	case err == nil:
 		return ""
-	case errors.As(err, &be):
-		return "code=" + strconv.Itoa(int(be.ResponseCode))
 	case errors.As(err, &re):
 		return "code=" + strconv.Itoa(int(re.Code))
 	case errors.Is(err, ErrCallTimeout):
@@ -435,13 +427,6 @@ func loggerOf(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
-}
-
-func seedOf(cfg ClientConfig) int32 {
-	if cfg.IndexSeed != nil {
-		return cfg.IndexSeed()
-	}
-	return randomSeed()
 }
 
 // timeoutCtx returns ctx bounded by d (ctx's own earlier deadline wins).

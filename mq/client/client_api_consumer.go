@@ -47,20 +47,11 @@ func (a *MQClientAPI) PullMessageSync(ctx context.Context, addr string, h *proto
 
 // processPullResponse maps the code: SUCCESS → FOUND, PULL_NOT_FOUND (19) → NO_NEW_MSG,
 // PULL_RETRY_IMMEDIATELY (20) → NO_MATCHED_MSG, PULL_OFFSET_MOVED (21) → OFFSET_ILLEGAL;
-// anything else is an *MQBrokerError. Java: MQClientAPIImpl#processPullResponse.
+// anything else is a *remoting.RemoteError. Java: MQClientAPIImpl#processPullResponse.
 func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResult, error) {
-	var st PullStatus
-	switch resp.Code {
-	case protocol.Success:
-		st = PullFound
-	case protocol.PullNotFound:
-		st = PullNoNewMsg
-	case protocol.PullRetryImmediately:
-		st = PullNoMatchedMsg
-	case protocol.PullOffsetMoved:
-		st = PullOffsetIllegal
-	default:
-		return nil, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+	st, ok := pullStatusByCode[resp.Code]
+	if !ok {
+		return nil, remoteError(resp, addr)
 	}
 	var h protocol.PullMessageResponseHeader
 	if err := h.Decode(resp.ExtFields); err != nil {
@@ -88,7 +79,7 @@ func (a *MQClientAPI) QueryConsumerOffset(ctx context.Context, addr string, h *p
 	case protocol.QueryNotFound:
 		return -1, false, nil
 	}
-	return 0, false, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
+	return 0, false, remoteError(resp, addr)
 }
 
 // UpdateConsumerOffset commits a group's offset of a queue (UPDATE_CONSUMER_OFFSET, 15);
@@ -99,14 +90,8 @@ func (a *MQClientAPI) UpdateConsumerOffset(ctx context.Context, addr string, h *
 	if oneway {
 		return a.client.InvokeOneway(addr, req)
 	}
-	resp, err := a.client.InvokeSync(ctx, addr, req)
-	if err != nil {
-		return err
-	}
-	if resp.Code != protocol.Success {
-		return &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
-	}
-	return nil
+	_, err := a.invokeSuccess(ctx, addr, req)
+	return err
 }
 
 // GetMaxOffset asks for a queue's max offset (GET_MAX_OFFSET, 30): the ConsumeQueue index after
@@ -124,12 +109,9 @@ func (a *MQClientAPI) SearchOffset(ctx context.Context, addr string, mq primitiv
 }
 
 func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, ext map[string]string) (int64, error) {
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(code, ext, nil))
+	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(code, ext, nil))
 	if err != nil {
 		return 0, err
-	}
-	if resp.Code != protocol.Success {
-		return 0, &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
 	}
 	var rh protocol.OffsetResponseHeader
 	if err := rh.Decode(resp.ExtFields); err != nil {
@@ -143,12 +125,6 @@ func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, e
 // 3 + reconsumeTimes (or delayLevel when > 0), or in %DLQ%group past maxReconsumeTimes.
 // Java: MQClientAPIImpl#consumerSendMessageBack.
 func (a *MQClientAPI) ConsumerSendMessageBack(ctx context.Context, addr string, h *protocol.ConsumerSendMsgBackRequestHeader) error {
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil))
-	if err != nil {
-		return err
-	}
-	if resp.Code != protocol.Success {
-		return &MQBrokerError{ResponseCode: resp.Code, ErrorMessage: resp.Remark, BrokerAddr: addr}
-	}
-	return nil
+	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil))
+	return err
 }

@@ -22,7 +22,7 @@ func sendResponse(code int32, ext map[string]string) *remoting.RemotingCommand {
 }
 
 // MQClientAPIImpl#processSendResponse: SUCCESS, FLUSH_DISK_TIMEOUT (10), FLUSH_SLAVE_TIMEOUT (12)
-// and SLAVE_NOT_AVAILABLE (11) are results; any other code is an MQBrokerError with the code,
+// and SLAVE_NOT_AVAILABLE (11) are results; any other code is a *remoting.RemoteError with the code,
 // remark and address. MsgID is the message's UNIQ_KEY; MSG_REGION defaults to DefaultRegion;
 // TRACE_ON is off only for "false".
 func TestProcessSendResponse(t *testing.T) {
@@ -43,9 +43,11 @@ func TestProcessSendResponse(t *testing.T) {
 	}
 	for _, code := range []int32{1, 2, 13, 14, 16, 17} {
 		_, err := api.ProcessSendResponse("broker-a", msg, nil, sendResponse(code, ext), "10.0.0.9:10911")
-		var be *MQBrokerError
-		require.True(t, errors.As(err, &be), "code %d", code)
-		require.Equal(t, &MQBrokerError{ResponseCode: code, ErrorMessage: "remark", BrokerAddr: "10.0.0.9:10911"}, be)
+		var re *remoting.RemoteError
+		require.True(t, errors.As(err, &re), "code %d", code)
+		require.Equal(t, &remoting.RemoteError{Code: code, Remark: "remark", Addr: "10.0.0.9:10911"}, re)
+		require.Equal(t, fmt.Sprintf("CODE: %d DESC: remark BROKER: 10.0.0.9:10911", code), err.Error(),
+			"Java's MQBrokerException message, the broker named")
 	}
 	withRegion := map[string]string{"msgId": "A,B", "queueId": "0", "queueOffset": "7", "MSG_REGION": "r1", "TRACE_ON": "false"}
 	batch := &MessageBatch{Messages: []*primitive.Message{
@@ -68,7 +70,7 @@ func TestErrorKind(t *testing.T) {
 		want string
 	}{
 		{nil, ""},
-		{fmt.Errorf("x: %w", &MQBrokerError{ResponseCode: 17}), "code=17"},
+		{fmt.Errorf("x: %w", &remoting.RemoteError{Code: 17, Addr: "10.0.0.9:10911"}), "code=17"},
 		{&remoting.RemoteError{Code: 2}, "code=2"},
 		{fmt.Errorf("%w: x", ErrCallTimeout), "callTimeout"},
 		{fmt.Errorf("%w: x", remoting.ErrTimeout), "timeout"},
@@ -97,7 +99,7 @@ func deadAddr(t *testing.T) string {
 func TestGetTopicRouteInfoFromNameServer(t *testing.T) {
 	ns := startFakeNamesrv(t)
 	ns.setRoute("T", route(routeBroker{"broker-a", 4, 6, map[int64]string{0: "10.0.0.1:10911"}}))
-	api := NewMQClientAPIImpl(DefaultClientConfig(), nil, nil)
+	api := NewMQClientAPI(DefaultClientConfig(), nil, nil)
 	t.Cleanup(api.Shutdown)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 )
 
@@ -55,21 +56,31 @@ type ClientConfig struct {
 	// VIPChannelEnabled sends messages to the broker's VIP port (listen port − 2). Default false.
 	// Java: vipChannelEnabled (the com.rocketmq.sendMessageWithVIPChannel property, "false").
 	VIPChannelEnabled bool
+	// Remoting configures the connections (connect timeout, frame size, idle close).
+	Remoting remoting.ClientConfig
+
+	// Go-only options. None of the fields below is a key of Java's ClientConfig: they are the
+	// seams chapters and tests use (and the logger every Go component takes). They stay in this
+	// struct, marked, rather than in a second options value, because ClientConfig is never read
+	// from a properties file (so no RocketMQ key can be confused with them) and it travels, by
+	// value, inside every producer's and consumer's config to the MQClientInstance the first
+	// registrant creates: a separate value would have to follow the same path.
+
 	// DisableScheduledTasks starts the instance without its background route refresh, heartbeat,
-	// offset persistence and rebalance: the caller drives UpdateAllTopicRouteInfoFromNameServer,
-	// SendHeartbeatToAllBrokerWithLock, PersistAllConsumerOffset and DoRebalance itself.
+	// offset persistence and rebalance (and a push consumer without its pull loop): the caller
+	// drives UpdateAllTopicRouteInfoFromNameServer, SendHeartbeatToAllBrokerWithLock,
+	// PersistAllConsumerOffset, DoRebalance and PullMessageService.DoPull itself.
 	// Chapters and tests use it so that nothing happens behind their back.
 	// Deviation: Java has no such switch.
 	DisableScheduledTasks bool
-	// Remoting configures the connections (connect timeout, frame size, idle close).
-	Remoting remoting.ClientConfig
 	// Logger receives step records (level trace.LevelStep) and operating logs; nil is silent.
 	// Deviation: Java logs through its own ClientLogger, always on.
 	Logger *slog.Logger
-	// Clock is the client's time (send latency, fault items, born timestamps); nil is time.Now.
+	// Clock is the client's time (send latency, fault items, born timestamps, subscription
+	// versions, ProcessQueue pull and consume times); nil is the wall clock (clock.System).
 	// Java: System.currentTimeMillis. Timeouts are context deadlines on the monotonic clock and
 	// do not follow it.
-	Clock func() time.Time
+	Clock clock.Clock
 	// IndexSeed gives the start value of each round-robin index (TopicPublishInfo's
 	// sendWhichQueue, the fault tolerance's whichItemWorst); nil is random, as Java's
 	// ThreadLocalIndex (Math.abs(random.nextInt())). Chapters fix it to get the same queues
@@ -100,22 +111,20 @@ func (c ClientConfig) WithDefaults() ClientConfig {
 	if c.ClientIP == "" {
 		c.ClientIP = LocalAddress()
 	}
-	if c.PollNameServerInterval <= 0 {
-		c.PollNameServerInterval = def.PollNameServerInterval
-	}
-	if c.HeartbeatBrokerInterval <= 0 {
-		c.HeartbeatBrokerInterval = def.HeartbeatBrokerInterval
-	}
-	if c.PersistConsumerOffsetInterval <= 0 {
-		c.PersistConsumerOffsetInterval = def.PersistConsumerOffsetInterval
-	}
-	if c.RebalanceInterval <= 0 {
-		c.RebalanceInterval = def.RebalanceInterval
-	}
-	if c.MQClientAPITimeout <= 0 {
-		c.MQClientAPITimeout = def.MQClientAPITimeout
-	}
+	DefaultIfUnset(&c.PollNameServerInterval, def.PollNameServerInterval)
+	DefaultIfUnset(&c.HeartbeatBrokerInterval, def.HeartbeatBrokerInterval)
+	DefaultIfUnset(&c.PersistConsumerOffsetInterval, def.PersistConsumerOffsetInterval)
+	DefaultIfUnset(&c.RebalanceInterval, def.RebalanceInterval)
+	DefaultIfUnset(&c.MQClientAPITimeout, def.MQClientAPITimeout)
 	return c
+}
+
+// DefaultIfUnset sets *v to def when *v is zero or negative: how the client's configs
+// (ClientConfig and the producer's and consumer's) give a field left unset its default.
+func DefaultIfUnset[T ~int | ~int32 | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // BuildMQClientID returns the clientId: "clientIP@instanceName", plus "@unitName" when a unit
@@ -143,7 +152,10 @@ func (c *ClientConfig) BuildMQClientID() string {
 // Java: ClientConfig#changeInstanceNameToPID.
 func (c *ClientConfig) ChangeInstanceNameToPID() {
 	if c.InstanceName == "" || c.InstanceName == DefaultInstanceName {
-		c.InstanceName = strconv.Itoa(os.Getpid()) + "#" + strconv.FormatInt(time.Now().UnixNano(), 10)
+		// The suffix is a token that differs between two calls, not a reading of the client's
+		// time: Java's System.nanoTime. It takes the wall clock even when Clock is a manual
+		// one, which could give two consumers of a test the same name (and one instance).
+		c.InstanceName = strconv.Itoa(os.Getpid()) + "#" + strconv.FormatInt(clock.System{}.Now().UnixNano(), 10)
 	}
 }
 
@@ -158,11 +170,16 @@ func (c *ClientConfig) NamesrvAddrList() []string {
 	return out
 }
 
-func (c *ClientConfig) now() time.Time {
-	if c.Clock != nil {
-		return c.Clock()
+// Now reads the client's clock (Clock, or the wall clock when it is nil).
+func (c *ClientConfig) Now() time.Time { return clock.Or(c.Clock).Now() }
+
+// NextIndexSeed returns a start value for a round-robin index: IndexSeed's, or a random one as
+// Java's ThreadLocalIndex takes (Math.abs(random.nextInt())).
+func (c *ClientConfig) NextIndexSeed() int32 {
+	if c.IndexSeed != nil {
+		return c.IndexSeed()
 	}
-	return time.Now()
+	return randomSeed()
 }
 
 // LocalAddress returns the host's address as RocketMQ clients report it: the first IPv4

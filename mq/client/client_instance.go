@@ -21,7 +21,8 @@ const lockTimeout = 3 * time.Second
 
 // MQClientInstance is the part of a client process that producers and consumers with one
 // clientId share: the connections (MQClientAPIImpl), the route and broker-address tables, the
-// route refresh, the heartbeat, and the consumer-side services (offset persistence, rebalance).
+// route refresh, the heartbeat, and the schedule of the consumer-side tasks (offset persistence,
+// rebalance), which call each consumer through MQConsumerInner.
 // Producers and consumers register by group and are called back through MQProducerInner and
 // MQConsumerInner. Mirrors org.apache.rocketmq.client.impl.factory.MQClientInstance.
 //
@@ -62,8 +63,6 @@ type MQClientInstance struct {
 	heartbeat     *service.ServiceThread
 	persistOffset *service.ServiceThread
 	rebalance     *service.ServiceThread
-
-	pullMessageService *PullMessageService
 }
 
 // NewMQClientInstance returns an instance for cfg (defaults filled in) named clientID; use
@@ -75,7 +74,7 @@ func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *
 		cfg:                cfg,
 		instanceIndex:      instanceIndex,
 		clientID:           clientID,
-		bootTimestamp:      cfg.now(),
+		bootTimestamp:      cfg.Now(),
 		tr:                 trace.New(cfg.Logger, "client"),
 		log:                loggerOf(cfg.Logger),
 		producerTable:      map[string]MQProducerInner{},
@@ -89,8 +88,7 @@ func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *
 		persistOffset:      service.New("MQClientFactoryScheduledThread-persistOffset"),
 		rebalance:          service.New("RebalanceService"),
 	}
-	m.pullMessageService = newPullMessageService(m)
-	m.api = NewMQClientAPIImpl(cfg, &ClientRemotingProcessor{instance: m}, m.tr)
+	m.api = NewMQClientAPI(cfg, &ClientRemotingProcessor{instance: m}, m.tr)
 	if addrs := cfg.NamesrvAddrList(); len(addrs) > 0 {
 		m.api.UpdateNameServerAddressList(addrs)
 	}
@@ -103,17 +101,20 @@ func (m *MQClientInstance) ClientID() string { return m.clientID }
 // Config returns the instance's config (the first registrant's).
 func (m *MQClientInstance) Config() ClientConfig { return m.cfg }
 
-// MQClientAPIImpl returns the instance's API. Java: MQClientInstance#getMQClientAPIImpl.
+// MQClientAPI returns the instance's API. Java: MQClientInstance#getMQClientAPIImpl.
 func (m *MQClientInstance) MQClientAPI() *MQClientAPI { return m.api }
 
 // Tracer is the instance's tracer (component "client"); nil when off.
 func (m *MQClientInstance) Tracer() *trace.Tracer { return m.tr }
 
+// Logger is the instance's operating logger (ClientConfig.Logger; silent when that is nil).
+func (m *MQClientInstance) Logger() *slog.Logger { return m.log }
+
 // Now reads the instance's clock (ClientConfig.Clock).
-func (m *MQClientInstance) Now() time.Time { return m.cfg.now() }
+func (m *MQClientInstance) Now() time.Time { return m.cfg.Now() }
 
 // NextIndexSeed returns a start value for a round-robin index (ClientConfig.IndexSeed, or random).
-func (m *MQClientInstance) NextIndexSeed() int32 { return seedOf(m.cfg) }
+func (m *MQClientInstance) NextIndexSeed() int32 { return m.cfg.NextIndexSeed() }
 
 // State returns the service state.
 func (m *MQClientInstance) State() ServiceState {
@@ -124,21 +125,19 @@ func (m *MQClientInstance) State() ServiceState {
 
 // Start starts the instance once: its scheduled tasks (unless DisableScheduledTasks). Starting
 // a running instance does nothing; an instance whose start failed cannot be started again.
-// Java: MQClientInstance#start (the name-server address lookup over HTTP and the pull service
-// are not part of this instance).
+// Java: MQClientInstance#start (the name-server address lookup over HTTP is not built; the pull
+// service is each push consumer's own).
 func (m *MQClientInstance) Start() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch m.state {
 	case CreateJust:
 		m.state = StartFailed
-		// Java: pullMessageService.start() and rebalanceService.start(); each run() logs its
-		// start. Manual (DisableScheduledTasks): the caller drives DoPull and DoRebalance.
-		// The two steps are logged only for an instance started by a consumer (a producer's
-		// instance starts the same services, idle).
-		consumers := len(m.consumerTable) > 0
-		m.pullMessageService.start(m.cfg.DisableScheduledTasks, consumers)
-		if consumers && m.tr.Enabled() {
+		// Java: rebalanceService.start(); its run() logs its start. Manual
+		// (DisableScheduledTasks): the caller drives DoRebalance. The step is logged only for an
+		// instance started by a consumer (a producer's instance starts the same service, idle).
+		// The pull loop is the push consumer's own (mq/client/consumer.PullMessageService).
+		if len(m.consumerTable) > 0 && m.tr.Enabled() {
 			m.tr.Step("RebalanceService#run", slog.String("state", "started"), slog.Bool("manual", m.cfg.DisableScheduledTasks),
 				slog.Duration("waitInterval", m.cfg.RebalanceInterval))
 		}
@@ -184,7 +183,6 @@ func (m *MQClientInstance) Shutdown() {
 	m.state = ShutdownAlready
 	m.mu.Unlock()
 	if state == Running {
-		m.pullMessageService.shutdown()
 		m.rebalance.Shutdown()
 		m.persistOffset.Shutdown()
 		m.heartbeat.Shutdown()
@@ -198,84 +196,78 @@ func (m *MQClientInstance) Shutdown() {
 // RegisterProducer adds a producer under group; false if the group is taken.
 // Java: MQClientInstance#registerProducer.
 func (m *MQClientInstance) RegisterProducer(group string, p MQProducerInner) bool {
-	if group == "" || p == nil {
-		return false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.producerTable[group]; ok {
-		m.log.Warn("the producer group exist already", "group", group)
-		return false
-	}
-	m.producerTable[group] = p
-	return true
+	return p != nil && register(m, m.producerTable, group, p, "the producer group exist already")
 }
 
 // UnregisterProducer removes group's producer and tells every known broker (UNREGISTER_CLIENT).
 // Java: MQClientInstance#unregisterProducer.
 func (m *MQClientInstance) UnregisterProducer(group string) {
-	m.mu.Lock()
-	delete(m.producerTable, group)
-	m.mu.Unlock()
+	unregister(m, m.producerTable, group)
 	m.unregisterClient(group, "")
 }
 
 // RegisterConsumer adds a consumer under group; false if the group is taken.
 // Java: MQClientInstance#registerConsumer.
 func (m *MQClientInstance) RegisterConsumer(group string, c MQConsumerInner) bool {
-	if group == "" || c == nil {
-		return false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.consumerTable[group]; ok {
-		m.log.Warn("the consumer group exist already", "group", group)
-		return false
-	}
-	m.consumerTable[group] = c
-	return true
+	return c != nil && register(m, m.consumerTable, group, c, "the consumer group exist already")
 }
 
 // UnregisterConsumer removes group's consumer and tells every known broker (UNREGISTER_CLIENT).
 // Java: MQClientInstance#unregisterConsumer.
 func (m *MQClientInstance) UnregisterConsumer(group string) {
-	m.mu.Lock()
-	delete(m.consumerTable, group)
-	m.mu.Unlock()
+	unregister(m, m.consumerTable, group)
 	m.unregisterClient("", group)
 }
 
 // SelectProducer returns group's producer (nil if none). Java: MQClientInstance#selectProducer.
 func (m *MQClientInstance) SelectProducer(group string) MQProducerInner {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.producerTable[group]
+	return lookup(m, m.producerTable, group)
 }
 
 // SelectConsumer returns group's consumer (nil if none). Java: MQClientInstance#selectConsumer.
 func (m *MQClientInstance) SelectConsumer(group string) MQConsumerInner {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.consumerTable[group]
+	return lookup(m, m.consumerTable, group)
 }
 
 // producers and consumers snapshot the tables in group order (deterministic call-back order).
-func (m *MQClientInstance) producers() []MQProducerInner {
+func (m *MQClientInstance) producers() []MQProducerInner { return snapshot(m, m.producerTable) }
+
+func (m *MQClientInstance) consumers() []MQConsumerInner { return snapshot(m, m.consumerTable) }
+
+// register, unregister, lookup and snapshot are the producer and consumer tables' operations
+// (Java's synchronized registerProducer/registerConsumer and their kin), under m.mu.
+func register[T any](m *MQClientInstance, table map[string]T, group string, v T, exists string) bool {
+	if group == "" {
+		return false
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]MQProducerInner, 0, len(m.producerTable))
-	for _, g := range slices.Sorted(maps.Keys(m.producerTable)) {
-		out = append(out, m.producerTable[g])
+	if _, ok := table[group]; ok {
+		m.log.Warn(exists, "group", group)
+		return false
 	}
-	return out
+	table[group] = v
+	return true
 }
 
-func (m *MQClientInstance) consumers() []MQConsumerInner {
+func unregister[T any](m *MQClientInstance, table map[string]T, group string) {
+	m.mu.Lock()
+	delete(table, group)
+	m.mu.Unlock()
+}
+
+func lookup[T any](m *MQClientInstance, table map[string]T, group string) T {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]MQConsumerInner, 0, len(m.consumerTable))
-	for _, g := range slices.Sorted(maps.Keys(m.consumerTable)) {
-		out = append(out, m.consumerTable[g])
+	return table[group]
+}
+
+func snapshot[T any](m *MQClientInstance, table map[string]T) []T {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]T, 0, len(table))
+	for _, g := range slices.Sorted(maps.Keys(table)) {
+		out = append(out, table[g])
 	}
 	return out
 }
@@ -676,9 +668,6 @@ func (m *MQClientInstance) RebalanceImmediately() {
 	}
 	m.rebalance.Wakeup()
 }
-
-// PullMessageService is the instance's pull loop. Java: MQClientInstance#getPullMessageService.
-func (m *MQClientInstance) PullMessageService() *PullMessageService { return m.pullMessageService }
 
 // RunPersistConsumerOffsetTask is one pass of the offset-persistence task that
 // startScheduledTask schedules (first after 10 s, then every PersistConsumerOffsetInterval);

@@ -2,13 +2,14 @@ package client
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 )
 
 // Package sentinels. Errors returned by mq/client and mq/client/producer wrap one of them with
 // context (topic, broker, attempt count) and, where there is one, the underlying cause, so callers
-// test with errors.Is and read a broker's code with errors.As(*MQBrokerError) or
-// errors.As(*remoting.RemoteError).
+// test with errors.Is and read a broker's or name server's code with errors.As(*remoting.RemoteError)
+// (the one remote-error type of server and client; Addr names the broker that answered).
 var (
 	// ErrServiceState: the producer, consumer or instance is not running (not started, start
 	// failed, or shut down). Java: MQClientException "The producer service state not OK".
@@ -38,16 +39,10 @@ var (
 	ErrCallTimeout = errors.New("client: call timeout")
 )
 
-// MQBrokerError is a broker's answer whose code the client treats as a failure (for a send:
-// anything but SUCCESS, FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE).
-// Mirrors org.apache.rocketmq.client.exception.MQBrokerException.
-type MQBrokerError struct {
-	ResponseCode int32
-	ErrorMessage string
-	BrokerAddr   string
-}
-
-// Error renders "CODE: n  DESC: remark BROKER: addr" like Java's message.
-func (e *MQBrokerError) Error() string {
-	return fmt.Sprintf("CODE: %d  DESC: %s BROKER: %s", e.ResponseCode, e.ErrorMessage, e.BrokerAddr)
+// remoteError is a broker's or name server's answer whose code the client treats as a failure
+// (for a send: anything but SUCCESS, FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT,
+// SLAVE_NOT_AVAILABLE), as the one remote-error type, *remoting.RemoteError, with the address
+// that answered. Java: new MQBrokerException(response.getCode(), response.getRemark(), addr).
+func remoteError(resp *remoting.RemotingCommand, addr string) *remoting.RemoteError {
+	return &remoting.RemoteError{Code: resp.Code, Remark: resp.Remark, Addr: addr}
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // PullStatus is the client's reading of a pull response.
@@ -19,17 +20,21 @@ const (
 	PullOffsetIllegal
 )
 
+// pullStatusByCode reads a PULL_MESSAGE answer's code (Java: MQClientAPIImpl#processPullResponse).
+var pullStatusByCode = map[int32]PullStatus{
+	protocol.Success:              PullFound,
+	protocol.PullNotFound:         PullNoNewMsg,
+	protocol.PullRetryImmediately: PullNoMatchedMsg,
+	protocol.PullOffsetMoved:      PullOffsetIllegal,
+}
+
+var pullStatusNames = [...]string{PullFound: "FOUND", PullNoNewMsg: "NO_NEW_MSG", PullNoMatchedMsg: "NO_MATCHED_MSG",
+	PullOffsetIllegal: "OFFSET_ILLEGAL"}
+
 // String returns Java's name.
 func (s PullStatus) String() string {
-	switch s {
-	case PullFound:
-		return "FOUND"
-	case PullNoNewMsg:
-		return "NO_NEW_MSG"
-	case PullNoMatchedMsg:
-		return "NO_MATCHED_MSG"
-	case PullOffsetIllegal:
-		return "OFFSET_ILLEGAL"
+	if s >= 0 && int(s) < len(pullStatusNames) {
+		return pullStatusNames[s]
 	}
 	return "UNKNOWN"
 }
@@ -49,16 +54,3 @@ type PullResult struct {
 	// MessageBinary is the raw body of a FOUND answer (cleared once decoded).
 	MessageBinary []byte
 }
-
-// ReadOffsetType says where an OffsetStore reads from.
-// Mirrors org.apache.rocketmq.client.consumer.store.ReadOffsetType.
-type ReadOffsetType int
-
-const (
-	// ReadFromMemory reads the in-memory table only.
-	ReadFromMemory ReadOffsetType = iota
-	// ReadFromStore asks the store (the broker, or the local file).
-	ReadFromStore
-	// MemoryFirstThenStore reads memory, and the store when memory has nothing.
-	MemoryFirstThenStore
-)

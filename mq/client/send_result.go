@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // SendStatus is the outcome of a stored send: SEND_OK, or one of the three answers that still
@@ -21,6 +22,15 @@ const (
 )
 
 var sendStatusNames = [...]string{"SEND_OK", "FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE"}
+
+// sendStatusByCode reads a send's answer code; any other code is a failure (a
+// *remoting.RemoteError). Java: MQClientAPIImpl#processSendResponse.
+var sendStatusByCode = map[int32]SendStatus{
+	protocol.Success:           SendOK,
+	protocol.FlushDiskTimeout:  FlushDiskTimeout,
+	protocol.FlushSlaveTimeout: FlushSlaveTimeout,
+	protocol.SlaveNotAvailable: SlaveNotAvailable,
+}
 
 // String returns Java's enum name.
 func (s SendStatus) String() string {
@@ -68,15 +78,12 @@ const (
 	Oneway
 )
 
+var communicationModeNames = [...]string{Sync: "SYNC", Async: "ASYNC", Oneway: "ONEWAY"}
+
 // String returns Java's enum name.
 func (m CommunicationMode) String() string {
-	switch m {
-	case Sync:
-		return "SYNC"
-	case Async:
-		return "ASYNC"
-	case Oneway:
-		return "ONEWAY"
+	if m >= 0 && int(m) < len(communicationModeNames) {
+		return communicationModeNames[m]
 	}
 	return fmt.Sprintf("CommunicationMode(%d)", int(m))
 }
@@ -92,17 +99,13 @@ const (
 	StartFailed
 )
 
+var serviceStateNames = [...]string{CreateJust: "CREATE_JUST", Running: "RUNNING", ShutdownAlready: "SHUTDOWN_ALREADY",
+	StartFailed: "START_FAILED"}
+
 // String returns Java's enum name.
 func (s ServiceState) String() string {
-	switch s {
-	case CreateJust:
-		return "CREATE_JUST"
-	case Running:
-		return "RUNNING"
-	case ShutdownAlready:
-		return "SHUTDOWN_ALREADY"
-	case StartFailed:
-		return "START_FAILED"
+	if s >= 0 && int(s) < len(serviceStateNames) {
+		return serviceStateNames[s]
 	}
 	return fmt.Sprintf("ServiceState(%d)", int(s))
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -32,7 +33,7 @@ const hexDigits = "0123456789ABCDEF"
 type MessageClientIDSetter struct {
 	fix     []byte // hex of IP ‖ pid ‖ hash
 	counter atomic.Int32
-	clock   func() time.Time
+	clock   clock.Clock
 	loc     *time.Location
 
 	mu            sync.Mutex
@@ -42,17 +43,15 @@ type MessageClientIDSetter struct {
 
 // NewMessageClientIDSetter returns a setter for a host ip (4 or 16 bytes; anything else is
 // replaced by 4 bytes of the clock, as Java's createFakeIP), a pid (low 16 bits used) and a
-// 4-byte hash, reading time from clock (nil: time.Now) in loc (nil: time.Local).
-func NewMessageClientIDSetter(ip []byte, pid int, hash int32, clock func() time.Time, loc *time.Location) *MessageClientIDSetter {
-	if clock == nil {
-		clock = time.Now
-	}
+// 4-byte hash, reading time from clk (nil: the wall clock) in loc (nil: time.Local).
+func NewMessageClientIDSetter(ip []byte, pid int, hash int32, clk clock.Clock, loc *time.Location) *MessageClientIDSetter {
+	clk = clock.Or(clk)
 	if loc == nil {
 		loc = time.Local
 	}
 	if len(ip) != 4 && len(ip) != 16 {
 		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], uint64(clock().UnixMilli()))
+		binary.BigEndian.PutUint64(b[:], uint64(clock.Millis(clk)))
 		ip = b[4:8]
 	}
 	raw := make([]byte, 0, len(ip)+6)
@@ -63,8 +62,8 @@ func NewMessageClientIDSetter(ip []byte, pid int, hash int32, clock func() time.
 	for _, c := range raw {
 		fix = append(fix, hexDigits[c>>4], hexDigits[c&0xF])
 	}
-	s := &MessageClientIDSetter{fix: fix, clock: clock, loc: loc}
-	s.setStartTime(clock())
+	s := &MessageClientIDSetter{fix: fix, clock: clk, loc: loc}
+	s.setStartTime(clk.Now())
 	return s
 }
 
@@ -80,7 +79,7 @@ func (s *MessageClientIDSetter) setStartTime(t time.Time) {
 // current month (4 bytes) and the counter's low 16 bits, all upper-case hex.
 // Java: MessageClientIDSetter#createUniqID.
 func (s *MessageClientIDSetter) CreateUniqID() string {
-	now := s.clock()
+	now := s.clock.Now()
 	s.mu.Lock()
 	if now.UnixMilli() >= s.nextStartTime {
 		s.setStartTime(now)

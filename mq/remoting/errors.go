@@ -31,15 +31,26 @@ var (
 	ErrDuplicateOpaque = errors.New("remoting: opaque already pending")
 )
 
-// RemoteError is a response whose code is not SUCCESS, as an error: use
-// resp.Err() to get one and errors.As to read it back.
+// RemoteError is a response whose code is not SUCCESS, as an error: use resp.Err() to get one
+// and errors.As to read it back. It is the one remote-failure type of server and client: the
+// client (mq/client) returns it for every broker or name-server answer it treats as a failure,
+// with Addr set to the address that answered.
 // Java: MQBrokerException / MQClientException carrying responseCode and errorMessage.
 type RemoteError struct {
-	Code   int32
+	// Code is the response code (RemotingSysResponseCode / ResponseCode). Java: responseCode.
+	Code int32
+	// Remark is the response's remark. Java: errorMessage.
 	Remark string
+	// Addr is the address of the server that answered ("" when not known). Java:
+	// MQBrokerException#brokerAddr.
+	Addr string
 }
 
-// Error renders "CODE: 1 DESC: remark" like Java's MQBrokerException message.
+// Error renders "CODE: 1 DESC: remark" like Java's MQBrokerException message, followed by
+// " BROKER: addr" when Addr is known.
 func (e *RemoteError) Error() string {
+	if e.Addr != "" {
+		return fmt.Sprintf("CODE: %d DESC: %s BROKER: %s", e.Code, e.Remark, e.Addr)
+	}
 	return fmt.Sprintf("CODE: %d DESC: %s", e.Code, e.Remark)
 }

@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
@@ -22,7 +23,7 @@ type Config struct {
 	// ConsumeTimestamp is the start time for CONSUME_FROM_TIMESTAMP (default: 30 min before start).
 	ConsumeTimestamp time.Time
 	// AllocateMessageQueueStrategy splits queues in CLUSTERING (AllocateMessageQueueAveragely).
-	AllocateMessageQueueStrategy client.AllocateMessageQueueStrategy
+	AllocateMessageQueueStrategy AllocateMessageQueueStrategy
 	// ConsumeThreadMin and ConsumeThreadMax bound the consume workers (20, 20). Java's pool
 	// never grows past its core size with an unbounded queue, so Min is what runs.
 	ConsumeThreadMin int
@@ -108,39 +109,21 @@ func (c Config) withDefaults() Config {
 	if c.ConsumeFromWhere == "" {
 		c.ConsumeFromWhere = d.ConsumeFromWhere
 	}
-	if c.ConsumeThreadMin <= 0 {
-		c.ConsumeThreadMin = d.ConsumeThreadMin
-	}
+	client.DefaultIfUnset(&c.ConsumeThreadMin, d.ConsumeThreadMin)
 	if c.ConsumeThreadMax < c.ConsumeThreadMin {
 		c.ConsumeThreadMax = c.ConsumeThreadMin
 	}
-	if c.ConsumeConcurrentlyMaxSpan <= 0 {
-		c.ConsumeConcurrentlyMaxSpan = d.ConsumeConcurrentlyMaxSpan
-	}
-	if c.PullThresholdForQueue <= 0 {
-		c.PullThresholdForQueue = d.PullThresholdForQueue
-	}
-	if c.PullThresholdSizeForQueue <= 0 {
-		c.PullThresholdSizeForQueue = d.PullThresholdSizeForQueue
-	}
-	if c.ConsumeMessageBatchMaxSize <= 0 {
-		c.ConsumeMessageBatchMaxSize = d.ConsumeMessageBatchMaxSize
-	}
-	if c.PullBatchSize <= 0 {
-		c.PullBatchSize = d.PullBatchSize
-	}
+	client.DefaultIfUnset(&c.ConsumeConcurrentlyMaxSpan, d.ConsumeConcurrentlyMaxSpan)
+	client.DefaultIfUnset(&c.PullThresholdForQueue, d.PullThresholdForQueue)
+	client.DefaultIfUnset(&c.PullThresholdSizeForQueue, d.PullThresholdSizeForQueue)
+	client.DefaultIfUnset(&c.ConsumeMessageBatchMaxSize, d.ConsumeMessageBatchMaxSize)
+	client.DefaultIfUnset(&c.PullBatchSize, d.PullBatchSize)
 	if c.MaxReconsumeTimes == 0 {
 		c.MaxReconsumeTimes = -1
 	}
-	if c.BrokerSuspendMaxTime <= 0 {
-		c.BrokerSuspendMaxTime = d.BrokerSuspendMaxTime
-	}
-	if c.ConsumerPullTimeout <= 0 {
-		c.ConsumerPullTimeout = d.ConsumerPullTimeout
-	}
-	if c.SuspendCurrentQueueTime <= 0 {
-		c.SuspendCurrentQueueTime = d.SuspendCurrentQueueTime
-	}
+	client.DefaultIfUnset(&c.BrokerSuspendMaxTime, d.BrokerSuspendMaxTime)
+	client.DefaultIfUnset(&c.ConsumerPullTimeout, d.ConsumerPullTimeout)
+	client.DefaultIfUnset(&c.SuspendCurrentQueueTime, d.SuspendCurrentQueueTime)
 	return c
 }
 
@@ -150,4 +133,12 @@ func (c *Config) maxReconsumeTimes() int32 {
 		return defaultMaxReconsumeTimes
 	}
 	return c.MaxReconsumeTimes
+}
+
+// loggerOf is l, or a logger that discards everything when l is nil.
+func loggerOf(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }

@@ -2,11 +2,11 @@ package consumer
 
 import (
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -73,7 +73,7 @@ type ConsumeMessageConcurrentlyService struct {
 
 type consumeRequest struct {
 	msgs []*primitive.MessageExt
-	pq   *client.ProcessQueue
+	pq   *ProcessQueue
 	mq   primitive.MessageQueue
 }
 
@@ -82,9 +82,9 @@ func newConsumeMessageConcurrentlyService(c *DefaultMQPushConsumer, l MessageLis
 		sem: make(chan struct{}, c.cfg.ConsumeThreadMin), timers: map[*time.Timer]struct{}{}}
 }
 
-func (s *ConsumeMessageConcurrentlyService) start() {}
+func (s *ConsumeMessageConcurrentlyService) Start() {}
 
-func (s *ConsumeMessageConcurrentlyService) shutdown() {
+func (s *ConsumeMessageConcurrentlyService) Shutdown() {
 	s.mu.Lock()
 	s.stopped = true
 	for t := range s.timers {
@@ -97,9 +97,9 @@ func (s *ConsumeMessageConcurrentlyService) shutdown() {
 	s.wg.Wait()
 }
 
-// submitConsumeRequest cuts msgs into batches of ConsumeMessageBatchMaxSize and runs each.
+// SubmitConsumeRequest cuts msgs into batches of ConsumeMessageBatchMaxSize and runs each.
 // Java: ConsumeMessageConcurrentlyService#submitConsumeRequest.
-func (s *ConsumeMessageConcurrentlyService) submitConsumeRequest(msgs []*primitive.MessageExt, pq *client.ProcessQueue,
+func (s *ConsumeMessageConcurrentlyService) SubmitConsumeRequest(msgs []*primitive.MessageExt, pq *ProcessQueue,
 	mq primitive.MessageQueue, _ bool) {
 	size := s.c.cfg.ConsumeMessageBatchMaxSize
 	if s.c.tr.Enabled() {
@@ -243,7 +243,7 @@ func (s *ConsumeMessageConcurrentlyService) processConsumeResult(status ConsumeC
 		if len(failed) > 0 {
 			remove = make([]*primitive.MessageExt, 0, len(r.msgs)-len(failed))
 			for _, m := range r.msgs {
-				if !containsMsg(failed, m) {
+				if !slices.Contains(failed, m) {
 					remove = append(remove, m)
 				}
 			}
@@ -258,15 +258,6 @@ func (s *ConsumeMessageConcurrentlyService) processConsumeResult(status ConsumeC
 	if offset >= 0 && !r.pq.Dropped() {
 		c.offsets.UpdateOffset(r.mq, offset, true)
 	}
-}
-
-func containsMsg(list []*primitive.MessageExt, m *primitive.MessageExt) bool {
-	for _, x := range list {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 func offsetsOf(msgs []*primitive.MessageExt) string {

@@ -1,57 +1,115 @@
-// Package consumer is the push consumer: DefaultMQPushConsumer, its rebalance hooks and its
-// concurrent consume service. The parts a lite pull consumer will share — PullMessageService,
-// PullAPIWrapper, RebalanceImpl, ProcessQueue, the allocation strategies and the offset
-// stores — live in mq/client next to MQClientInstance, which owns the pull loop.
+// Package consumer is the consume loop, whole: DefaultMQPushConsumer and everything one pull
+// passes through — its PullMessageService (the pull loop), PullAPIWrapper (PULL_MESSAGE and
+// the client-side filter), ProcessQueue (the per-queue cache), Rebalance with the allocation
+// strategies (which queues are this consumer's), the offset stores (where its progress goes)
+// and the consume services (ConsumeMessageService; ConsumeMessageConcurrentlyService runs a
+// MessageListenerConcurrently). The consumer registers with its client.MQClientInstance as a
+// client.MQConsumerInner; the instance keeps what every client of a process shares (routes,
+// broker addresses, heartbeats, the connections and MQClientAPI, the rebalance and
+// offset-persistence schedules) and calls the consumer back only through that interface.
+//
+// The parts are cut for what comes next: an orderly consume service (per-queue locks, Java's
+// ConsumeMessageOrderlyService) is a second ConsumeMessageService; a lite pull consumer
+// (DefaultLitePullConsumer) reuses PullAPIWrapper, Rebalance (with its own RebalanceHooks,
+// CONSUME_ACTIVELY), ProcessQueue and the offset stores, none of which assumes a push consumer.
 //
 // Java: org.apache.rocketmq.client.consumer.DefaultMQPushConsumer,
-// impl.consumer.DefaultMQPushConsumerImpl, impl.consumer.RebalancePushImpl,
-// impl.consumer.ConsumeMessageConcurrentlyService, consumer.listener.*.
+// impl.consumer.DefaultMQPushConsumerImpl, PullMessageService, PullRequest, PullAPIWrapper,
+// ProcessQueue, RebalanceImpl, RebalancePushImpl, ConsumeMessageService,
+// ConsumeMessageConcurrentlyService; consumer.rebalance.*, consumer.store.*, consumer.listener.*.
+// rocketmq-client-go: consumer.pushConsumer, consumer.defaultConsumer, consumer.processQueue,
+// consumer.OffsetStore.
 //
 // # Files in reading order
 //
-//	config.go               Config: DefaultMQPushConsumer's fields and defaults
-//	push_consumer.go        start (copySubscription, instance, offset store, heartbeat,
-//	                        rebalanceImmediately), pullMessage with flow control and PullCallback,
-//	                        sendMessageBack, the MQConsumerInner callbacks
-//	rebalance_push.go       computePullFromWhere, dispatchPullRequest, removeUnnecessaryMessageQueue
-//	consume_concurrently.go the listener types, ConsumeRequest#run, processConsumeResult (ackIndex,
-//	                        send back, removeMessage, offset update)
+// The consumer, then one pull from the loop to the committed offset:
+//
+//	config.go                     Config: DefaultMQPushConsumer's fields and defaults
+//	push_consumer.go              start (copySubscription, instance, rebalance, offset store,
+//	                              consume service, pull loop, heartbeat, rebalanceImmediately),
+//	                              shutdown, the MQConsumerInner callbacks, pullMessage with flow
+//	                              control and its PullCallback, sendMessageBack
+//	rebalance.go                  RebalanceHooks, Rebalance: doRebalance, rebalanceByTopic,
+//	                              updateProcessQueueTableInRebalance, removeProcessQueue;
+//	                              startOffset (computePullFromWhere, shared by consumer kinds)
+//	rebalance_push.go             rebalancePush: the push consumer's RebalanceHooks
+//	                              (consumeType, dispatchPullRequest, removeUnnecessaryMessageQueue)
+//	allocate.go                   AllocateMessageQueueStrategy: …Averagely, …AveragelyByCircle
+//	pull_message_service.go       PullRequest, PullMessageService (the loop; DoPull/DoPullQueue)
+//	pull_api_wrapper.go           PullAPIWrapper: pullKernelImpl (async for push, sync for pull),
+//	                              processPullResult (client-side tag filter, zlib inflate,
+//	                              MIN_OFFSET/MAX_OFFSET), broker choice
+//	process_queue.go              ProcessQueue: msgTreeMap by queue offset, count/size/span for
+//	                              flow control, the offset to commit (removeMessage)
+//	consume_service.go            ConsumeMessageService, the interface the pull callback hands
+//	                              messages to
+//	consume_concurrently.go       the listener types, ConsumeMessageConcurrentlyService:
+//	                              ConsumeRequest#run, processConsumeResult (ackIndex, send back,
+//	                              removeMessage, offset update)
+//	offset_store.go               OffsetStore, ReadOffsetType, the in-memory table both stores share
+//	remote_broker_offset_store.go RemoteBrokerOffsetStore (CLUSTERING): QUERY/UPDATE_CONSUMER_OFFSET
+//	local_file_offset_store.go    LocalFileOffsetStore (BROADCASTING): <dir>/<clientId>/<group>/
+//	                              offsets.json written via mq/internal/configfile (.tmp, rename, .bak)
 //
 // # The flow
 //
-// RebalanceService (mq/client) → RebalanceImpl#doRebalance → allocate → new ProcessQueue and
-// PullRequest per queue → PullMessageService → DefaultMQPushConsumer.PullMessage → PULL_MESSAGE
-// (suspend 15 s, timeout 30 s, commitOffset = the offset in memory) → PullCallback#onSuccess →
-// ProcessQueue.PutMessage → submitConsumeRequest → listener → processConsumeResult →
-// CONSUMER_SEND_MSG_BACK for failures → ProcessQueue.RemoveMessage → OffsetStore.UpdateOffset;
-// the instance's persist task sends the offsets every 5 s (RemoteBrokerOffsetStore) or writes
-// the local file (LocalFileOffsetStore, BROADCASTING).
+// RebalanceService (the instance's) → DefaultMQPushConsumer.DoRebalance → Rebalance.DoRebalance
+// → allocate → new ProcessQueue and PullRequest per queue → rebalancePush.DispatchPullRequest →
+// PullMessageService → DefaultMQPushConsumer.PullMessage → PullAPIWrapper.PullKernelImpl →
+// PULL_MESSAGE (suspend 15 s, timeout 30 s, commitOffset = the offset in memory) →
+// PullCallback#onSuccess → ProcessQueue.PutMessage → ConsumeMessageService.SubmitConsumeRequest
+// → listener → processConsumeResult → CONSUMER_SEND_MSG_BACK for failures →
+// ProcessQueue.RemoveMessage → OffsetStore.UpdateOffset; the instance's persist task sends the
+// offsets every 5 s (RemoteBrokerOffsetStore) or writes the local file (LocalFileOffsetStore,
+// BROADCASTING).
+//
+// # Trace
+//
+// The consumer traces as component "consumer" (DefaultMQPushConsumerImpl#start,
+// #copySubscription, #pullMessage, PullCallback#onSuccess, the consume service's steps); the
+// parts the instance would own in Java — PullMessageService#run, RebalanceImpl#*,
+// RebalancePushImpl#dispatchPullRequest, AllocateMessageQueueAveragely#allocate,
+// PullAPIWrapper#pullKernelImpl and the offset stores' steps — trace with the instance's tracer
+// as component "client", so the labels and components are Java's.
 //
 // # Goroutines and locks
 //
-// The pull loop and the rebalance run on the MQClientInstance's services; a pull's callback
-// runs on a remoting goroutine; each batch runs on a goroutine of its own, at most
-// ConsumeThreadMin at once (the semaphore sem); a batch to consume again later, a pull put
-// back after a delay and (with scheduled tasks) the 10 s OFFSET_ILLEGAL fix-up wait on
-// time.Timers. With ClientConfig.DisableScheduledTasks nothing runs by itself: the caller
-// drives MQClientInstance.DoRebalance, PullMessageService.DoPull/DoPullQueue (which wait for
-// the pull's callback, batches included: a batch then runs on the callback's goroutine) and
-// RunPersistConsumerOffsetTask; delayed re-consumption waits for RunDelayedConsumeRequests and
-// the OFFSET_ILLEGAL fix-up runs at once.
+// Per consumer, unless ClientConfig.DisableScheduledTasks: the PullMessageService goroutine (a
+// ServiceThread); each batch runs on a goroutine of its own, at most ConsumeThreadMin at once
+// (the semaphore sem); a batch to consume again later, a pull put back after a delay and the
+// 10 s OFFSET_ILLEGAL fix-up wait on time.Timers. A pull's callback runs on a remoting
+// goroutine. The rebalance runs on the instance's RebalanceService. With DisableScheduledTasks
+// nothing runs by itself: the caller drives MQClientInstance.DoRebalance,
+// PullMessageService.DoPull/DoPullQueue (which wait for the pull's callback, batches included:
+// a batch then runs on the callback's goroutine) and RunPersistConsumerOffsetTask; delayed
+// re-consumption waits for RunDelayedConsumeRequests and the OFFSET_ILLEGAL fix-up runs at once.
+// Shutdown stops the consume service, persists the offsets, unregisters, stops the pull loop
+// and its timers, then the instance (when nothing else uses it), and waits for the fix-ups.
 //
 // Which lock guards what:
 //
 //   - DefaultMQPushConsumer: mu guards state transitions, the pre-start subscriptions and the
 //     listener; state is also an atomic for the pull path; paused is an atomic (Suspend/Resume);
 //     pullLater (a WaitGroup) counts pending OFFSET_ILLEGAL fix-ups so Shutdown can wait.
+//   - Rebalance: mu guards processQueueTable, topicSubscribeInfoTable and subscriptionInner;
+//     it is never held while hooks run or the broker is asked. rebalancePush holds no lock.
+//   - PullRequest: mu guards nextOffset. PullMessageService: mu guards the pending queue, the
+//     delay timers and closed; signal (1-slot channel) wakes its loop.
+//   - PullAPIWrapper: mu guards pullFromWhichNodeTable (the broker id to pull each queue from).
+//   - ProcessQueue: mu (Java lockTreeMap, a RWMutex) guards the tree, msgCount, msgSize,
+//     queueOffsetMax, consuming and msgAccCnt; dropped, locked and the timestamps are atomics;
+//     consumeMu (Java consumeLock) is for orderly consumption.
 //   - ConsumeMessageConcurrentlyService: mu guards the delayed requests (later), their timers
 //     and stopped; wg counts batches running or waiting on a timer, so shutdown waits for them.
-//   - rebalancePushImpl holds no lock of its own: the tables are client.RebalanceImpl's (its mu),
-//     a queue's messages are its client.ProcessQueue's (its mu), offsets are the OffsetStore's.
+//   - Offset stores: the offset table has its own mu; LocalFileOffsetStore's file is written
+//     whole (configfile.Store), so a reader sees the old or the new file, never a mix.
 //   - No lock of this package is held while the listener runs or the broker is called.
 //
 // # Deviations
 //
+//   - Each push consumer owns its PullMessageService (Java: one per MQClientInstance, shared by
+//     the instance's push consumers), as rocketmq-client-go's pushConsumer does: the loop, the
+//     rebalance that feeds it and the consume service live in one package.
 //   - No orderly consumer, no consume-timeout cleaner (cleanExpireMsg), no message trace hooks,
 //     no inner producer fallback for a failed send-back (the batch is consumed again locally).
 //   - A BROADCASTING consumer needs Config.OffsetStoreDir (no default under the home directory).

@@ -23,7 +23,7 @@ import (
 // and org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl (logic) in one type.
 //
 // Locks: mu guards state transitions, the pre-start subscriptions and the listener; state is
-// also an atomic for the pull path. The rebalance state has its own lock (client.RebalanceImpl).
+// also an atomic for the pull path. The rebalance state has its own lock (RebalanceImpl).
 type DefaultMQPushConsumer struct {
 	cfg Config
 	tr  *trace.Tracer
@@ -34,10 +34,11 @@ type DefaultMQPushConsumer struct {
 	subs      map[string]string
 	listener  MessageListenerConcurrently
 	instance  *client.MQClientInstance
-	rebalance *client.RebalanceImpl
-	pullAPI   *client.PullAPIWrapper
-	offsets   client.OffsetStore
-	consume   *ConsumeMessageConcurrentlyService
+	rebalance *Rebalance
+	pullAPI   *PullAPIWrapper
+	pull      *PullMessageService
+	offsets   OffsetStore
+	consume   ConsumeMessageService
 	paused    atomic.Bool
 	pullLater sync.WaitGroup // delayed OFFSET_ILLEGAL fix-ups
 }
@@ -46,11 +47,7 @@ type DefaultMQPushConsumer struct {
 // until Start. Steps are traced as component "consumer".
 func NewDefaultMQPushConsumer(cfg Config) *DefaultMQPushConsumer {
 	cfg = cfg.withDefaults()
-	c := &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Logger, "consumer"), log: cfg.Logger, subs: map[string]string{}}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
-	return c
+	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Logger, "consumer"), log: loggerOf(cfg.Logger), subs: map[string]string{}}
 }
 
 // Config returns the consumer's config (defaults filled in).
@@ -84,12 +81,8 @@ func (c *DefaultMQPushConsumer) RegisterMessageListener(l MessageListenerConcurr
 	c.mu.Unlock()
 }
 
-func (c *DefaultMQPushConsumer) now() time.Time {
-	if c.cfg.Clock != nil {
-		return c.cfg.Clock()
-	}
-	return time.Now()
-}
+// now reads the consumer's clock (ClientConfig.Clock; the wall clock when nil).
+func (c *DefaultMQPushConsumer) now() time.Time { return c.cfg.Now() }
 
 // Start checks the config, copies the subscriptions (adding %RETRY%group in CLUSTERING), gets
 // the MQClientInstance of its clientId, chooses the offset store, starts the consume service,
@@ -124,33 +117,36 @@ func (c *DefaultMQPushConsumer) Start() error {
 	c.instance = inst
 	strategy := c.cfg.AllocateMessageQueueStrategy
 	if strategy == nil {
-		strategy = client.AllocateMessageQueueAveragely{Tracer: inst.Tracer()}
+		strategy = AllocateMessageQueueAveragely{Tracer: inst.Tracer()}
 	}
-	c.rebalance = client.NewRebalanceImpl(c.cfg.ConsumerGroup, c.cfg.MessageModel, strategy, inst, &rebalancePushImpl{c: c})
+	c.rebalance = NewRebalance(c.cfg.ConsumerGroup, c.cfg.MessageModel, strategy, inst, &rebalancePush{c: c})
 	for _, sd := range subs {
 		c.rebalance.PutSubscription(sd)
 	}
-	c.pullAPI = client.NewPullAPIWrapper(inst, c.cfg.ConsumerGroup, c.cfg.UnitMode)
+	c.pullAPI = NewPullAPIWrapper(inst, c.cfg.ConsumerGroup, c.cfg.UnitMode)
+	c.pull = newPullMessageService(inst.Tracer(), c.cfg.DisableScheduledTasks, c.PullMessage)
 	if c.cfg.MessageModel == protocol.Broadcasting {
-		c.offsets = client.NewLocalFileOffsetStore(c.cfg.OffsetStoreDir, inst.ClientID(), c.cfg.ConsumerGroup, inst.Tracer(), c.cfg.Logger)
+		c.offsets = NewLocalFileOffsetStore(c.cfg.OffsetStoreDir, inst.ClientID(), c.cfg.ConsumerGroup, inst.Tracer(), c.cfg.Logger)
 	} else {
-		c.offsets = client.NewRemoteBrokerOffsetStore(inst, c.cfg.ConsumerGroup)
+		c.offsets = NewRemoteBrokerOffsetStore(inst, c.cfg.ConsumerGroup)
 	}
 	if err := c.offsets.Load(); err != nil {
 		c.mu.Unlock()
 		return err
 	}
 	c.consume = newConsumeMessageConcurrentlyService(c, c.listener)
-	c.consume.start()
+	c.consume.Start()
 	if !inst.RegisterConsumer(c.cfg.ConsumerGroup, c) {
-		c.consume.shutdown()
+		c.consume.Shutdown()
 		c.state.Store(int32(client.CreateJust))
 		c.mu.Unlock()
 		return fmt.Errorf("%w: the consumer group[%s] has been created before, specify another name please", client.ErrGroupExists, c.cfg.ConsumerGroup)
 	}
+	c.pull.start() // Java: MQClientInstance#start starts pullMessageService, then rebalanceService
 	if err := inst.Start(); err != nil {
 		inst.UnregisterConsumer(c.cfg.ConsumerGroup)
-		c.consume.shutdown()
+		c.pull.shutdown()
+		c.consume.Shutdown()
 		c.mu.Unlock()
 		return err
 	}
@@ -224,9 +220,10 @@ func (c *DefaultMQPushConsumer) Shutdown() {
 	}
 	c.state.Store(int32(client.ShutdownAlready))
 	c.mu.Unlock()
-	c.consume.shutdown()
+	c.consume.Shutdown()
 	c.PersistConsumerOffset()
 	c.instance.UnregisterConsumer(c.cfg.ConsumerGroup)
+	c.pull.shutdown() // Java: MQClientInstance#shutdown stops pullMessageService first
 	c.instance.Shutdown()
 	c.rebalance.DestroyAll()
 	c.pullLater.Wait()
@@ -242,13 +239,17 @@ func (c *DefaultMQPushConsumer) Resume() { c.paused.Store(false) }
 func (c *DefaultMQPushConsumer) Instance() *client.MQClientInstance { return c.instance }
 
 // OffsetStore is the consumer's offset store (nil before Start).
-func (c *DefaultMQPushConsumer) OffsetStore() client.OffsetStore { return c.offsets }
+func (c *DefaultMQPushConsumer) OffsetStore() OffsetStore { return c.offsets }
 
-// RebalanceImpl is the consumer's assignment state (nil before Start).
-func (c *DefaultMQPushConsumer) RebalanceImpl() *client.RebalanceImpl { return c.rebalance }
+// Rebalance is the consumer's assignment state (nil before Start).
+func (c *DefaultMQPushConsumer) Rebalance() *Rebalance { return c.rebalance }
+
+// PullMessageService is the consumer's pull loop (nil before Start); with
+// DisableScheduledTasks the caller drives it (DoPull, DoPullQueue).
+func (c *DefaultMQPushConsumer) PullMessageService() *PullMessageService { return c.pull }
 
 // ConsumeService is the consume service (nil before Start).
-func (c *DefaultMQPushConsumer) ConsumeService() *ConsumeMessageConcurrentlyService { return c.consume }
+func (c *DefaultMQPushConsumer) ConsumeService() ConsumeMessageService { return c.consume }
 
 // --- client.MQConsumerInner ---
 
@@ -319,12 +320,8 @@ func (c *DefaultMQPushConsumer) IsUnitMode() bool { return c.cfg.UnitMode }
 
 // --- the pull path ---
 
-func (c *DefaultMQPushConsumer) pullService() *client.PullMessageService {
-	return c.instance.PullMessageService()
-}
-
-func (c *DefaultMQPushConsumer) executePullRequestLater(req *client.PullRequest, d time.Duration) {
-	c.pullService().ExecutePullRequestLater(req, d)
+func (c *DefaultMQPushConsumer) executePullRequestLater(req *PullRequest, d time.Duration) {
+	c.pull.ExecutePullRequestLater(req, d)
 }
 
 // PullMessage runs one pull of req: flow control first (a queue holding too many messages,
@@ -333,7 +330,7 @@ func (c *DefaultMQPushConsumer) executePullRequestLater(req *client.PullRequest,
 // commitOffset flag with the offset in memory; the callback stores what came, hands it to the
 // consume service and queues req again. done is called once when all that has happened.
 // Java: DefaultMQPushConsumerImpl#pullMessage and its PullCallback.
-func (c *DefaultMQPushConsumer) PullMessage(req *client.PullRequest, done func()) {
+func (c *DefaultMQPushConsumer) PullMessage(req *PullRequest, done func()) {
 	pq := req.ProcessQueue
 	mq := req.MessageQueue
 	if pq.Dropped() {
@@ -380,7 +377,7 @@ func (c *DefaultMQPushConsumer) PullMessage(req *client.PullRequest, done func()
 	commitOffsetEnable := false
 	var commitOffsetValue int64
 	if c.cfg.MessageModel == protocol.Clustering {
-		if v := c.offsets.ReadOffset(mq, client.ReadFromMemory); v > 0 {
+		if v := c.offsets.ReadOffset(mq, ReadFromMemory); v > 0 {
 			commitOffsetValue, commitOffsetEnable = v, true
 		}
 	}
@@ -389,8 +386,7 @@ func (c *DefaultMQPushConsumer) PullMessage(req *client.PullRequest, done func()
 		subExpression = sd.SubString
 	}
 	sysFlag := protocol.BuildPullSysFlag(commitOffsetEnable, true, subExpression != "", sd.ClassFilterMode)
-	start := c.now()
-	err := c.pullAPI.PullKernelImpl(client.PullKernelRequest{
+	err := c.pullAPI.PullKernelImpl(PullKernelRequest{
 		MQ: mq, SubExpression: subExpression, ExpressionType: sd.ExpressionType, SubVersion: sd.SubVersion,
 		Offset: req.NextOffset(), MaxNums: c.cfg.PullBatchSize, SysFlag: sysFlag, CommitOffset: commitOffsetValue,
 		BrokerSuspendMaxTime: c.cfg.BrokerSuspendMaxTime, Timeout: c.cfg.ConsumerPullTimeout,
@@ -400,7 +396,7 @@ func (c *DefaultMQPushConsumer) PullMessage(req *client.PullRequest, done func()
 			c.onPullException(req, err)
 			return
 		}
-		c.onPullSuccess(req, sd, res, start)
+		c.onPullSuccess(req, sd, res)
 	})
 	if err != nil {
 		c.log.Error("pullKernelImpl exception", "mq", mq.String(), "err", err)
@@ -409,7 +405,7 @@ func (c *DefaultMQPushConsumer) PullMessage(req *client.PullRequest, done func()
 	}
 }
 
-func (c *DefaultMQPushConsumer) onPullException(req *client.PullRequest, err error) {
+func (c *DefaultMQPushConsumer) onPullException(req *PullRequest, err error) {
 	if !protocol.IsRetryTopic(req.MessageQueue.Topic) {
 		c.log.Warn("execute the pull request exception", "mq", req.MessageQueue.String(), "err", err)
 	}
@@ -417,7 +413,7 @@ func (c *DefaultMQPushConsumer) onPullException(req *client.PullRequest, err err
 }
 
 // onPullSuccess is PullCallback#onSuccess.
-func (c *DefaultMQPushConsumer) onPullSuccess(req *client.PullRequest, sd *protocol.SubscriptionData, res *client.PullResult, _ time.Time) {
+func (c *DefaultMQPushConsumer) onPullSuccess(req *PullRequest, sd *protocol.SubscriptionData, res *client.PullResult) {
 	mq, pq := req.MessageQueue, req.ProcessQueue
 	res = c.pullAPI.ProcessPullResult(mq, res, sd)
 	if c.tr.Enabled() {
@@ -429,22 +425,22 @@ func (c *DefaultMQPushConsumer) onPullSuccess(req *client.PullRequest, sd *proto
 	case client.PullFound:
 		req.SetNextOffset(res.NextBeginOffset)
 		if len(res.MsgFoundList) == 0 {
-			c.pullService().ExecutePullRequestImmediately(req)
+			c.pull.ExecutePullRequestImmediately(req)
 			return
 		}
 		dispatch := pq.PutMessage(res.MsgFoundList)
-		c.consume.submitConsumeRequest(res.MsgFoundList, pq, mq, dispatch)
+		c.consume.SubmitConsumeRequest(res.MsgFoundList, pq, mq, dispatch)
 		if c.cfg.PullInterval > 0 {
 			c.executePullRequestLater(req, c.cfg.PullInterval)
 		} else {
-			c.pullService().ExecutePullRequestImmediately(req)
+			c.pull.ExecutePullRequestImmediately(req)
 		}
 	case client.PullNoNewMsg, client.PullNoMatchedMsg:
 		req.SetNextOffset(res.NextBeginOffset)
 		if pq.MsgCount() == 0 { // correctTagsOffset
 			c.offsets.UpdateOffset(mq, req.NextOffset(), true)
 		}
-		c.pullService().ExecutePullRequestImmediately(req)
+		c.pull.ExecutePullRequestImmediately(req)
 	case client.PullOffsetIllegal:
 		c.log.Warn("the pull request offset illegal", "mq", mq.String(), "nextBeginOffset", res.NextBeginOffset)
 		req.SetNextOffset(res.NextBeginOffset)

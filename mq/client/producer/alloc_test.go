@@ -12,7 +12,7 @@ import (
 // every send attempt), with the fault tolerance off and on.
 func TestFaultStrategyAllocatesNothing(t *testing.T) {
 	clk := newMsClock()
-	s := NewMQFaultStrategy(nil, nil, clk.get, -1, nil)
+	s := NewMQFaultStrategy(nil, nil, clk, -1, nil)
 	tp := publishInfo(-1, "a", "b")
 	s.UpdateFaultItem("a", 0, false)
 	for _, on := range []bool{false, true} {

@@ -81,21 +81,13 @@ func (c Config) withDefaults() Config {
 	if c.CreateTopicKey == "" {
 		c.CreateTopicKey = protocol.DefaultTopic
 	}
-	if c.DefaultTopicQueueNums <= 0 {
-		c.DefaultTopicQueueNums = defaultTopicQueueNums
-	}
-	if c.SendMsgTimeout <= 0 {
-		c.SendMsgTimeout = defaultSendMsgTimeout
-	}
-	if c.CompressMsgBodyOverHowmuch <= 0 {
-		c.CompressMsgBodyOverHowmuch = defaultCompressMsgBodyOverHowmuch
-	}
+	client.DefaultIfUnset(&c.DefaultTopicQueueNums, defaultTopicQueueNums)
+	client.DefaultIfUnset(&c.SendMsgTimeout, defaultSendMsgTimeout)
+	client.DefaultIfUnset(&c.CompressMsgBodyOverHowmuch, defaultCompressMsgBodyOverHowmuch)
 	if c.CompressLevel == 0 {
 		c.CompressLevel = defaultCompressLevel
 	}
-	if c.MaxMessageSize <= 0 {
-		c.MaxMessageSize = defaultMaxMessageSize
-	}
+	client.DefaultIfUnset(&c.MaxMessageSize, defaultMaxMessageSize)
 	if c.RetryResponseCodes == nil {
 		c.RetryResponseCodes = []int32{protocol.TopicNotExist, protocol.ServiceNotAvailable, protocol.SystemError,
 			protocol.NoPermission, protocol.NoBuyerID, protocol.NotInCurrentUnit}

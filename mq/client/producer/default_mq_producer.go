@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -85,17 +85,9 @@ func NewDefaultMQProducer(cfg Config) *DefaultMQProducer {
 	for _, c := range cfg.RetryResponseCodes {
 		p.retryCodes[c] = true
 	}
-	seed := randomOrSeed(cfg.IndexSeed)
-	p.faultStrategy = NewMQFaultStrategy(cfg.LatencyMax, cfg.NotAvailableDuration, p.nowMillis, seed, p.tr)
+	p.faultStrategy = NewMQFaultStrategy(cfg.LatencyMax, cfg.NotAvailableDuration, clock.Or(cfg.Clock), cfg.NextIndexSeed(), p.tr)
 	p.faultStrategy.SetSendLatencyFaultEnable(cfg.SendLatencyFaultEnable)
 	return p
-}
-
-func randomOrSeed(f func() int32) int32 {
-	if f != nil {
-		return f()
-	}
-	return rand.Int32N(0x7FFFFFFF) // Java: Math.abs(random.nextInt())
 }
 
 // Config returns the producer's config (defaults filled in; after Start, the instance name
@@ -106,12 +98,8 @@ func (p *DefaultMQProducer) Config() Config {
 	return p.cfg
 }
 
-func (p *DefaultMQProducer) now() time.Time {
-	if p.cfg.Clock != nil {
-		return p.cfg.Clock()
-	}
-	return time.Now()
-}
+// now reads the producer's clock (ClientConfig.Clock; the wall clock when nil).
+func (p *DefaultMQProducer) now() time.Time { return p.cfg.Now() }
 
 func (p *DefaultMQProducer) nowMillis() int64 { return p.now().UnixMilli() }
 

@@ -30,14 +30,18 @@
 //	          └─ MQClientAPIImpl.SendMessage (SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE)
 //	        UpdateFaultItem(broker, latency, isolation = the attempt failed)
 //
-// Latencies are in ms on the producer's clock (ClientConfig.Clock). With
+// A broker's failing answer is a *remoting.RemoteError (code, remark, broker address): a code
+// in RetryResponseCodes tries another queue, any other ends the send with that error.
+//
+// Latencies are in ms on the producer's clock (ClientConfig.Clock, a clock.Clock; the fault
+// table reads the same clock). With
 // sendLatencyFaultEnable a send that took L ms makes its broker unavailable for
 //
 //	L ≥      50  100   550    1000   2000    3000    15000
 //	pause     0    0  30000  60000  120000  180000  600000   (ms)
 //
 // and a failed one for 600000 ms (it is charged 30000 ms); when no queue's broker is available,
-// LatencyFaultToleranceImpl.PickOneAtLeast names the least bad broker (available first, then
+// LatencyFaultTolerance.PickOneAtLeast names the least bad broker (available first, then
 // lower latency, then earlier end of pause; one of the better half, round robin).
 //
 // # Trace

@@ -1,13 +1,13 @@
 package producer
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -22,27 +22,19 @@ func TestFaultTables(t *testing.T) {
 
 // MQFaultStrategy#computeNotAvailableDuration takes the largest row the latency reaches.
 func TestComputeNotAvailableDuration(t *testing.T) {
-	s := NewMQFaultStrategy(nil, nil, func() int64 { return 0 }, 0, nil)
+	s := NewMQFaultStrategy(nil, nil, clock.NewManualMillis(0), 0, nil)
 	for _, tc := range []struct{ latency, want int64 }{
 		{0, 0}, {49, 0}, {50, 0}, {549, 0}, {550, 30000}, {1000, 60000}, {1999, 60000},
 		{2000, 120000}, {3000, 180000}, {15000, 600000}, {30000, 600000},
 	} {
 		require.Equal(t, tc.want, s.ComputeNotAvailableDuration(tc.latency), "latency %d", tc.latency)
 	}
-	custom := NewMQFaultStrategy([]int64{10}, []int64{5}, func() int64 { return 0 }, 0, nil)
+	custom := NewMQFaultStrategy([]int64{10}, []int64{5}, clock.NewManualMillis(0), 0, nil)
 	require.Equal(t, int64(5), custom.ComputeNotAvailableDuration(10))
 	require.Equal(t, int64(0), custom.ComputeNotAvailableDuration(9))
 }
 
-type msClock struct {
-	mu  sync.Mutex
-	now int64
-}
-
-func (c *msClock) get() int64       { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *msClock) advance(ms int64) { c.mu.Lock(); c.now += ms; c.mu.Unlock() }
-func (c *msClock) time() time.Time  { return time.UnixMilli(c.get()) }
-func newMsClock() *msClock          { return &msClock{now: 1_700_000_000_000} }
+func newMsClock() *clock.Manual { return clock.NewManualMillis(1_700_000_000_000) }
 
 func publishInfo(seed int32, brokers ...string) *client.TopicPublishInfo {
 	r := &protocol.TopicRouteData{}
@@ -62,7 +54,7 @@ func mqName(mq primitive.MessageQueue) string {
 // ignored; every broker marked: pickOneAtLeast's broker with queue (next index) % writeQueueNums.
 func TestSelectOneMessageQueue(t *testing.T) {
 	clk := newMsClock()
-	s := NewMQFaultStrategy(nil, nil, clk.get, -1, nil)
+	s := NewMQFaultStrategy(nil, nil, clk, -1, nil)
 	tp := publishInfo(-1, "a", "b") // a/0 a/1 b/0 b/1
 	mq, ok := s.SelectOneMessageQueue(tp, "a")
 	require.True(t, ok)
@@ -85,7 +77,7 @@ func TestSelectOneMessageQueue(t *testing.T) {
 	require.Equal(t, "a", mq.BrokerName, "both marked: the lower currentLatency wins, even a failed broker's")
 	require.Equal(t, int32(1), mq.QueueID, "index 5 found nothing, 6 went to the round robin, 7 % 2 = 1")
 
-	clk.advance(30000)
+	clk.Advance(30000 * time.Millisecond)
 	mq, _ = s.SelectOneMessageQueue(tp, "")
 	require.Equal(t, "b", mq.BrokerName, "b's 30 s are over")
 
@@ -98,7 +90,7 @@ func TestSelectOneMessageQueue(t *testing.T) {
 // back to the round robin (MQFaultStrategy: writeQueueNums ≤ 0 → latencyFaultTolerance.remove).
 func TestSelectOneMessageQueueRemovesAStrangeBroker(t *testing.T) {
 	clk := newMsClock()
-	s := NewMQFaultStrategy(nil, nil, clk.get, -1, nil)
+	s := NewMQFaultStrategy(nil, nil, clk, -1, nil)
 	s.SetSendLatencyFaultEnable(true)
 	tp := publishInfo(-1, "a")
 	s.UpdateFaultItem("a", 5000, false) // 180 s
@@ -120,17 +112,17 @@ func TestSelectOneMessageQueueRemovesAStrangeBroker(t *testing.T) {
 // pickOneAtLeast of an empty table is "".
 func TestLatencyFaultToleranceImpl(t *testing.T) {
 	clk := newMsClock()
-	l := NewLatencyFaultToleranceImpl(clk.get, 0, nil)
+	l := NewLatencyFaultTolerance(clk, 0, nil)
 	require.True(t, l.IsAvailable("a"))
 	require.Equal(t, "", l.PickOneAtLeast())
 	l.UpdateFaultItem("a", 700, 30000)
 	item := l.FaultItems()[0]
 	require.Equal(t, int64(700), item.CurrentLatency())
-	require.Equal(t, clk.get()+30000, item.StartTimestamp())
+	require.Equal(t, clock.Millis(clk)+30000, item.StartTimestamp())
 	require.False(t, l.IsAvailable("a"))
-	clk.advance(29999)
+	clk.Advance(29999 * time.Millisecond)
 	require.False(t, item.IsAvailable())
-	clk.advance(1)
+	clk.Advance(1 * time.Millisecond)
 	require.True(t, item.IsAvailable(), "now − startTimestamp ≥ 0")
 	l.UpdateFaultItem("a", 1, 10)
 	require.Same(t, item, l.FaultItems()[0], "the item is updated in place")
@@ -144,7 +136,7 @@ func TestLatencyFaultToleranceImpl(t *testing.T) {
 // FaultItem#compareTo: available first, then lower currentLatency, then earlier startTimestamp.
 func TestFaultItemCompareTo(t *testing.T) {
 	clk := newMsClock()
-	l := NewLatencyFaultToleranceImpl(clk.get, 0, nil)
+	l := NewLatencyFaultTolerance(clk, 0, nil)
 	get := func(name string) *FaultItem {
 		for _, it := range l.FaultItems() {
 			if it.Name() == name {

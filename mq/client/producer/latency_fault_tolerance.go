@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -21,7 +22,7 @@ type FaultItem struct {
 	name           string
 	currentLatency atomic.Int64 // ms
 	startTimestamp atomic.Int64 // ms since the epoch, on the producer's clock
-	now            func() int64
+	clock          clock.Clock
 	tr             *trace.Tracer
 }
 
@@ -37,7 +38,7 @@ func (f *FaultItem) StartTimestamp() int64 { return f.startTimestamp.Load() }
 // IsAvailable reports whether startTimestamp has been reached: now − startTimestamp ≥ 0.
 // Java: FaultItem#isAvailable.
 func (f *FaultItem) IsAvailable() bool {
-	now := f.now()
+	now := clock.Millis(f.clock)
 	start := f.startTimestamp.Load()
 	ok := now-start >= 0
 	if f.tr.Enabled() {
@@ -50,7 +51,7 @@ func (f *FaultItem) IsAvailable() bool {
 // CompareTo orders items for pickOneAtLeast: available before unavailable, then lower
 // currentLatency, then earlier startTimestamp. Java: FaultItem#compareTo.
 func (f *FaultItem) CompareTo(o *FaultItem) int {
-	now := f.now()
+	now := clock.Millis(f.clock)
 	return compareFaultItems(f.snapshot(now), o.snapshot(now))
 }
 
@@ -87,25 +88,25 @@ type LatencyFaultTolerance struct {
 	mu             sync.Mutex
 	table          map[string]*FaultItem
 	whichItemWorst *client.ThreadLocalIndex
-	now            func() int64
+	clock          clock.Clock
 	tr             *trace.Tracer
 }
 
-// NewLatencyFaultToleranceImpl returns an empty table reading time (ms) from now, its
-// pickOneAtLeast index starting at seed.
-func NewLatencyFaultToleranceImpl(now func() int64, seed int32, tr *trace.Tracer) *LatencyFaultTolerance {
-	return &LatencyFaultTolerance{table: map[string]*FaultItem{}, whichItemWorst: client.NewThreadLocalIndex(seed), now: now, tr: tr}
+// NewLatencyFaultTolerance returns an empty table reading time (ms) from clk (nil: the wall
+// clock), its pickOneAtLeast index starting at seed.
+func NewLatencyFaultTolerance(clk clock.Clock, seed int32, tr *trace.Tracer) *LatencyFaultTolerance {
+	return &LatencyFaultTolerance{table: map[string]*FaultItem{}, whichItemWorst: client.NewThreadLocalIndex(seed), clock: clock.Or(clk), tr: tr}
 }
 
 // UpdateFaultItem records a send on name: its latency (ms), and that the broker is not to be
 // chosen for notAvailableDuration ms from now (startTimestamp = now + notAvailableDuration).
 // Java: LatencyFaultToleranceImpl#updateFaultItem.
 func (l *LatencyFaultTolerance) UpdateFaultItem(name string, currentLatency, notAvailableDuration int64) {
-	start := l.now() + notAvailableDuration
+	start := clock.Millis(l.clock) + notAvailableDuration
 	l.mu.Lock()
 	item := l.table[name]
 	if item == nil {
-		item = &FaultItem{name: name, now: l.now, tr: l.tr}
+		item = &FaultItem{name: name, clock: l.clock, tr: l.tr}
 		l.table[name] = item
 	}
 	l.mu.Unlock()
@@ -145,7 +146,7 @@ func (l *LatencyFaultTolerance) Remove(name string) {
 // there are fewer than two items. "" when the table is empty.
 // Java: LatencyFaultToleranceImpl#pickOneAtLeast.
 func (l *LatencyFaultTolerance) PickOneAtLeast() string {
-	now := l.now()
+	now := clock.Millis(l.clock)
 	l.mu.Lock()
 	items := make([]faultItemSnapshot, 0, len(l.table))
 	for _, it := range l.table {

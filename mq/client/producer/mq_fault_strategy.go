@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -43,7 +44,7 @@ type MQFaultStrategy struct {
 
 // NewMQFaultStrategy returns a strategy over a new fault table (clock in ms, pickOneAtLeast
 // index seed); nil tables take the defaults. The two tables must have the same length.
-func NewMQFaultStrategy(latencyMax, notAvailableDuration []int64, now func() int64, seed int32, tr *trace.Tracer) *MQFaultStrategy {
+func NewMQFaultStrategy(latencyMax, notAvailableDuration []int64, clk clock.Clock, seed int32, tr *trace.Tracer) *MQFaultStrategy {
 	if latencyMax == nil {
 		latencyMax = defaultLatencyMax
 	}
@@ -51,7 +52,7 @@ func NewMQFaultStrategy(latencyMax, notAvailableDuration []int64, now func() int
 		notAvailableDuration = defaultNotAvailableDuration
 	}
 	return &MQFaultStrategy{
-		latencyFaultTolerance: NewLatencyFaultToleranceImpl(now, seed, tr),
+		latencyFaultTolerance: NewLatencyFaultTolerance(clk, seed, tr),
 		latencyMax:            slices.Clone(latencyMax),
 		notAvailableDuration:  slices.Clone(notAvailableDuration),
 		tr:                    tr,

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -116,9 +117,9 @@ func TestSyncRetryRules(t *testing.T) {
 			res, err := p.Send(context.Background(), tmsg())
 			require.Equal(t, tc.attempts, b.sends.Load())
 			if tc.brokerCode != 0 {
-				var be *client.MQBrokerError
-				require.True(t, errors.As(err, &be), "%v", err)
-				require.Equal(t, tc.brokerCode, be.ResponseCode)
+				var re *remoting.RemoteError
+				require.True(t, errors.As(err, &re), "%v", err)
+				require.Equal(t, tc.brokerCode, re.Code)
 				if tc.errIs != nil {
 					require.ErrorIs(t, err, tc.errIs)
 				} else {
@@ -140,7 +141,7 @@ func TestSyncFailoverAndIsolation(t *testing.T) {
 	cfg.SendLatencyFaultEnable = true
 	cfg.IndexSeed = func() int32 { return -1 }
 	now := time.UnixMilli(1_700_000_000_000)
-	cfg.Clock = func() time.Time { return now }
+	cfg.Clock = clock.NewManual(now)
 	p := startProducer(t, cfg)
 	res, err := p.Send(context.Background(), tmsg())
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -58,7 +59,7 @@ func (o *outgoing) bodyLen() int {
 // failure with isolation). A broker error code outside RetryResponseCodes ends the send; a
 // status other than SEND_OK is retried only with RetryAnotherBrokerWhenNotStoreOK. ctx's
 // deadline is the whole send's budget. Errors: ErrNoRouteInfo, ErrCallTimeout, ErrSendFailed
-// (wrapping the last attempt's error), *client.MQBrokerError, ErrMessageIllegal, ErrServiceState.
+// (wrapping the last attempt's error), *remoting.RemoteError, ErrMessageIllegal, ErrServiceState.
 // Java: DefaultMQProducerImpl#sendDefaultImpl.
 func (p *DefaultMQProducer) sendDefaultImpl(ctx context.Context, o *outgoing, mode client.CommunicationMode, cb SendCallback) (*SendResult, error) {
 	if err := p.makeSureStateOK(); err != nil {
@@ -125,8 +126,8 @@ func (p *DefaultMQProducer) sendDefaultImpl(ctx context.Context, o *outgoing, mo
 		p.log.Warn("sendKernelImpl exception, resend at once", "rtMs", latency, "broker", mq.BrokerName,
 			"queueId", mq.QueueID, "err", err)
 		lastErr = err
-		var be *client.MQBrokerError
-		if errors.As(err, &be) && !p.retryCodes[be.ResponseCode] {
+		var re *remoting.RemoteError
+		if errors.As(err, &re) && !p.retryCodes[re.Code] {
 			if result != nil {
 				return result, nil
 			}

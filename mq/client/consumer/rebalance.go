@@ -1,37 +1,67 @@
-package client
+package consumer
 
 import (
+	"context"
 	"log/slog"
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// RebalanceHooks are the parts of a rebalance that differ by consumer kind (push, lite pull).
-// Mirrors the abstract methods of org.apache.rocketmq.client.impl.consumer.RebalanceImpl that
-// RebalancePushImpl implements.
+// RebalanceHooks are the parts of a rebalance that differ by consumer kind: the push consumer's
+// (rebalancePush, Java's RebalancePushImpl) and, later, the lite pull consumer's (Java's
+// RebalanceLitePullImpl). Rebalance itself holds no push-only step: what to do with a new or a
+// lost queue, and whether an idle queue is dropped, is asked here.
+// Mirrors the abstract methods of org.apache.rocketmq.client.impl.consumer.RebalanceImpl.
 type RebalanceHooks interface {
+	// ConsumeType is CONSUME_PASSIVELY (push: a queue not pulled for PullMaxIdleTime is dropped
+	// and assigned afresh) or CONSUME_ACTIVELY (pull: the application decides when to pull).
+	// Java: RebalanceImpl#consumeType.
+	ConsumeType() protocol.ConsumeType
 	// MessageQueueChanged is told a topic's assignment changed.
 	MessageQueueChanged(topic string, mqAll, mqDivided []primitive.MessageQueue)
 	// RemoveUnnecessaryMessageQueue persists and forgets a queue taken away; false keeps it.
 	RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue, pq *ProcessQueue) bool
-	// ComputePullFromWhere returns the first offset to pull of a newly assigned queue (< 0: skip it).
+	// ComputePullFromWhere returns the first offset to pull of a newly assigned queue, in
+	// ConsumeQueue units (< 0: skip it this time).
 	ComputePullFromWhere(mq primitive.MessageQueue) int64
-	// DispatchPullRequest starts pulling the new queues.
+	// DispatchPullRequest starts pulling the new queues (a lite pull consumer ignores it).
 	DispatchPullRequest(reqs []*PullRequest)
 	// RemoveDirtyOffset forgets a stale in-memory offset of a queue about to be added.
 	RemoveDirtyOffset(mq primitive.MessageQueue)
 }
 
-// RebalanceImpl holds a consumer's queue assignment: the readable queues of each subscribed
-// topic (from routes), the subscriptions, and the ProcessQueue of each queue assigned now.
+// Rebalance is a consumer's queue assignment: the readable queues of each subscribed topic
+// (from routes), the subscriptions, and the ProcessQueue of each queue assigned now.
+// DoRebalance recomputes it: in CLUSTERING the group's members, as the broker lists them,
+// share the queues through the allocation strategy; in BROADCASTING every member takes every
+// queue. What differs between consumer kinds is asked of Hooks.
+// Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl (abstract in Java; here one
+// struct and the RebalanceHooks interface).
+//
+// mu guards the three tables; no lock is held while hooks or the broker are called.
+type Rebalance struct {
+	Group        string
+	MessageModel protocol.MessageModel
+	Strategy     AllocateMessageQueueStrategy
+	Instance     *client.MQClientInstance
+	Hooks        RebalanceHooks
+
+	mu                      sync.Mutex
+	processQueueTable       map[primitive.MessageQueue]*ProcessQueue
+	topicSubscribeInfoTable map[string][]primitive.MessageQueue
+	subscriptionInner       map[string]*protocol.SubscriptionData
+}
+
 // RemoveProcessQueue forgets mq: its ProcessQueue leaves the table and is marked dropped, and
 // the consumer persists and forgets the queue's offset, so the next rebalance assigns the queue
 // afresh. Java: RebalanceImpl#removeProcessQueue (used after OFFSET_ILLEGAL).
-func (r *RebalanceImpl) RemoveProcessQueue(mq primitive.MessageQueue) {
+func (r *Rebalance) RemoveProcessQueue(mq primitive.MessageQueue) {
 	r.mu.Lock()
 	pq, ok := r.processQueueTable[mq]
 	delete(r.processQueueTable, mq)
@@ -42,28 +72,10 @@ func (r *RebalanceImpl) RemoveProcessQueue(mq primitive.MessageQueue) {
 	}
 }
 
-// DoRebalance recomputes the assignment: in CLUSTERING the group's members, as the broker
-// lists them, share the queues through the allocation strategy; in BROADCASTING every member
-// takes every queue. Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl.
-//
-// mu guards the three tables; no lock is held while hooks or the broker are called.
-type RebalanceImpl struct {
-	Group        string
-	MessageModel protocol.MessageModel
-	Strategy     AllocateMessageQueueStrategy
-	Instance     *MQClientInstance
-	Hooks        RebalanceHooks
-
-	mu                      sync.Mutex
-	processQueueTable       map[primitive.MessageQueue]*ProcessQueue
-	topicSubscribeInfoTable map[string][]primitive.MessageQueue
-	subscriptionInner       map[string]*protocol.SubscriptionData
-}
-
-// NewRebalanceImpl returns an empty rebalance state.
-func NewRebalanceImpl(group string, model protocol.MessageModel, strategy AllocateMessageQueueStrategy,
-	instance *MQClientInstance, hooks RebalanceHooks) *RebalanceImpl {
-	return &RebalanceImpl{Group: group, MessageModel: model, Strategy: strategy, Instance: instance, Hooks: hooks,
+// NewRebalance returns an empty rebalance state.
+func NewRebalance(group string, model protocol.MessageModel, strategy AllocateMessageQueueStrategy,
+	instance *client.MQClientInstance, hooks RebalanceHooks) *Rebalance {
+	return &Rebalance{Group: group, MessageModel: model, Strategy: strategy, Instance: instance, Hooks: hooks,
 		processQueueTable:       map[primitive.MessageQueue]*ProcessQueue{},
 		topicSubscribeInfoTable: map[string][]primitive.MessageQueue{},
 		subscriptionInner:       map[string]*protocol.SubscriptionData{},
@@ -71,21 +83,21 @@ func NewRebalanceImpl(group string, model protocol.MessageModel, strategy Alloca
 }
 
 // PutSubscription records a subscription (Java: subscriptionInner.put).
-func (r *RebalanceImpl) PutSubscription(sd *protocol.SubscriptionData) {
+func (r *Rebalance) PutSubscription(sd *protocol.SubscriptionData) {
 	r.mu.Lock()
 	r.subscriptionInner[sd.Topic] = sd
 	r.mu.Unlock()
 }
 
 // Subscription returns topic's subscription (nil if none).
-func (r *RebalanceImpl) Subscription(topic string) *protocol.SubscriptionData {
+func (r *Rebalance) Subscription(topic string) *protocol.SubscriptionData {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.subscriptionInner[topic]
 }
 
 // Subscriptions returns the subscriptions in topic order.
-func (r *RebalanceImpl) Subscriptions() []*protocol.SubscriptionData {
+func (r *Rebalance) Subscriptions() []*protocol.SubscriptionData {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]*protocol.SubscriptionData, 0, len(r.subscriptionInner))
@@ -96,14 +108,14 @@ func (r *RebalanceImpl) Subscriptions() []*protocol.SubscriptionData {
 }
 
 // SetTopicSubscribeInfo installs a topic's readable queues.
-func (r *RebalanceImpl) SetTopicSubscribeInfo(topic string, mqs []primitive.MessageQueue) {
+func (r *Rebalance) SetTopicSubscribeInfo(topic string, mqs []primitive.MessageQueue) {
 	r.mu.Lock()
 	r.topicSubscribeInfoTable[topic] = mqs
 	r.mu.Unlock()
 }
 
 // TopicSubscribeInfo returns a topic's readable queues (nil if unknown).
-func (r *RebalanceImpl) TopicSubscribeInfo(topic string) ([]primitive.MessageQueue, bool) {
+func (r *Rebalance) TopicSubscribeInfo(topic string) ([]primitive.MessageQueue, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	q, ok := r.topicSubscribeInfoTable[topic]
@@ -111,7 +123,7 @@ func (r *RebalanceImpl) TopicSubscribeInfo(topic string) ([]primitive.MessageQue
 }
 
 // ProcessQueues returns the assigned queues and their ProcessQueues, sorted.
-func (r *RebalanceImpl) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQueue) {
+func (r *Rebalance) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQueue) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	mqs := slices.Collect(maps.Keys(r.processQueueTable))
@@ -125,9 +137,9 @@ func (r *RebalanceImpl) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQue
 
 // DoRebalance reassigns the queues of every subscribed topic, then drops queues of topics no
 // longer subscribed. Java: RebalanceImpl#doRebalance.
-func (r *RebalanceImpl) DoRebalance(isOrder bool) {
+func (r *Rebalance) DoRebalance(isOrder bool) {
 	subs := r.Subscriptions()
-	if tr := r.Instance.tr; tr.Enabled() {
+	if tr := r.Instance.Tracer(); tr.Enabled() {
 		tr.Step("RebalanceImpl#doRebalance", slog.String("group", r.Group), slog.String("messageModel", string(r.MessageModel)),
 			slog.Int("topics", len(subs)), slog.Bool("isOrder", isOrder))
 	}
@@ -138,16 +150,16 @@ func (r *RebalanceImpl) DoRebalance(isOrder bool) {
 }
 
 // rebalanceByTopic computes this consumer's share of topic. Java: RebalanceImpl#rebalanceByTopic.
-func (r *RebalanceImpl) rebalanceByTopic(topic string, isOrder bool) {
+func (r *Rebalance) rebalanceByTopic(topic string, isOrder bool) {
 	mqSet, ok := r.TopicSubscribeInfo(topic)
-	tr := r.Instance.tr
+	tr := r.Instance.Tracer()
 	if r.MessageModel == protocol.Broadcasting {
 		if tr.Enabled() {
 			tr.Step("RebalanceImpl#rebalanceByTopic", slog.String("topic", topic), slog.String("messageModel", string(r.MessageModel)),
 				slog.Int("mqAll", len(mqSet)))
 		}
 		if !ok {
-			r.Instance.log.Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
+			r.Instance.Logger().Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
 			return
 		}
 		SortMessageQueues(mqSet)
@@ -163,29 +175,29 @@ func (r *RebalanceImpl) rebalanceByTopic(topic string, isOrder bool) {
 	}
 	if !ok {
 		if !protocol.IsRetryTopic(topic) {
-			r.Instance.log.Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
+			r.Instance.Logger().Warn("doRebalance, but the topic has no queues", "group", r.Group, "topic", topic)
 		}
 		return
 	}
 	if err != nil || len(cidAll) == 0 {
-		r.Instance.log.Warn("doRebalance, get consumer id list failed", "group", r.Group, "topic", topic, "err", err)
+		r.Instance.Logger().Warn("doRebalance, get consumer id list failed", "group", r.Group, "topic", topic, "err", err)
 		return
 	}
 	SortMessageQueues(mqSet)
 	slices.Sort(cidAll)
 	allocated := r.Strategy.Allocate(r.Group, r.Instance.ClientID(), mqSet, cidAll)
 	if r.updateProcessQueueTableInRebalance(topic, allocated, isOrder) {
-		r.Instance.log.Info("rebalanced result changed", "group", r.Group, "topic", topic, "clientId", r.Instance.ClientID(),
+		r.Instance.Logger().Info("rebalanced result changed", "group", r.Group, "topic", topic, "clientId", r.Instance.ClientID(),
 			"mqAllSize", len(mqSet), "cidAllSize", len(cidAll), "rebalanceResultSize", len(allocated))
 		r.Hooks.MessageQueueChanged(topic, mqSet, allocated)
 	}
 }
 
 // updateProcessQueueTableInRebalance drops the ProcessQueues of topic's queues not in mqSet
-// (and those whose pulls stopped, for a push consumer), and creates one, with a PullRequest at
+// (and, for a push consumer, those whose pulls stopped), and creates one, with a PullRequest at
 // the computed start offset, for each new queue; the new requests are dispatched. It reports
 // whether the table changed. Java: RebalanceImpl#updateProcessQueueTableInRebalance.
-func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet []primitive.MessageQueue, isOrder bool) bool {
+func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []primitive.MessageQueue, isOrder bool) bool {
 	changed := false
 	want := map[primitive.MessageQueue]bool{}
 	for _, q := range mqSet {
@@ -203,7 +215,9 @@ func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet [
 	removed := 0
 	for _, q := range sortedPQKeys(held) {
 		pq := held[q]
-		drop := !want[q] || pq.IsPullExpired(now)
+		// A push consumer's queue nobody pulled for PullMaxIdleTime is dropped too (its pull
+		// loop lost it); a pull consumer pulls when the application says.
+		drop := !want[q] || (r.Hooks.ConsumeType() == protocol.ConsumePassively && pq.IsPullExpired(now))
 		if !drop {
 			continue
 		}
@@ -230,7 +244,7 @@ func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet [
 		pq := NewProcessQueue(now)
 		next := r.Hooks.ComputePullFromWhere(q)
 		if next < 0 {
-			r.Instance.log.Warn("doRebalance, add new mq failed", "group", r.Group, "mq", q.String())
+			r.Instance.Logger().Warn("doRebalance, add new mq failed", "group", r.Group, "mq", q.String())
 			continue
 		}
 		r.mu.Lock()
@@ -247,7 +261,7 @@ func (r *RebalanceImpl) updateProcessQueueTableInRebalance(topic string, mqSet [
 		reqs = append(reqs, req)
 		changed = true
 	}
-	if tr := r.Instance.tr; tr.Enabled() {
+	if tr := r.Instance.Tracer(); tr.Enabled() {
 		tr.Step("RebalanceImpl#updateProcessQueueTableInRebalance", slog.String("topic", topic),
 			slog.String("assigned", queueIDs(mqSet)), slog.Int("added", len(reqs)), slog.Int("removed", removed), slog.Bool("changed", changed))
 	}
@@ -265,7 +279,7 @@ func sortedPQKeys(m map[primitive.MessageQueue]*ProcessQueue) []primitive.Messag
 
 // truncateMessageQueueNotMyTopic drops queues of topics no longer subscribed.
 // Java: RebalanceImpl#truncateMessageQueueNotMyTopic.
-func (r *RebalanceImpl) truncateMessageQueueNotMyTopic() {
+func (r *Rebalance) truncateMessageQueueNotMyTopic() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for q, pq := range r.processQueueTable {
@@ -277,11 +291,90 @@ func (r *RebalanceImpl) truncateMessageQueueNotMyTopic() {
 }
 
 // DestroyAll drops every queue (consumer shutdown). Java: RebalanceImpl#destroy.
-func (r *RebalanceImpl) DestroyAll() {
+func (r *Rebalance) DestroyAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for q, pq := range r.processQueueTable {
 		pq.SetDropped(true)
 		delete(r.processQueueTable, q)
 	}
+}
+
+// startOffset computes where a newly assigned queue starts, the same way for every consumer
+// kind (Java's RebalancePushImpl and RebalanceLitePullImpl#computePullFromWhere agree): the
+// committed offset when the store has one; otherwise by from — CONSUME_FROM_LAST_OFFSET: the
+// queue's max offset (0 for a retry topic), CONSUME_FROM_FIRST_OFFSET: 0,
+// CONSUME_FROM_TIMESTAMP: the offset at timestamp (zero: 30 min before now; the max offset for
+// a retry topic). Offsets are ConsumeQueue units; -1 when the store or broker could not be
+// asked.
+type startOffset struct {
+	instance  *client.MQClientInstance
+	offsets   OffsetStore
+	from      protocol.ConsumeFromWhere
+	timestamp time.Time
+	now       func() time.Time
+}
+
+func (s startOffset) compute(mq primitive.MessageQueue) int64 {
+	last := s.offsets.ReadOffset(mq, ReadFromStore)
+	if last >= 0 {
+		return last
+	}
+	if last != -1 {
+		return -1
+	}
+	switch s.from {
+	case protocol.ConsumeFromFirstOffset:
+		return 0
+	case protocol.ConsumeFromTimestamp:
+		if protocol.IsRetryTopic(mq.Topic) {
+			return s.maxOffset(mq)
+		}
+		ts := s.timestamp
+		if ts.IsZero() {
+			ts = s.now().Add(-30 * time.Minute)
+		}
+		addr := s.addr(mq)
+		if addr == "" {
+			return -1
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.instance.Config().MQClientAPITimeout)
+		defer cancel()
+		v, err := s.instance.MQClientAPI().SearchOffset(ctx, addr, mq, ts.UnixMilli())
+		if err != nil {
+			return -1
+		}
+		return v
+	default:
+		if protocol.IsRetryTopic(mq.Topic) {
+			return 0
+		}
+		return s.maxOffset(mq)
+	}
+}
+
+// addr is mq's master address, the route refreshed once if it is unknown ("" if still none).
+func (s startOffset) addr(mq primitive.MessageQueue) string {
+	a := s.instance.FindBrokerAddressInPublish(mq.BrokerName)
+	if a == "" {
+		s.instance.UpdateTopicRouteInfoFromNameServer(mq.Topic)
+		a = s.instance.FindBrokerAddressInPublish(mq.BrokerName)
+	}
+	return a
+}
+
+// maxOffset asks mq's broker for its max offset (GET_MAX_OFFSET); -1 on failure.
+func (s startOffset) maxOffset(mq primitive.MessageQueue) int64 {
+	addr := s.addr(mq)
+	if addr == "" {
+		return -1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.instance.Config().MQClientAPITimeout)
+	defer cancel()
+	v, err := s.instance.MQClientAPI().GetMaxOffset(ctx, addr, mq)
+	if err != nil {
+		s.instance.Logger().Warn("get max offset failed", "mq", mq.String(), "err", err)
+		return -1
+	}
+	return v
 }

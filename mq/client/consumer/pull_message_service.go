@@ -1,4 +1,4 @@
-package client
+package consumer
 
 import (
 	"log/slog"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // PullRequest is one queue's place in the pull loop: the queue, the consumer group, the next
@@ -37,26 +38,27 @@ func (r *PullRequest) SetNextOffset(v int64) {
 	r.mu.Unlock()
 }
 
-// MQPushConsumerInner is what the PullMessageService needs of a push consumer: run one pull of
-// a request. done must be called exactly once when the pull has finished — its callback has
-// run, or it was deferred or dropped without a request going out — so that a caller driving
-// the loop by hand (DoPull) can wait for it.
-// Java: the DefaultMQPushConsumerImpl that PullMessageService#pullMessage selects.
-type MQPushConsumerInner interface {
-	MQConsumerInner
-	PullMessage(req *PullRequest, done func())
-}
-
-// PullMessageService is the instance's pull loop: a queue of PullRequests; its goroutine takes
-// one at a time and hands it to its group's consumer, which sends an asynchronous pull whose
-// callback puts the request back (at once, or after a delay for flow control or errors).
-// Mirrors org.apache.rocketmq.client.impl.consumer.PullMessageService.
+// PullMessageService is a push consumer's pull loop: a queue of PullRequests; its goroutine
+// takes one at a time and hands it to the consumer's pullMessage, which sends an asynchronous
+// pull whose callback puts the request back (at once, or after a delay for flow control or
+// errors). Mirrors org.apache.rocketmq.client.impl.consumer.PullMessageService.
+//
+// Deviation: Java runs one PullMessageService per MQClientInstance and looks each request's
+// consumer up by group; here each push consumer owns its loop (as rocketmq-client-go's
+// pushConsumer does), so the loop, the rebalance that feeds it and the consume service live in
+// one package and the instance keeps only what is shared (routes, heartbeats, connections).
 //
 // With ClientConfig.DisableScheduledTasks no goroutine runs: DoPull and DoPullQueue take a
 // request and wait for its pull to finish, so a chapter drives the loop pass by pass.
 type PullMessageService struct {
-	instance *MQClientInstance
-	st       *service.ServiceThread
+	tr     *trace.Tracer
+	manual bool
+	// pull runs one pull of a request; done must be called exactly once when the pull has
+	// finished — its callback has run, or it was deferred or dropped without a request going
+	// out — so that a caller driving the loop by hand (DoPull) can wait for it.
+	// Java: DefaultMQPushConsumerImpl#pullMessage.
+	pull func(req *PullRequest, done func())
+	st   *service.ServiceThread
 
 	mu      sync.Mutex
 	pending []*PullRequest
@@ -65,18 +67,20 @@ type PullMessageService struct {
 	closed  bool
 }
 
-func newPullMessageService(m *MQClientInstance) *PullMessageService {
-	return &PullMessageService{instance: m, st: service.New("PullMessageService"),
+// newPullMessageService returns the loop over pull; tr is the instance's tracer (the loop's
+// steps are the client's, as in Java); manual is DisableScheduledTasks.
+func newPullMessageService(tr *trace.Tracer, manual bool, pull func(req *PullRequest, done func())) *PullMessageService {
+	return &PullMessageService{tr: tr, manual: manual, pull: pull, st: service.New("PullMessageService"),
 		signal: make(chan struct{}, 1), timers: map[*time.Timer]struct{}{}}
 }
 
 // start logs PullMessageService#run (Java logs "service started" as run() begins) and, unless
 // manual, starts the loop.
-func (s *PullMessageService) start(manual, traced bool) {
-	if tr := s.instance.tr; traced && tr.Enabled() {
-		tr.Step("PullMessageService#run", slog.String("state", "started"), slog.Bool("manual", manual))
+func (s *PullMessageService) start() {
+	if s.tr.Enabled() {
+		s.tr.Step("PullMessageService#run", slog.String("state", "started"), slog.Bool("manual", s.manual))
 	}
-	if manual {
+	if s.manual {
 		return
 	}
 	s.st.Start(func() {
@@ -90,7 +94,7 @@ func (s *PullMessageService) start(manual, traced bool) {
 					return
 				}
 			}
-			s.pullMessage(req, func() {})
+			s.pull(req, func() {})
 		}
 	})
 }
@@ -136,7 +140,7 @@ func (s *PullMessageService) ExecutePullRequestImmediately(req *PullRequest) {
 // skipped: the request is queued at once and waits for the next DoPull.
 // Java: PullMessageService#executePullRequestLater.
 func (s *PullMessageService) ExecutePullRequestLater(req *PullRequest, delay time.Duration) {
-	if s.instance.cfg.DisableScheduledTasks || delay <= 0 {
+	if s.manual || delay <= 0 {
 		s.ExecutePullRequestImmediately(req)
 		return
 	}
@@ -199,17 +203,6 @@ func (s *PullMessageService) DoPullQueue(mq primitive.MessageQueue) bool {
 func (s *PullMessageService) pullAndWait(req *PullRequest) {
 	done := make(chan struct{})
 	var once sync.Once
-	s.pullMessage(req, func() { once.Do(func() { close(done) }) })
+	s.pull(req, func() { once.Do(func() { close(done) }) })
 	<-done
-}
-
-// pullMessage hands req to its group's consumer. Java: PullMessageService#pullMessage.
-func (s *PullMessageService) pullMessage(req *PullRequest, done func()) {
-	c, ok := s.instance.SelectConsumer(req.ConsumerGroup).(MQPushConsumerInner)
-	if !ok {
-		s.instance.log.Warn("No matched consumer for the PullRequest, drop it", "group", req.ConsumerGroup)
-		done()
-		return
-	}
-	c.PullMessage(req, done)
 }

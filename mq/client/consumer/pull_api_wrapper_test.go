@@ -1,13 +1,15 @@
-package client
+package consumer
 
 import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -65,7 +67,7 @@ func TestProcessPullResult(t *testing.T) {
 	raw = append(raw, pulledRecord(6, 0, []byte("c"), tagProps("TagC"))...) // hash collision stand-in
 	raw = append(raw, pulledRecord(7, primitive.CompressedFlag, z.Bytes(), tagProps("TagB"))...)
 
-	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
 	w := NewPullAPIWrapper(inst, "g", false)
 	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 1}
 	require.Equal(t, protocol.MasterID, w.recalculatePullFromWhichNode(mq))
@@ -81,7 +83,7 @@ func TestProcessPullResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := &PullResult{PullStatus: PullFound, MinOffset: 2, MaxOffset: 8, SuggestWhichBrokerID: 1,
+			res := &client.PullResult{PullStatus: client.PullFound, MinOffset: 2, MaxOffset: 8, SuggestWhichBrokerID: 1,
 				MessageBinary: append([]byte(nil), raw...)}
 			got := w.ProcessPullResult(mq, res, tt.sub)
 			require.Nil(t, got.MessageBinary)
@@ -103,10 +105,57 @@ func TestProcessPullResult(t *testing.T) {
 // TestProcessPullResultNotFound pins that a non-FOUND answer carries no messages but still
 // records the suggested broker id.
 func TestProcessPullResultNotFound(t *testing.T) {
-	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
 	w := NewPullAPIWrapper(inst, "g", false)
 	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a"}
-	res := w.ProcessPullResult(mq, &PullResult{PullStatus: PullNoNewMsg, SuggestWhichBrokerID: 2}, nil)
+	res := w.ProcessPullResult(mq, &client.PullResult{PullStatus: client.PullNoNewMsg, SuggestWhichBrokerID: 2}, nil)
 	require.Empty(t, res.MsgFoundList)
 	require.Equal(t, int64(2), w.recalculatePullFromWhichNode(mq))
+}
+
+// TestPullKernelImplSync pins the synchronous pull a lite pull consumer will use
+// (PullAPIWrapper#pullKernelImpl, SYNC): the same broker choice and header as the push
+// consumer's asynchronous pull, against a real broker; the answer goes through
+// processPullResult's client-side tag filter, and an offset past the last message answers
+// NO_NEW_MSG at once when the suspend flag is off.
+func TestPullKernelImplSync(t *testing.T) {
+	c := startCluster(t, "")
+	topic := "Sync_" + safeName(t)
+	createTopic(t, c, topic, 1)
+	p := startProducer(t, c)
+	send(t, p, topic, "TagA", 2)
+	send(t, p, topic, "TagB", 1)
+
+	cfg := client.ClientConfig{NamesrvAddr: c.NamesrvAddr(), ClientIP: "127.0.0.1", InstanceName: "sync-" + safeName(t),
+		DisableScheduledTasks: true}
+	inst := client.NewMQClientInstance(cfg.WithDefaults(), 0, cfg.BuildMQClientID())
+	require.NoError(t, inst.Start())
+	t.Cleanup(inst.Shutdown)
+	require.True(t, inst.UpdateTopicRouteInfoFromNameServer(topic))
+
+	w := NewPullAPIWrapper(inst, "g_"+safeName(t), false)
+	mq := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 0}
+	sub, err := protocol.BuildSubscriptionData(topic, "TagA")
+	require.NoError(t, err)
+	req := PullKernelRequest{MQ: mq, SubExpression: sub.SubString, ExpressionType: sub.ExpressionType, MaxNums: 32,
+		SysFlag: protocol.BuildPullSysFlag(false, false, true, false), Timeout: 5 * time.Second}
+
+	var res *client.PullResult
+	require.Eventually(t, func() bool { // the broker's reput builds the ConsumeQueue behind the sends
+		res, err = w.PullKernelImplSync(req)
+		require.NoError(t, err)
+		return res.PullStatus == client.PullFound && res.NextBeginOffset == 3
+	}, 10*time.Second, 20*time.Millisecond)
+	res = w.ProcessPullResult(mq, res, sub)
+	var offs []int64
+	for _, m := range res.MsgFoundList {
+		offs = append(offs, m.QueueOffset)
+		require.Equal(t, "TagA", m.Tags())
+	}
+	require.Equal(t, []int64{0, 1}, offs)
+
+	req.Offset = 3
+	res, err = w.PullKernelImplSync(req)
+	require.NoError(t, err)
+	require.Equal(t, client.PullNoNewMsg, res.PullStatus)
 }

@@ -1,4 +1,4 @@
-package client
+package consumer
 
 import (
 	"bytes"
@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -22,7 +24,7 @@ import (
 //
 // mu guards pullFromWhichNodeTable.
 type PullAPIWrapper struct {
-	instance *MQClientInstance
+	instance *client.MQClientInstance
 	group    string
 	unitMode bool
 
@@ -31,7 +33,7 @@ type PullAPIWrapper struct {
 }
 
 // NewPullAPIWrapper returns the wrapper of group over instance.
-func NewPullAPIWrapper(instance *MQClientInstance, group string, unitMode bool) *PullAPIWrapper {
+func NewPullAPIWrapper(instance *client.MQClientInstance, group string, unitMode bool) *PullAPIWrapper {
 	return &PullAPIWrapper{instance: instance, group: group, unitMode: unitMode,
 		pullFromWhichNodeTable: map[primitive.MessageQueue]int64{}}
 }
@@ -54,26 +56,58 @@ type PullKernelRequest struct {
 
 // PullKernelImpl sends one asynchronous pull; cb gets the raw result (call ProcessPullResult on
 // it) or the error. The error return is a pull that could not be sent (cb not called).
-// Java: PullAPIWrapper#pullKernelImpl (ASYNC mode).
-func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb PullCallback) error {
+// A push consumer pulls this way. Java: PullAPIWrapper#pullKernelImpl (ASYNC mode).
+func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb client.PullCallback) error {
+	addr, h, err := w.pullRequest(r)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
+	err = w.instance.MQClientAPI().PullMessageAsync(ctx, addr, h, func(res *client.PullResult, err error) {
+		cancel()
+		cb(res, err)
+	})
+	if err != nil {
+		cancel()
+	}
+	return err
+}
+
+// PullKernelImplSync is PullKernelImpl waiting for the answer (call ProcessPullResult on it): how
+// a pull consumer, whose application asks for messages, pulls.
+// Java: PullAPIWrapper#pullKernelImpl (SYNC mode).
+func (w *PullAPIWrapper) PullKernelImplSync(r PullKernelRequest) (*client.PullResult, error) {
+	addr, h, err := w.pullRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
+	defer cancel()
+	return w.instance.MQClientAPI().PullMessageSync(ctx, addr, h)
+}
+
+// pullRequest picks the broker to pull r.MQ from (the id the last answer suggested, the route
+// refreshed once if the broker is unknown) and builds the header; a slave is never sent the
+// commitOffset flag. Java: the first half of PullAPIWrapper#pullKernelImpl.
+func (w *PullAPIWrapper) pullRequest(r PullKernelRequest) (string, *protocol.PullMessageRequestHeader, error) {
 	fr, ok := w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
 	if !ok {
 		w.instance.UpdateTopicRouteInfoFromNameServer(r.MQ.Topic)
 		fr, ok = w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
 	}
-	if tr := w.instance.tr; tr.Enabled() {
+	if tr := w.instance.Tracer(); tr.Enabled() {
 		tr.Step("PullAPIWrapper#pullKernelImpl", slog.String("topic", r.MQ.Topic), slog.String("brokerName", r.MQ.BrokerName),
 			slog.Int("queueId", int(r.MQ.QueueID)), slog.Int64("offset", r.Offset), slog.String("subExpression", r.SubExpression),
 			slog.Bool("slave", fr.Slave), slog.Bool("found", ok))
 	}
 	if !ok {
-		return fmt.Errorf("%w: %s", ErrBrokerNotExist, r.MQ.BrokerName)
+		return "", nil, fmt.Errorf("%w: %s", client.ErrBrokerNotExist, r.MQ.BrokerName)
 	}
 	sysFlag := r.SysFlag
 	if fr.Slave {
 		sysFlag = protocol.ClearCommitOffsetFlag(sysFlag)
 	}
-	h := protocol.PullMessageRequestHeader{
+	return fr.BrokerAddr, &protocol.PullMessageRequestHeader{
 		ConsumerGroup:        w.group,
 		Topic:                r.MQ.Topic,
 		QueueID:              r.MQ.QueueID,
@@ -86,16 +120,7 @@ func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb PullCallback) er
 		SubVersion:           r.SubVersion,
 		ExpressionType:       r.ExpressionType,
 		BrokerName:           r.MQ.BrokerName,
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
-	err := w.instance.api.PullMessageAsync(ctx, fr.BrokerAddr, &h, func(res *PullResult, err error) {
-		cancel()
-		cb(res, err)
-	})
-	if err != nil {
-		cancel()
-	}
-	return err
+	}, nil
 }
 
 // ProcessPullResult decodes a FOUND answer's messages, keeps those whose tag the subscription
@@ -103,23 +128,23 @@ func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb PullCallback) er
 // MIN_OFFSET / MAX_OFFSET on each; it records the suggested broker id for the queue's next
 // pull. A body that does not decode ends the list at the bad record (logged).
 // Java: PullAPIWrapper#processPullResult.
-func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *PullResult, sub *protocol.SubscriptionData) *PullResult {
+func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *client.PullResult, sub *protocol.SubscriptionData) *client.PullResult {
 	w.updatePullFromWhichNode(mq, res.SuggestWhichBrokerID)
-	if res.PullStatus == PullFound {
+	if res.PullStatus == client.PullFound {
 		msgs, err := primitive.DecodeMessages(res.MessageBinary)
 		if err != nil {
-			w.instance.log.Warn("decode pulled messages failed", "mq", mq.String(), "err", err)
+			w.instance.Logger().Warn("decode pulled messages failed", "mq", mq.String(), "err", err)
 		}
 		found := msgs[:0]
 		for _, m := range msgs {
-			if sub != nil && len(sub.TagsSet) > 0 && !sub.ClassFilterMode && !containsTag(sub.TagsSet, m.Tags()) {
+			if sub != nil && len(sub.TagsSet) > 0 && !sub.ClassFilterMode && !slices.Contains(sub.TagsSet, m.Tags()) {
 				continue
 			}
 			if m.SysFlag&primitive.CompressedFlag != 0 {
 				if body, err := unzip(m.Body); err == nil {
 					m.Body = body
 				} else {
-					w.instance.log.Warn("uncompress message body failed", "msgId", m.MsgID, "err", err)
+					w.instance.Logger().Warn("uncompress message body failed", "msgId", m.MsgID, "err", err)
 				}
 			}
 			m.PutProperty(primitive.PropertyMinOffset, strconv.FormatInt(res.MinOffset, 10))
@@ -130,15 +155,6 @@ func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *PullR
 	}
 	res.MessageBinary = nil
 	return res
-}
-
-func containsTag(tags []string, t string) bool {
-	for _, s := range tags {
-		if s == t {
-			return true
-		}
-	}
-	return false
 }
 
 func unzip(b []byte) ([]byte, error) {
