@@ -113,10 +113,6 @@ func tryStartChildBroker(t *testing.T, dir string, props map[string]string) (*ch
 	stdout, err := p.cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, p.cmd.Start())
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.waited)
-	}()
 	t.Cleanup(func() {
 		select {
 		case <-p.waited:
@@ -127,7 +123,16 @@ func tryStartChildBroker(t *testing.T, dir string, props map[string]string) (*ch
 	})
 
 	addrCh := make(chan string, 1)
+	// The reader drains stdout to EOF before Wait runs: Wait closes the pipe, and a line the
+	// child wrote just before exiting (INTEROP_BROKER_STOPPED) would otherwise be lost.
+	readDone := make(chan struct{})
 	go func() {
+		<-readDone
+		p.err = p.cmd.Wait()
+		close(p.waited)
+	}()
+	go func() {
+		defer close(readDone)
 		sc := bufio.NewScanner(stdout)
 		sent := false
 		for sc.Scan() {
