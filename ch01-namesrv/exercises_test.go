@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -18,7 +20,7 @@ import (
 // broker-b, as in the chapter; logger may be nil (no trace).
 type cluster2 struct {
 	ns      *namesrv.NamesrvController
-	clk     *manualClock
+	clk     *clock.Manual
 	a, b    *broker.BrokerController
 	client  *remoting.Client
 	started time.Time
@@ -27,9 +29,9 @@ type cluster2 struct {
 func startCluster2(t *testing.T, logger *slog.Logger) *cluster2 {
 	t.Helper()
 	dir := t.TempDir()
-	c := &cluster2{clk: &manualClock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}}
-	c.started = c.clk.now()
-	ns, err := startNamesrv(dir, logger, c.clk.now)
+	c := &cluster2{clk: clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))}
+	c.started = c.clk.Now()
+	ns, err := startNamesrv(dir, logger, c.clk.Now)
 	require.NoError(t, err)
 	t.Cleanup(ns.Shutdown)
 	c.ns = ns
@@ -62,8 +64,8 @@ func outerAPI(t *testing.T, nsAddr string) *broker.BrokerOuterAPI {
 // RouteInfoManager#pickupTopicRouteData joins topicQueueTable with brokerAddrTable.
 func TestExercise1_RouteListsEveryBrokerWithItsQueues(t *testing.T) {
 	c := startCluster2(t, nil)
-	require.NoError(t, createTopic(c.client, c.a.BrokerAddr(), "Ex1", 4, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, createTopic(c.client, c.b.BrokerAddr(), "Ex1", 8, protocol.PermRead))
+	require.NoError(t, mqtest.CreateTopic(c.client, c.a.BrokerAddr(), "Ex1", 4, protocol.PermRead|protocol.PermWrite))
+	require.NoError(t, mqtest.CreateTopic(c.client, c.b.BrokerAddr(), "Ex1", 8, protocol.PermRead))
 
 	route, err := queryRoute(c.client, c.ns.Addr(), "Ex1")
 	require.NoError(t, err)
@@ -137,12 +139,12 @@ func TestExercise3_UnchangedDataVersionKeepsQueueData(t *testing.T) {
 func TestExercise4_ExpiredBrokerLeavesEveryTable(t *testing.T) {
 	c := startCluster2(t, nil)
 	for _, b := range []*broker.BrokerController{c.a, c.b} {
-		require.NoError(t, createTopic(c.client, b.BrokerAddr(), "Shared", 4, 6))
+		require.NoError(t, mqtest.CreateTopic(c.client, b.BrokerAddr(), "Shared", 4, 6))
 	}
 	c.a.BrokerOuterAPI().UpdateNameServerAddressList(nil)
-	c.clk.advance(100 * time.Second)
+	c.clk.Advance(100 * time.Second)
 	c.b.RegisterBrokerAll()
-	c.clk.advance(21 * time.Second)
+	c.clk.Advance(21 * time.Second)
 	require.Equal(t, 1, c.ns.RouteInfoManager.ScanNotActiveBroker())
 
 	ci := c.ns.RouteInfoManager.GetAllClusterInfo()
@@ -173,17 +175,17 @@ func TestExercise5_QueryDataVersionInsteadOfRegistering(t *testing.T) {
 	dv := c.a.TopicConfigManager().DataVersion()
 	moved := dv
 	moved.Counter++
-	c.clk.advance(100 * time.Second)
+	c.clk.Advance(100 * time.Second)
 	require.False(t, api.NeedRegister(cluster, c.a.BrokerAddr(), "broker-a", 0, dv, 3*time.Second))
-	c.clk.advance(10 * time.Second)
+	c.clk.Advance(10 * time.Second)
 	require.True(t, api.NeedRegister(cluster, c.a.BrokerAddr(), "broker-a", 0, moved, 3*time.Second))
 
-	c.clk.advance(20 * time.Second) // 130 s after broker-a's and broker-b's last registration
+	c.clk.Advance(20 * time.Second) // 130 s after broker-a's and broker-b's last registration
 	require.Equal(t, 1, c.ns.RouteInfoManager.ScanNotActiveBroker(), "only broker-b expires")
 	require.True(t, registered(c.ns, "broker-a"), "the unchanged query counted as a heartbeat")
 	require.False(t, registered(c.ns, "broker-b"))
 
-	c.clk.advance(95 * time.Second) // 225 s: 125 s after the unchanged query, 115 s after the changed one
+	c.clk.Advance(95 * time.Second) // 225 s: 125 s after the unchanged query, 115 s after the changed one
 	require.Equal(t, 1, c.ns.RouteInfoManager.ScanNotActiveBroker(), "the changed query was no heartbeat")
 	require.False(t, registered(c.ns, "broker-a"))
 }
@@ -199,7 +201,7 @@ func TestExercise6_ClosedChannelIsForgottenAtOnce(t *testing.T) {
 	c.b.BrokerOuterAPI().CloseNameServerChannels()
 	c.b.BrokerOuterAPI().UpdateNameServerAddressList(nil)
 	require.Eventually(t, func() bool { return !registered(c.ns, "broker-b") }, 5*time.Second, 2*time.Millisecond)
-	require.Equal(t, c.started, c.clk.now(), "no time passed on the name server's clock")
+	require.Equal(t, c.started, c.clk.Now(), "no time passed on the name server's clock")
 	require.True(t, registered(c.ns, "broker-a"))
 	labels := rec.Labels()
 	require.Contains(t, labels, "RouteInfoManager#onChannelDestroy")
