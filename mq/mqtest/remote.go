@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -62,11 +63,13 @@ func WaitRouted(cl *remoting.Client, nsAddr, topic string, brokers int) error {
 // ErrTimedOut is WaitUntil's answer when its condition never held.
 var ErrTimedOut = errors.New("timed out")
 
-// WaitUntil polls cond (every 2 ms, on the wall clock) until it holds or timeout passes.
+// WaitUntil polls cond (every 2 ms) until it holds or timeout passes on the wall clock: it
+// waits for real goroutines, whatever clock the components run on.
 func WaitUntil(timeout time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(timeout)
+	wall := clock.System{}
+	deadline := wall.Now().Add(timeout)
 	for !cond() {
-		if time.Now().After(deadline) {
+		if wall.Now().After(deadline) {
 			return ErrTimedOut
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -3,8 +3,8 @@ package mqtest
 import (
 	"strconv"
 	"sync"
-	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -67,7 +67,7 @@ func (s *Senders) send(g int) {
 			props = s.load.Properties(key)
 		}
 		h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: s.load.Topic, DefaultTopic: protocol.DefaultTopic,
-			DefaultTopicQueueNums: 4, QueueID: int32(i % 4), BornTimestamp: time.Now().UnixMilli(),
+			DefaultTopicQueueNums: 4, QueueID: int32(i % 4), BornTimestamp: clock.Millis(clock.System{}),
 			Properties: primitive.MarshalProperties(props)}
 		resp, err := Invoke(s.client, s.load.Addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("body-"+key)))
 		if err != nil || resp.Code != protocol.Success {
