@@ -1,22 +1,18 @@
 package main
 
 import (
-	"flag"
-	"io"
 	"testing"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/ch03-store.golden from this run (review the diff)")
-
 // TestGolden runs the chapter and compares its whole output — step lines with their values,
 // and the tables of CommitLog, ConsumeQueue and index bytes — with the golden file: first the
 // sequence of step labels (the flow), then every line (the values).
 // `go test ./ch03-store -update` rewrites it.
-func TestGolden(t *testing.T) { mqtest.Golden(t, "testdata/ch03-store.golden", *update, runIn) }
+func TestGolden(t *testing.T) { mqtest.Golden(t, "testdata/ch03-store.golden", run, withDir) }
 
 // The run removes the temp dir it made for itself when no Dir is given.
-func TestRunCleansUpItsTempDir(t *testing.T) { mqtest.RunLeavesNoTempDir(t, runIn) }
+func TestRunCleansUpItsTempDir(t *testing.T) { mqtest.RunLeavesNoTempDir(t, run, withDir) }
 
-func runIn(w io.Writer, dir string) error { return run(w, config{Dir: dir}) }
+func withDir(dir string) config { return config{Dir: dir} }

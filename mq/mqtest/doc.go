@@ -14,7 +14,8 @@
 //   - files.go: CopyDir (a snapshot of a store as a crash leaves it), FileName (a log file's
 //     20-digit name).
 //   - golden.go: Golden (a chapter's run against its golden file, through
-//     trace/tracetest.CompareGolden) and RunLeavesNoTempDir.
+//     trace/tracetest.CompareGolden; the -update flag of every test binary that links the
+//     kit) and RunLeavesNoTempDir.
 //   - child.go: the crash tests' child process: ChildMain (TestMain's child mode), StartChild
 //     (the test binary run again, its address read from the line ReportAddr prints), Child
 //     (Kill with SIGKILL, Signal, Wait, Output).

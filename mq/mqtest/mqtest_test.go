@@ -137,7 +137,8 @@ func TestTable(t *testing.T) {
 	require.Contains(t, got.String(), "broker-b")
 }
 
-// Golden with update writes the file; without, the same run compares equal.
+// Golden with -update writes the file; without, the same run compares equal. The run is
+// given a temp dir through withDir.
 func TestGolden(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "testdata", "x.golden")
 	run := func(w io.Writer, dir string) error {
@@ -148,16 +149,21 @@ func TestGolden(t *testing.T) {
 		Say(w, "a table line")
 		return nil
 	}
-	Golden(t, path, true, run)
+	withDir := func(dir string) string { return dir }
+	require.NotNil(t, update, "a test binary has the -update flag")
+	was := *update
+	*update = true
+	Golden(t, path, run, withDir)
+	*update = was
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, "[c] 01 A#b k=v\na table line\n", string(data))
-	Golden(t, path, false, run)
+	Golden(t, path, run, withDir)
 }
 
 // RunLeavesNoTempDir passes a run that cleans up; the run is given no dir.
 func TestRunLeavesNoTempDir(t *testing.T) {
-	RunLeavesNoTempDir(t, func(w io.Writer, dir string) error {
+	run := func(w io.Writer, dir string) error {
 		if dir != "" {
 			return errors.New("a dir was given")
 		}
@@ -167,7 +173,8 @@ func TestRunLeavesNoTempDir(t *testing.T) {
 		}
 		defer s.Close()
 		return os.WriteFile(filepath.Join(s.Dir, "f"), []byte("x"), 0o644)
-	})
+	}
+	RunLeavesNoTempDir(t, run, func(dir string) string { return dir })
 }
 
 // StartChild runs the test binary as a child, reads the address it reports and keeps the rest
