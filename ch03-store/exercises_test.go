@@ -34,7 +34,7 @@ func newTestEnv(t *testing.T) (*env, *broker.BrokerController, string) {
 	root := filepath.Join(e.dir, "broker-a")
 	a, err := e.startBroker("broker-a", root, false)
 	require.NoError(t, err)
-	require.NoError(t, mqtest.CreateTopic(e.client, a.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite))
+	require.NoError(t, mqtest.CreateTopic(e.Client, a.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite))
 	return e, a, root
 }
 
@@ -155,7 +155,7 @@ func TestExercise4_AKeyLookupFindsEveryMessageWithTheKey(t *testing.T) {
 	require.Greater(t, len(ms.IndexService().IndexFiles()), 3)
 	for key, offs := range want {
 		h := broker.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, EndTimestamp: 1 << 62}
-		resp, err := mqtest.Invoke(e.client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
+		resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
 		require.NoError(t, err)
 		require.Equal(t, int32(protocol.Success), resp.Code, key)
 		msgs, err := primitive.DecodeMessages(resp.Body)
@@ -239,7 +239,7 @@ func TestExercise6_ExpiredFilesAreDeletedAndTheMinOffsetMoves(t *testing.T) {
 
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 1,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := mqtest.Invoke(e.client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.PullOffsetMoved), resp.Code)
 	require.Equal(t, "2", resp.ExtFields["nextBeginOffset"])
@@ -267,7 +267,7 @@ func TestExercise7_AFastFailedSendIsStoredOnceElsewhere(t *testing.T) {
 func TestExercise8_SystemBusyIsNotRetriedByDefault(t *testing.T) {
 	e, a, _ := newTestEnv(t)
 	pc := producer.DefaultConfig("ch03_default_producer")
-	pc.NamesrvAddr = e.ns.Addr()
+	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = "ch03-ex8-" + strconv.Itoa(os.Getpid())
 	pc.DisableScheduledTasks = true
 	p := producer.NewDefaultMQProducer(pc)

@@ -46,9 +46,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -119,7 +117,7 @@ func run(w io.Writer, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := mqtest.CreateTopic(env.client, a.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite); err != nil {
+	if err := mqtest.CreateTopic(env.Client, a.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite); err != nil {
 		return err
 	}
 
@@ -203,25 +201,19 @@ func run(w io.Writer, cfg config) (err error) {
 // env is the scenario's shared state: the output, the clocks and gauges the stores use, the
 // name server, the brokers it started and a remoting client.
 type env struct {
+	*mqtest.Servers // the name server, the brokers and producers, a remoting client
+
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
 	clock  atomic.Int64 // the store clock of every broker, ms
 	disk   *gauge       // the disk usage every store sees
 	stuck  *stuckPut
-	ns     *namesrv.NamesrvController
-	client *remoting.Client
-	mu     sync.Mutex
-	bs     []*broker.BrokerController
 }
 
-func (e *env) startNamesrv() error {
-	ns, err := embedded.StartNamesrv(e.dir, "", nil, nil)
-	if err != nil {
-		return err
-	}
-	e.ns, e.client = ns, remoting.NewClient(remoting.ClientConfig{}, nil)
-	return nil
+func (e *env) startNamesrv() (err error) {
+	e.Servers, err = mqtest.StartServers(e.dir)
+	return err
 }
 
 // startBroker starts a master over the store at root. Its store runs with ManualServices and
@@ -230,7 +222,7 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	bc := broker.DefaultBrokerConfig()
 	bc.BrokerName = name
 	bc.BrokerClusterName = clusterName
-	bc.NamesrvAddr = e.ns.Addr()
+	bc.NamesrvAddr = e.Namesrv.Addr()
 	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
 	bc.ListenPort = 0
 	bc.BrokerFastFailureEnable = false // the chapter runs the sweep itself
@@ -249,29 +241,13 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	if traced {
 		tr = trace.New(e.logger, name)
 	}
-	b, err := embedded.StartBroker(bc, embedded.LoopbackServer(), sc, tr)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.bs = append(e.bs, b)
-	e.mu.Unlock()
-	return b, nil
+	return e.StartBroker(bc, sc, tr)
 }
 
 func (e *env) shutdown() {
 	e.stuck.unblock()
-	e.mu.Lock()
-	bs := e.bs
-	e.mu.Unlock()
-	for i := len(bs) - 1; i >= 0; i-- {
-		bs[i].Shutdown()
-	}
-	if e.client != nil {
-		e.client.Shutdown()
-	}
-	if e.ns != nil {
-		e.ns.Shutdown()
+	if e.Servers != nil {
+		e.Servers.Shutdown()
 	}
 }
 
@@ -296,13 +272,13 @@ func (e *env) sendRaw(b *broker.BrokerController, m sample) (*remoting.RemotingC
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "ch03_producer_group", Topic: topicName,
 		DefaultTopic: protocol.DefaultTopic, DefaultTopicQueueNums: 4, QueueID: m.queueID,
 		BornTimestamp: epoch.UnixMilli(), Properties: primitive.MarshalProperties(props)}
-	return mqtest.Invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(m.body)))
+	return mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(m.body)))
 }
 
 // queryByKey asks QUERY_MESSAGE for a key, as `mqadmin queryMsgByKey` does.
 func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 	h := broker.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, BeginTimestamp: 0, EndTimestamp: 1 << 62}
-	resp, err := mqtest.Invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
 	if err != nil {
 		return err
 	}
@@ -326,7 +302,7 @@ func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 // offsetMsgId carries).
 func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 	req := remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": strconv.FormatInt(offset, 10)}, nil)
-	resp, err := mqtest.Invoke(e.client, b.BrokerAddr(), req)
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), req)
 	if err != nil {
 		return err
 	}
@@ -342,7 +318,7 @@ func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 func (e *env) pullFromStart(b *broker.BrokerController) error {
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 0,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := mqtest.Invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	if err != nil {
 		return err
 	}
@@ -357,14 +333,14 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	if err != nil {
 		return err
 	}
-	if err := mqtest.CreateTopic(e.client, b.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite); err != nil {
+	if err := mqtest.CreateTopic(e.Client, b.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite); err != nil {
 		return err
 	}
-	if err := mqtest.WaitRouted(e.client, e.ns.Addr(), topicName, 2); err != nil {
+	if err := mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 2); err != nil {
 		return err
 	}
 	pc := producer.DefaultConfig("ch03_producer_group")
-	pc.NamesrvAddr = e.ns.Addr()
+	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = "ch03-" + strconv.Itoa(os.Getpid())
 	pc.DisableScheduledTasks = true
 	pc.IndexSeed = func() int32 { return -1 } // the first send goes to the first queue: broker-a's

@@ -35,17 +35,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -254,24 +250,17 @@ func (e *env) asyncFlushWithPool() error {
 // env is the scenario's shared state: the output, the store clock, the name server, the
 // brokers and producers it started and a remoting client.
 type env struct {
+	*mqtest.Servers // the name server, the brokers and producers, a remoting client
+
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
 	clock  atomic.Int64 // the store clock of every broker, ms
-	ns     *namesrv.NamesrvController
-	client *remoting.Client
-	mu     sync.Mutex
-	bs     []*broker.BrokerController
-	ps     []*producer.DefaultMQProducer
 }
 
-func (e *env) startNamesrv() error {
-	ns, err := embedded.StartNamesrv(e.dir, "", nil, nil)
-	if err != nil {
-		return err
-	}
-	e.ns, e.client = ns, remoting.NewClient(remoting.ClientConfig{}, nil)
-	return nil
+func (e *env) startNamesrv() (err error) {
+	e.Servers, err = mqtest.StartServers(e.dir)
+	return err
 }
 
 // startBroker starts a traced master with 64 KiB CommitLog files whose store runs with
@@ -280,7 +269,7 @@ func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (
 	bc := broker.DefaultBrokerConfig()
 	bc.BrokerName = name
 	bc.BrokerClusterName = clusterName
-	bc.NamesrvAddr = e.ns.Addr()
+	bc.NamesrvAddr = e.Namesrv.Addr()
 	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
 	bc.ListenPort = 0
 	bc.BrokerFastFailureEnable = false
@@ -293,61 +282,35 @@ func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (
 	sc.Clock = e.clock.Load
 	sc.Location = time.UTC
 	adjust(&sc)
-	b, err := embedded.StartBroker(bc, embedded.LoopbackServer(), sc, trace.New(e.logger, name))
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.bs = append(e.bs, b)
-	e.mu.Unlock()
-	return b, nil
+	return e.StartBroker(bc, sc, trace.New(e.logger, name))
 }
 
 // startProducer starts a producer whose round robin starts after seed (seed+1 is its first
 // queue) and which never compresses (the chapter counts pages of raw bodies).
 func (e *env) startProducer(name string, seed int32) (*producer.DefaultMQProducer, error) {
 	pc := producer.DefaultConfig("ch04_producer_group")
-	pc.NamesrvAddr = e.ns.Addr()
+	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = name + "-" + strconv.Itoa(os.Getpid())
 	pc.DisableScheduledTasks = true
 	pc.IndexSeed = func() int32 { return seed }
 	pc.CompressMsgBodyOverHowmuch = 1 << 30
 	pc.SendMsgTimeout = 30 * time.Second
-	p := producer.NewDefaultMQProducer(pc)
-	if err := p.Start(); err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.ps = append(e.ps, p)
-	e.mu.Unlock()
-	return p, nil
+	return e.StartProducer(pc)
 }
 
 func (e *env) shutdown() {
-	e.mu.Lock()
-	bs, ps := e.bs, e.ps
-	e.mu.Unlock()
-	for _, p := range ps {
-		p.Shutdown()
-	}
-	for i := len(bs) - 1; i >= 0; i-- {
-		bs[i].Shutdown()
-	}
-	if e.client != nil {
-		e.client.Shutdown()
-	}
-	if e.ns != nil {
-		e.ns.Shutdown()
+	if e.Servers != nil {
+		e.Servers.Shutdown()
 	}
 }
 
 // createTopic sends UPDATE_AND_CREATE_TOPIC to the broker, as `mqadmin updateTopic -b` does, and
 // waits until the name server routes the topic to it.
 func (e *env) createTopic(b *broker.BrokerController, topic string, queues int32) error {
-	if err := mqtest.CreateTopic(e.client, b.BrokerAddr(), topic, queues, protocol.PermRead|protocol.PermWrite); err != nil {
+	if err := mqtest.CreateTopic(e.Client, b.BrokerAddr(), topic, queues, protocol.PermRead|protocol.PermWrite); err != nil {
 		return err
 	}
-	return mqtest.WaitRouted(e.client, e.ns.Addr(), topic, 1)
+	return mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topic, 1)
 }
 
 // sendOutcome is what a send returned.

@@ -10,6 +10,8 @@
 //     the run's directory, a temp dir removed at Close), Say, Main.
 //   - remote.go: Invoke, CreateTopic (UPDATE_AND_CREATE_TOPIC), QueryRoute
 //     (GET_ROUTEINFO_BY_TOPIC), WaitRouted, WaitUntil.
+//   - servers.go: Servers, what a chapter that builds its own brokers starts and stops: a name
+//     server, the brokers and producers, a remoting client.
 //   - table.go: Table, the box-drawn tables the chapters print.
 //   - files.go: CopyDir (a snapshot of a store as a crash leaves it), FileName (a log file's
 //     20-digit name).

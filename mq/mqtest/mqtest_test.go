@@ -2,6 +2,7 @@ package mqtest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -248,4 +250,32 @@ func TestRemoteAndSenders(t *testing.T) {
 		require.Equal(t, key, m.Properties[primitive.PropertyKeys])
 		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset)
 	}
+}
+
+// Servers starts a name server, brokers registered with it and producers, and stops them all.
+func TestServers(t *testing.T) {
+	s, err := StartServers(t.TempDir())
+	require.NoError(t, err)
+	bc := StandaloneBrokerConfig("broker-s")
+	bc.NamesrvAddr = s.Namesrv.Addr()
+	sc := store.DefaultMessageStoreConfig()
+	sc.StorePathRootDir = t.TempDir()
+	sc.MappedFileSizeCommitLog = 64 << 10
+	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
+	b, err := s.StartBroker(bc, sc, nil)
+	require.NoError(t, err)
+	require.NoError(t, CreateTopic(s.Client, b.BrokerAddr(), "ServersTopic", 2, protocol.PermRead|protocol.PermWrite))
+	require.NoError(t, WaitRouted(s.Client, s.Namesrv.Addr(), "ServersTopic", 1))
+	pc := producer.DefaultConfig("servers_producer")
+	pc.NamesrvAddr = s.Namesrv.Addr()
+	pc.InstanceName = t.Name()
+	pc.DisableScheduledTasks = true
+	p, err := s.StartProducer(pc)
+	require.NoError(t, err)
+	r, err := p.Send(context.Background(), &primitive.Message{Topic: "ServersTopic", Body: []byte("x")})
+	require.NoError(t, err)
+	require.Equal(t, producer.SendOK, r.SendStatus)
+	s.Shutdown()
+	_, err = QueryRoute(remoting.NewClient(remoting.ClientConfig{}, nil), s.Namesrv.Addr(), "ServersTopic")
+	require.Error(t, err, "the name server is down")
 }
