@@ -67,7 +67,7 @@ func TestExercise1_RouteListsEveryBrokerWithItsQueues(t *testing.T) {
 	require.NoError(t, mqtest.CreateTopic(c.client, c.a.BrokerAddr(), "Ex1", 4, protocol.PermRead|protocol.PermWrite))
 	require.NoError(t, mqtest.CreateTopic(c.client, c.b.BrokerAddr(), "Ex1", 8, protocol.PermRead))
 
-	route, err := queryRoute(c.client, c.ns.Addr(), "Ex1")
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "Ex1")
 	require.NoError(t, err)
 	require.Equal(t, []*protocol.QueueData{
 		{BrokerName: "broker-a", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6},
@@ -98,7 +98,7 @@ func TestExercise2_SlaveLearnsItsMastersHAAddress(t *testing.T) {
 	require.Empty(t, res[0].MasterAddr, "a master has no master")
 	require.Empty(t, res[0].HaServerAddr)
 
-	route, err := queryRoute(c.client, c.ns.Addr(), "broker-a") // every broker carries its own name as a topic
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "broker-a") // every broker carries its own name as a topic
 	require.NoError(t, err)
 	require.Equal(t, map[int64]string{0: c.a.BrokerAddr(), 1: "127.0.0.1:20911"}, route.BrokerDatas[0].BrokerAddrs)
 }
@@ -120,12 +120,12 @@ func TestExercise3_UnchangedDataVersionKeepsQueueData(t *testing.T) {
 	register(1)
 	table["New"] = &protocol.TopicConfig{TopicName: "New", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}
 	register(1)
-	_, err := queryRoute(c.client, c.ns.Addr(), "New")
+	_, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "New")
 	var re *remoting.RemoteError
 	require.ErrorAs(t, err, &re)
 	require.EqualValues(t, protocol.TopicNotExist, re.Code, "same DataVersion: the table was not read again")
 	register(2)
-	route, err := queryRoute(c.client, c.ns.Addr(), "New")
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "New")
 	require.NoError(t, err)
 	require.Equal(t, "broker-y", route.QueueDatas[0].BrokerName)
 }
@@ -152,7 +152,7 @@ func TestExercise4_ExpiredBrokerLeavesEveryTable(t *testing.T) {
 	require.Contains(t, ci.BrokerAddrTable, "broker-b")
 	require.Equal(t, []string{"broker-b"}, ci.ClusterAddrTable[cluster])
 	require.NotContains(t, c.ns.RouteInfoManager.GetAllTopicList(), "broker-a")
-	route, err := queryRoute(c.client, c.ns.Addr(), "Shared")
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "Shared")
 	require.NoError(t, err)
 	require.Len(t, route.QueueDatas, 1)
 	require.Equal(t, "broker-b", route.QueueDatas[0].BrokerName)

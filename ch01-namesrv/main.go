@@ -110,7 +110,7 @@ func run(w io.Writer, cfg config) (err error) {
 	}
 
 	mqtest.Say(out, "== 4. namesrv 获取topic信息 — a client asks for the route of %s ==", topicName)
-	route, err := queryRoute(cl, ns.Addr(), topicName)
+	route, err := mqtest.QueryRoute(cl, ns.Addr(), topicName)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func run(w io.Writer, cfg config) (err error) {
 		return fmt.Errorf("broker-b still registered after its connection closed: %w", err)
 	}
 	printClusters(out, ns)
-	_, err = queryRoute(cl, ns.Addr(), topicName)
+	_, err = mqtest.QueryRoute(cl, ns.Addr(), topicName)
 	var re *remoting.RemoteError
 	if !errors.As(err, &re) || re.Code != protocol.TopicNotExist {
 		return fmt.Errorf("route of %s after both brokers left: want TOPIC_NOT_EXIST, got %v", topicName, err)
@@ -178,13 +178,6 @@ func startBroker(name, nsAddr, dir string, logger *slog.Logger) (*broker.BrokerC
 	sc.MappedFileSizeCommitLog = 64 << 10
 	sc.MappedFileSizeConsumeQueue = 100 * 20
 	return embedded.StartBroker(bc, embedded.LoopbackServer(), sc, trace.New(logger, name))
-}
-
-// queryRoute asks the name server for a topic's route (GET_ROUTEINFO_BY_TOPIC), as a producer's
-// MQClientAPIImpl#getTopicRouteInfoFromNameServer does. A non-SUCCESS answer is a
-// *remoting.RemoteError.
-func queryRoute(cl *remoting.Client, nsAddr, topic string) (*protocol.TopicRouteData, error) {
-	return mqtest.QueryRoute(cl, nsAddr, topic)
 }
 
 // registered reports whether the name server knows brokerName.
