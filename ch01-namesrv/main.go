@@ -165,13 +165,8 @@ func startNamesrv(dir string, logger *slog.Logger, now func() time.Time) (*names
 // startBroker starts a master of cluster on an ephemeral loopback port with small store files
 // under dir/name, registered with the name server at nsAddr.
 func startBroker(name, nsAddr, dir string, logger *slog.Logger) (*broker.BrokerController, error) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
+	bc := embedded.BrokerConfig(name, nsAddr)
 	bc.BrokerClusterName = cluster
-	bc.NamesrvAddr = nsAddr
-	bc.BrokerIP1 = "127.0.0.1"
-	bc.BrokerIP2 = "127.0.0.1"
-	bc.ListenPort = 0
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = filepath.Join(dir, name)
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { mqtest.ChildMain(m, crashChildEnv, crashBroker) }
 // slots and 200 entries, all services running on the wall clock, and a safe index (recovery
 // after a crash starts early enough to rebuild every index entry).
 func crashBrokerConfig(dir string) (broker.BrokerConfig, store.MessageStoreConfig) {
-	bc := mqtest.StandaloneBrokerConfig("broker-crash")
+	bc := embedded.BrokerConfig("broker-crash", "")
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = dir
 	sc.MappedFileSizeCommitLog = 64 << 10

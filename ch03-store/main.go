@@ -46,6 +46,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -219,12 +220,8 @@ func (e *env) startNamesrv() (err error) {
 // startBroker starts a master over the store at root. Its store runs with ManualServices and
 // the shared clock, disk gauge and put hook; traced brokers log their steps.
 func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerController, error) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
+	bc := embedded.BrokerConfig(name, e.Namesrv.Addr())
 	bc.BrokerClusterName = clusterName
-	bc.NamesrvAddr = e.Namesrv.Addr()
-	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
-	bc.ListenPort = 0
 	bc.BrokerFastFailureEnable = false // the chapter runs the sweep itself
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = root

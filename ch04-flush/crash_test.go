@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -42,7 +43,7 @@ func crashStoreConfig(dir, flushDiskType string) store.MessageStoreConfig {
 
 // crashBroker is the child: a broker over dir that reports its address and serves until killed.
 func crashBroker(dir, mode string) int {
-	return mqtest.ServeBroker(mqtest.StandaloneBrokerConfig("broker-crash"), crashStoreConfig(dir, mode))
+	return mqtest.ServeBroker(embedded.BrokerConfig("broker-crash", ""), crashStoreConfig(dir, mode))
 }
 
 // TestKillCycles asks: does SIGKILL lose an acknowledged message? For SYNC_FLUSH and

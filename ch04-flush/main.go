@@ -40,6 +40,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -266,12 +267,8 @@ func (e *env) startNamesrv() (err error) {
 // startBroker starts a traced master with 64 KiB CommitLog files whose store runs with
 // ManualServices and the shared clock; adjust sets the flush settings.
 func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (*broker.BrokerController, error) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
+	bc := embedded.BrokerConfig(name, e.Namesrv.Addr())
 	bc.BrokerClusterName = clusterName
-	bc.NamesrvAddr = e.Namesrv.Addr()
-	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
-	bc.ListenPort = 0
 	bc.BrokerFastFailureEnable = false
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = filepath.Join(e.dir, name)

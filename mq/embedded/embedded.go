@@ -71,16 +71,11 @@ func Start(cfg Config) (*Cluster, error) {
 
 func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, error) {
 	name := fmt.Sprintf("broker-%c", 'a'+i)
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
-	bc.BrokerIP1 = "127.0.0.1"
-	bc.BrokerIP2 = "127.0.0.1"
-	bc.NamesrvAddr = c.NamesrvAddr()
+	bc := BrokerConfig(name, c.NamesrvAddr())
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = filepath.Join(cfg.Dir, name)
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
 	nsc := LoopbackServer()
-	bc.ListenPort = 0
 	if i < len(cfg.BrokerListenAddrs) {
 		nsc.ListenAddr = cfg.BrokerListenAddrs[i]
 	}
@@ -128,6 +123,18 @@ func StartBroker(bc broker.BrokerConfig, server remoting.ServerConfig, sc store.
 		return nil, fmt.Errorf("embedded: start %s: %w", name, err)
 	}
 	return b, nil
+}
+
+// BrokerConfig is RocketMQ's broker defaults for a master named name on loopback (brokerIP1
+// and brokerIP2 127.0.0.1), on the ephemeral port its server binds, registering with the name
+// servers nsAddr ("" for none).
+func BrokerConfig(name, nsAddr string) broker.BrokerConfig {
+	bc := broker.DefaultBrokerConfig()
+	bc.BrokerName = name
+	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
+	bc.NamesrvAddr = nsAddr
+	bc.ListenPort = 0
+	return bc
 }
 
 // LoopbackServer is a remoting server config listening on an ephemeral loopback port.

@@ -9,17 +9,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
-// StandaloneBrokerConfig is RocketMQ's broker defaults for a master named name on loopback,
-// on an ephemeral port, registered with no name server: a crash test's broker.
-func StandaloneBrokerConfig(name string) broker.BrokerConfig {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
-	bc.BrokerIP1 = "127.0.0.1"
-	bc.ListenPort = 0
-	bc.NamesrvAddr = ""
-	return bc
-}
-
 // ServeBroker is the body of a crash test's child: it starts an untraced broker from bc and
 // sc on an ephemeral loopback port, reports its address (ReportAddr) and serves until the
 // process is killed. It returns only when the broker does not start: exit code 2, the

@@ -21,8 +21,7 @@
 //   - child.go: the crash tests' child process: ChildMain (TestMain's child mode), StartChild
 //     (the test binary run again, its address read from the line ReportAddr prints), Child
 //     (Kill with SIGKILL, Signal, Wait, Output).
-//   - broker.go: StandaloneBrokerConfig (a crash test's broker) and ServeBroker, the body of a
-//     child that serves a broker until it is killed.
+//   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed.
 //   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and
 //     the Ack of each acknowledged send.
 //

@@ -63,7 +63,7 @@ func TestRemoteAndSenders(t *testing.T) {
 func TestServers(t *testing.T) {
 	s, err := StartServers(t.TempDir())
 	require.NoError(t, err)
-	bc := StandaloneBrokerConfig("broker-s")
+	bc := embedded.BrokerConfig("broker-s", "")
 	bc.NamesrvAddr = s.Namesrv.Addr()
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = t.TempDir()
