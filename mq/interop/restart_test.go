@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -136,12 +136,8 @@ func requireCommittedOffsets(t *testing.T, cli *remoting.Client, addr, group, to
 func TestBrokerRestartKeepsOffsets(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	nc := namesrv.DefaultNamesrvConfig()
-	nc.KvConfigPath = filepath.Join(dir, "namesrv", "kvConfig.json")
-	sc := remoting.DefaultServerConfig()
-	sc.ListenAddr = "127.0.0.1:0"
-	ns := namesrv.NewNamesrvController(nc, sc, nil)
-	require.NoError(t, namesrv.Start(ns))
+	ns, err := embedded.StartNamesrv(dir, "", nil, nil)
+	require.NoError(t, err)
 	t.Cleanup(ns.Shutdown)
 	nsAddr := ns.Addr()
 
