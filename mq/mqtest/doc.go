@@ -1,6 +1,6 @@
 // Package mqtest is the kit the chapters and the tests share: the scaffolding every chapter
-// and crash test would otherwise copy, so a chapter is its scenario (main.go: run(w, cfg)) and
-// its exercises only. It is used by chapters and tests, never by the system's own code.
+// and crash test would otherwise copy, so a chapter is its scenario (its run(w, cfg)) and its
+// exercises only. It is used by chapters and tests, never by the system's own code.
 //
 // Java: none (RocketMQ's tests build the same from their own base classes, e.g.
 // BaseConf in its integration tests).
