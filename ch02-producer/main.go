@@ -30,6 +30,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -295,12 +296,5 @@ func (n *networkModel) reset() {
 func (n *networkModel) attempts() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	s := ""
-	for i, t := range n.tries {
-		if i > 0 {
-			s += ", "
-		}
-		s += t
-	}
-	return s
+	return strings.Join(n.tries, ", ")
 }
