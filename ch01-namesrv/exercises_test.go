@@ -9,6 +9,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -63,10 +64,10 @@ func outerAPI(t *testing.T, nsAddr string) *broker.BrokerOuterAPI {
 // RouteInfoManager#pickupTopicRouteData joins topicQueueTable with brokerAddrTable.
 func TestExercise1_RouteListsEveryBrokerWithItsQueues(t *testing.T) {
 	c := startCluster2(t, nil)
-	require.NoError(t, createTopic(c.client, c.a.BrokerAddr(), "Ex1", 4, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, createTopic(c.client, c.b.BrokerAddr(), "Ex1", 8, protocol.PermRead))
+	require.NoError(t, mqtest.CreateTopic(c.client, c.a.BrokerAddr(), "Ex1", 4, protocol.PermRead|protocol.PermWrite))
+	require.NoError(t, mqtest.CreateTopic(c.client, c.b.BrokerAddr(), "Ex1", 8, protocol.PermRead))
 
-	route, err := queryRoute(c.client, c.ns.Addr(), "Ex1")
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "Ex1")
 	require.NoError(t, err)
 	require.Equal(t, []*protocol.QueueData{
 		{BrokerName: "broker-a", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6},
@@ -97,7 +98,7 @@ func TestExercise2_SlaveLearnsItsMastersHAAddress(t *testing.T) {
 	require.Empty(t, res[0].MasterAddr, "a master has no master")
 	require.Empty(t, res[0].HaServerAddr)
 
-	route, err := queryRoute(c.client, c.ns.Addr(), "broker-a") // every broker carries its own name as a topic
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "broker-a") // every broker carries its own name as a topic
 	require.NoError(t, err)
 	require.Equal(t, map[int64]string{0: c.a.BrokerAddr(), 1: "127.0.0.1:20911"}, route.BrokerDatas[0].BrokerAddrs)
 }
@@ -119,12 +120,12 @@ func TestExercise3_UnchangedDataVersionKeepsQueueData(t *testing.T) {
 	register(1)
 	table["New"] = &protocol.TopicConfig{TopicName: "New", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}
 	register(1)
-	_, err := queryRoute(c.client, c.ns.Addr(), "New")
+	_, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "New")
 	var re *remoting.RemoteError
 	require.ErrorAs(t, err, &re)
 	require.EqualValues(t, protocol.TopicNotExist, re.Code, "same DataVersion: the table was not read again")
 	register(2)
-	route, err := queryRoute(c.client, c.ns.Addr(), "New")
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "New")
 	require.NoError(t, err)
 	require.Equal(t, "broker-y", route.QueueDatas[0].BrokerName)
 }
@@ -138,7 +139,7 @@ func TestExercise3_UnchangedDataVersionKeepsQueueData(t *testing.T) {
 func TestExercise4_ExpiredBrokerLeavesEveryTable(t *testing.T) {
 	c := startCluster2(t, nil)
 	for _, b := range []*broker.BrokerController{c.a, c.b} {
-		require.NoError(t, createTopic(c.client, b.BrokerAddr(), "Shared", 4, 6))
+		require.NoError(t, mqtest.CreateTopic(c.client, b.BrokerAddr(), "Shared", 4, 6))
 	}
 	c.a.BrokerOuterAPI().UpdateNameServerAddressList(nil)
 	c.clk.Advance(100 * time.Second)
@@ -151,7 +152,7 @@ func TestExercise4_ExpiredBrokerLeavesEveryTable(t *testing.T) {
 	require.Contains(t, ci.BrokerAddrTable, "broker-b")
 	require.Equal(t, []string{"broker-b"}, ci.ClusterAddrTable[cluster])
 	require.NotContains(t, c.ns.RouteInfoManager.GetAllTopicList(), "broker-a")
-	route, err := queryRoute(c.client, c.ns.Addr(), "Shared")
+	route, err := mqtest.QueryRoute(c.client, c.ns.Addr(), "Shared")
 	require.NoError(t, err)
 	require.Len(t, route.QueueDatas, 1)
 	require.Equal(t, "broker-b", route.QueueDatas[0].BrokerName)

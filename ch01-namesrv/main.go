@@ -24,7 +24,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,10 +34,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -47,10 +46,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Stdout, config{}); err != nil {
-		fmt.Fprintln(os.Stderr, "ch01-namesrv:", err)
-		os.Exit(1)
-	}
+	mqtest.Main("ch01-namesrv", func(w io.Writer) error { return run(w, config{}) })
 }
 
 // config is what a run may vary.
@@ -70,20 +66,14 @@ const (
 
 // run plays the scenario and writes its log and tables to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &trace.SyncWriter{W: w}
-	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), true)
-	logger := slog.New(gate)
-	defer gate.Close() // shutdown is not part of the chapter's log
-
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "ch01-namesrv-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	stage, err := mqtest.NewStage(w, cfg.Dir, "ch01-namesrv-", true)
+	if err != nil {
+		return err
 	}
+	defer stage.Close() // shutdown is not part of the chapter's log
+	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 
-	say(out, "== 1. NameServer的启动 — the name server starts ==")
+	mqtest.Say(out, "== 1. NameServer的启动 — the name server starts ==")
 	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	ns, err := startNamesrv(dir, logger, clk)
 	if err != nil {
@@ -91,7 +81,7 @@ func run(w io.Writer, cfg config) (err error) {
 	}
 	defer ns.Shutdown()
 
-	say(out, "== 2. Broker服务注册 — two brokers start and register ==")
+	mqtest.Say(out, "== 2. Broker服务注册 — two brokers start and register ==")
 	var brokers []*broker.BrokerController
 	defer func() {
 		gate.Close()
@@ -112,42 +102,42 @@ func run(w io.Writer, cfg config) (err error) {
 	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer cl.Shutdown()
 
-	say(out, "== 3. UPDATE_AND_CREATE_TOPIC %s on both brokers: each registers again ==", topicName)
+	mqtest.Say(out, "== 3. UPDATE_AND_CREATE_TOPIC %s on both brokers: each registers again ==", topicName)
 	for _, b := range brokers {
-		if err := createTopic(cl, b.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite); err != nil {
+		if err := mqtest.CreateTopic(cl, b.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite); err != nil {
 			return err
 		}
 	}
 
-	say(out, "== 4. namesrv 获取topic信息 — a client asks for the route of %s ==", topicName)
-	route, err := queryRoute(cl, ns.Addr(), topicName)
+	mqtest.Say(out, "== 4. namesrv 获取topic信息 — a client asks for the route of %s ==", topicName)
+	route, err := mqtest.QueryRoute(cl, ns.Addr(), topicName)
 	if err != nil {
 		return err
 	}
 	printRoute(out, route)
 
-	say(out, "== 5. 心跳检测 — broker-a stops its heartbeats; broker-b sends one at +100 s ==")
+	mqtest.Say(out, "== 5. 心跳检测 — broker-a stops its heartbeats; broker-b sends one at +100 s ==")
 	brokerA.BrokerOuterAPI().UpdateNameServerAddressList(nil) // its registrations now go nowhere
 	clk.Advance(100 * time.Second)
 	brokerB.RegisterBrokerAll() // one pass of broker-b's registration service
 	clk.Advance(21 * time.Second)
-	say(out, "== +121 s: one pass of the name server's scan (expiry %s) ==", expiry)
+	mqtest.Say(out, "== +121 s: one pass of the name server's scan (expiry %s) ==", expiry)
 	ns.RouteInfoManager.ScanNotActiveBroker()
 	printClusters(out, ns)
 
-	say(out, "== 6. 路由剔除 — broker-b's connection closes ==")
+	mqtest.Say(out, "== 6. 路由剔除 — broker-b's connection closes ==")
 	brokerB.BrokerOuterAPI().CloseNameServerChannels()
 	brokerB.BrokerOuterAPI().UpdateNameServerAddressList(nil) // and it does not come back
-	if err := waitUntil(10*time.Second, func() bool { return !registered(ns, "broker-b") }); err != nil {
+	if err := mqtest.WaitUntil(10*time.Second, func() bool { return !registered(ns, "broker-b") }); err != nil {
 		return fmt.Errorf("broker-b still registered after its connection closed: %w", err)
 	}
 	printClusters(out, ns)
-	_, err = queryRoute(cl, ns.Addr(), topicName)
+	_, err = mqtest.QueryRoute(cl, ns.Addr(), topicName)
 	var re *remoting.RemoteError
 	if !errors.As(err, &re) || re.Code != protocol.TopicNotExist {
 		return fmt.Errorf("route of %s after both brokers left: want TOPIC_NOT_EXIST, got %v", topicName, err)
 	}
-	say(out, "route of %s: TOPIC_NOT_EXIST (code %d): no broker carries it any more", topicName, re.Code)
+	mqtest.Say(out, "route of %s: TOPIC_NOT_EXIST (code %d): no broker carries it any more", topicName, re.Code)
 	return nil
 }
 
@@ -174,83 +164,20 @@ func startNamesrv(dir string, logger *slog.Logger, clk clock.Clock) (*namesrv.Na
 // startBroker starts a master of cluster on an ephemeral loopback port with small store files
 // under dir/name, registered with the name server at nsAddr.
 func startBroker(name, nsAddr, dir string, logger *slog.Logger) (*broker.BrokerController, error) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
+	bc := embedded.BrokerConfig(name, nsAddr)
 	bc.BrokerClusterName = cluster
-	bc.NamesrvAddr = nsAddr
-	bc.BrokerIP1 = "127.0.0.1"
-	bc.BrokerIP2 = "127.0.0.1"
-	bc.ListenPort = 0
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = filepath.Join(dir, name)
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
 	sc.MappedFileSizeCommitLog = 64 << 10
 	sc.MappedFileSizeConsumeQueue = 100 * 20
-	server := remoting.DefaultServerConfig()
-	server.ListenAddr = "127.0.0.1:0"
-	b, err := broker.NewBrokerController(bc, server, sc, trace.New(logger, name))
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Initialize(); err != nil {
-		b.Shutdown()
-		return nil, fmt.Errorf("initialize %s: %w", name, err)
-	}
-	if err := b.Start(); err != nil {
-		b.Shutdown()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	return b, nil
-}
-
-// createTopic sends UPDATE_AND_CREATE_TOPIC to one broker, as `mqadmin updateTopic -b` does.
-func createTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int32) error {
-	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
-		ReadQueueNums: queues, WriteQueueNums: queues, Perm: perm, TopicFilterType: protocol.SingleTag}
-	resp, err := invoke(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
-	if err != nil {
-		return fmt.Errorf("create topic %s: %w", topic, err)
-	}
-	return resp.Err()
-}
-
-// queryRoute asks the name server for a topic's route (GET_ROUTEINFO_BY_TOPIC), as a producer's
-// MQClientAPIImpl#getTopicRouteInfoFromNameServer does. A non-SUCCESS answer is a
-// *remoting.RemoteError.
-func queryRoute(cl *remoting.Client, nsAddr, topic string) (*protocol.TopicRouteData, error) {
-	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topic}).Encode(), nil)
-	resp, err := invoke(cl, nsAddr, req)
-	if err != nil {
-		return nil, err
-	}
-	if err := resp.Err(); err != nil {
-		return nil, err
-	}
-	return protocol.DecodeTopicRouteData(resp.Body)
-}
-
-func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return cl.InvokeSync(ctx, addr, req)
+	return embedded.StartBroker(bc, embedded.LoopbackServer(), sc, trace.New(logger, name))
 }
 
 // registered reports whether the name server knows brokerName.
 func registered(ns *namesrv.NamesrvController, brokerName string) bool {
 	_, ok := ns.RouteInfoManager.GetAllClusterInfo().BrokerAddrTable[brokerName]
 	return ok
-}
-
-// waitUntil polls cond until it holds or timeout passes.
-func waitUntil(timeout time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return errors.New("timed out")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	return nil
 }
 
 // printRoute prints a route as one row per queue data. Addresses are left out (their ports
@@ -260,26 +187,23 @@ func printRoute(w io.Writer, route *protocol.TopicRouteData) {
 	for _, bd := range route.BrokerDatas {
 		brokers[bd.BrokerName] = bd
 	}
-	t := tablewriter.NewWriter(w)
-	t.Header("broker name", "cluster", "broker ids", "read queues", "write queues", "perm")
+	t := mqtest.NewTable(w, "broker name", "cluster", "broker ids", "read queues", "write queues", "perm")
 	for _, qd := range route.QueueDatas {
 		bd := brokers[qd.BrokerName]
 		clusterName, ids := "-", "-"
 		if bd != nil {
 			clusterName, ids = bd.Cluster, brokerIDs(bd)
 		}
-		_ = t.Append(qd.BrokerName, clusterName, ids, strconv.Itoa(int(qd.ReadQueueNums)),
-			strconv.Itoa(int(qd.WriteQueueNums)), protocol.Perm2String(qd.Perm))
+		t.Row(qd.BrokerName, clusterName, ids, qd.ReadQueueNums, qd.WriteQueueNums, protocol.Perm2String(qd.Perm))
 	}
-	_ = t.Render()
+	t.Render()
 }
 
 // printClusters prints the name server's cluster table (what GET_BROKER_CLUSTER_INFO answers)
 // and how many topics it routes.
 func printClusters(w io.Writer, ns *namesrv.NamesrvController) {
 	ci := ns.RouteInfoManager.GetAllClusterInfo()
-	t := tablewriter.NewWriter(w)
-	t.Header("cluster", "broker name", "broker ids")
+	t := mqtest.NewTable(w, "cluster", "broker name", "broker ids")
 	clusters := make([]string, 0, len(ci.ClusterAddrTable))
 	for c := range ci.ClusterAddrTable {
 		clusters = append(clusters, c)
@@ -291,14 +215,14 @@ func printClusters(w io.Writer, ns *namesrv.NamesrvController) {
 			if bd := ci.BrokerAddrTable[name]; bd != nil {
 				ids = brokerIDs(bd)
 			}
-			_ = t.Append(c, name, ids)
+			t.Row(c, name, ids)
 		}
 	}
 	if len(clusters) == 0 {
-		_ = t.Append("(none)", "", "")
+		t.Row("(none)", "", "")
 	}
-	_ = t.Render()
-	say(w, "topics routed by the name server: %d", len(ns.RouteInfoManager.GetAllTopicList()))
+	t.Render()
+	mqtest.Say(w, "topics routed by the name server: %d", len(ns.RouteInfoManager.GetAllTopicList()))
 }
 
 // brokerIDs lists a broker's ids, sorted, with their role: "0 (master)", "1 (slave)".
@@ -320,8 +244,4 @@ func brokerIDs(bd *protocol.BrokerData) string {
 		s += fmt.Sprintf("%d (%s)", id, role)
 	}
 	return s
-}
-
-func say(w io.Writer, format string, a ...any) {
-	fmt.Fprintf(w, format+"\n", a...)
 }

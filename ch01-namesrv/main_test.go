@@ -1,36 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"flag"
-	"os"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace/tracetest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/ch01-namesrv.golden from this run (review the diff)")
-
-const goldenPath = "testdata/ch01-namesrv.golden"
 
 // TestGolden runs the chapter and compares its whole output — step lines with their values,
 // and the tables — with the golden file: first the sequence of step labels (the flow), then
 // every line (the values). `go test ./ch01-namesrv -update` rewrites the file.
-func TestGolden(t *testing.T) {
-	var out bytes.Buffer
-	require.NoError(t, run(&out, config{Dir: t.TempDir()}))
-	tracetest.CompareGolden(t, goldenPath, out.Bytes(), *update)
-}
+func TestGolden(t *testing.T) { mqtest.Golden(t, "testdata/ch01-namesrv.golden", run, withDir) }
 
 // The run removes the temp dir it made for itself when no Dir is given.
-func TestRunCleansUpItsTempDir(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	var out bytes.Buffer
-	require.NoError(t, run(&out, config{}))
-	entries, err := os.ReadDir(tmp)
-	require.NoError(t, err)
-	require.Empty(t, entries)
-}
+func TestRunCleansUpItsTempDir(t *testing.T) { mqtest.RunLeavesNoTempDir(t, run, withDir) }
+
+func withDir(dir string) config { return config{Dir: dir} }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -26,7 +27,7 @@ var instanceSeq atomic.Int64
 // a producer on a hand-moved clock with the network model as a hook, its own client instance.
 type exercise struct {
 	cluster *embedded.Cluster
-	clk     *manualClock
+	clk     *clock.Manual
 	netw    *networkModel
 	rec     *trace.Recorder
 	p       *producer.DefaultMQProducer
@@ -37,7 +38,7 @@ func startExercise(t *testing.T, faultTolerance bool) *exercise {
 	c, err := startCluster(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(c.Shutdown)
-	e := &exercise{cluster: c, clk: &manualClock{t: epoch}, rec: trace.NewRecorder()}
+	e := &exercise{cluster: c, clk: clock.NewManual(epoch), rec: trace.NewRecorder()}
 	e.netw = &networkModel{clk: e.clk, cost: map[string]time.Duration{}}
 	cfg := producerConfig(c.NamesrvAddr(), slog.New(e.rec), e.clk)
 	cfg.InstanceName = fmt.Sprintf("%s-%d", t.Name(), instanceSeq.Add(1))
@@ -101,16 +102,16 @@ func TestExercise2_FailedBrokerIsNotChosenAgainWithinItsDuration(t *testing.T) {
 	require.Equal(t, "broker-b", res.MessageQueue.BrokerName)
 	item := e.p.FaultStrategy().LatencyFaultTolerance().FaultItems()[0]
 	require.Equal(t, "broker-a", item.Name())
-	require.Equal(t, e.clk.now().UnixMilli()+600000, item.StartTimestamp())
+	require.Equal(t, e.clk.Now().UnixMilli()+600000, item.StartTimestamp())
 
 	for n := 2; n <= 25; n++ {
 		if n == 12 {
-			e.clk.advance(599999 * time.Millisecond)
+			e.clk.Advance(599999 * time.Millisecond)
 		}
 		e.send(t, n)
 		require.NotContains(t, fmt.Sprint(e.tried()), "broker-a", "send %d tried broker-a within its 600000 ms", n)
 	}
-	e.clk.advance(time.Millisecond)
+	e.clk.Advance(time.Millisecond)
 	triedA := false
 	for n := 26; n < 34 && !triedA; n++ {
 		e.send(t, n)
@@ -133,7 +134,7 @@ func TestExercise3_SlowSendMarksTheBrokerForTheTablesDuration(t *testing.T) {
 		{40, 0}, {100, 0}, {549, 0}, {550, 30000}, {999, 30000}, {1000, 60000},
 		{2000, 120000}, {3000, 180000}, {14999, 180000}, {15000, 600000},
 	} {
-		e.clk.advance(700 * time.Second) // every earlier mark has expired
+		e.clk.Advance(700 * time.Second) // every earlier mark has expired
 		for _, b := range []string{"broker-a", "broker-b"} {
 			e.netw.setCost(b, time.Duration(tc.latency)*time.Millisecond)
 		}
@@ -147,12 +148,12 @@ func TestExercise3_SlowSendMarksTheBrokerForTheTablesDuration(t *testing.T) {
 		}
 		require.NotNil(t, item)
 		require.Equal(t, tc.latency, item.CurrentLatency(), "latency %d", tc.latency)
-		require.Equal(t, tc.pause, item.StartTimestamp()-e.clk.now().UnixMilli(), "latency %d", tc.latency)
+		require.Equal(t, tc.pause, item.StartTimestamp()-e.clk.Now().UnixMilli(), "latency %d", tc.latency)
 		if tc.pause > 0 {
 			require.False(t, lft.IsAvailable(broker))
-			e.clk.advance(time.Duration(tc.pause-1) * time.Millisecond)
+			e.clk.Advance(time.Duration(tc.pause-1) * time.Millisecond)
 			require.False(t, lft.IsAvailable(broker), "latency %d: still marked 1 ms before the end", tc.latency)
-			e.clk.advance(time.Millisecond)
+			e.clk.Advance(time.Millisecond)
 		}
 		require.True(t, lft.IsAvailable(broker), "latency %d: available at the end of the pause", tc.latency)
 	}
@@ -288,7 +289,7 @@ func startSilentCluster(t *testing.T) *silentCluster {
 // currentLatency, then earlier startTimestamp — and that pickOneAtLeast takes the best of the
 // sorted items when there are fewer than four, and alternates over the better half otherwise.
 func TestExercise6_PickOneAtLeastTakesTheLeastBadBroker(t *testing.T) {
-	clk := &manualClock{t: epoch}
+	clk := clock.NewManual(epoch)
 	s := producer.NewMQFaultStrategy(nil, nil, clk, -1, nil)
 	s.SetSendLatencyFaultEnable(true)
 	lft := s.LatencyFaultTolerance()
@@ -305,7 +306,7 @@ func TestExercise6_PickOneAtLeastTakesTheLeastBadBroker(t *testing.T) {
 	}
 	require.Equal(t, map[string]int{"broker-c": 5, "broker-b": 5}, picks, "4 items: alternate over the better two")
 
-	clk.advance(31 * time.Second) // broker-c is available again, whatever its latency
+	clk.Advance(31 * time.Second) // broker-c is available again, whatever its latency
 	items := lft.FaultItems()
 	require.Equal(t, -1, items[2].CompareTo(items[1]), "available broker-c sorts before unavailable broker-b")
 	s.UpdateFaultItem("broker-b", 10, false) // b answers fast now: pause 0, available

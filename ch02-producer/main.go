@@ -26,32 +26,27 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() {
-	if err := run(os.Stdout, config{}); err != nil {
-		fmt.Fprintln(os.Stderr, "ch02-producer:", err)
-		os.Exit(1)
-	}
+	mqtest.Main("ch02-producer", func(w io.Writer) error { return run(w, config{}) })
 }
 
 // config is what a run may vary.
@@ -70,20 +65,14 @@ var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log and tables to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &trace.SyncWriter{W: w}
-	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), true)
-	logger := slog.New(gate)
-	defer gate.Close() // shutdown is not part of the chapter's log
-
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "ch02-producer-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	stage, err := mqtest.NewStage(w, cfg.Dir, "ch02-producer-", true)
+	if err != nil {
+		return err
 	}
+	defer stage.Close() // shutdown is not part of the chapter's log
+	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 
-	say(out, "== 0. a name server, broker-a and broker-b; %s with 4 queues on each (not traced) ==", topicName)
+	mqtest.Say(out, "== 0. a name server, broker-a and broker-b; %s with 4 queues on each (not traced) ==", topicName)
 	cluster, err := startCluster(dir)
 	if err != nil {
 		return err
@@ -93,12 +82,12 @@ func run(w io.Writer, cfg config) (err error) {
 		cluster.Shutdown()
 	}()
 
-	clk := &manualClock{t: epoch}
+	clk := clock.NewManual(epoch)
 	netw := &networkModel{clk: clk, cost: map[string]time.Duration{}}
 	p := newProducer(cluster.NamesrvAddr(), logger, clk)
 	p.RegisterSendMessageHook(netw)
 
-	say(out, "== 1. 启动 — the producer starts ==")
+	mqtest.Say(out, "== 1. 启动 — the producer starts ==")
 	if err := p.Start(); err != nil {
 		return err
 	}
@@ -107,48 +96,48 @@ func run(w io.Writer, cfg config) (err error) {
 		p.Shutdown()
 	}()
 
-	say(out, "== 2. 同步发送 — a synchronous send: route, queue, send, wait ==")
+	mqtest.Say(out, "== 2. 同步发送 — a synchronous send: route, queue, send, wait ==")
 	if err := sendAndReport(out, p, netw, 1); err != nil {
 		return err
 	}
 
-	say(out, "== 3. 异步发送 — an asynchronous send: the callback runs when the answer arrives ==")
+	mqtest.Say(out, "== 3. 异步发送 — an asynchronous send: the callback runs when the answer arrives ==")
 	if err := sendAsyncAndReport(out, p, netw, 2); err != nil {
 		return err
 	}
 
-	say(out, "== 4. 故障延迟机制 — sendLatencyFaultEnable=true; broker-a stops ==")
+	mqtest.Say(out, "== 4. 故障延迟机制 — sendLatencyFaultEnable=true; broker-a stops ==")
 	p.SetSendLatencyFaultEnable(true)
 	cluster.Brokers[0].Shutdown()
 	netw.setCost("broker-a", 3*time.Second)
-	say(out, "(the simulated network: a send to broker-a now costs 3000 ms, a connect timeout, and fails)")
+	mqtest.Say(out, "(the simulated network: a send to broker-a now costs 3000 ms, a connect timeout, and fails)")
 	if err := sendAndReport(out, p, netw, 3); err != nil {
 		return err
 	}
 	printFaultTable(out, p, clk)
 
-	say(out, "== 5. 故障规避 — the next sends avoid broker-a ==")
+	mqtest.Say(out, "== 5. 故障规避 — the next sends avoid broker-a ==")
 	for n := 4; n <= 5; n++ {
 		if err := sendAndReport(out, p, netw, n); err != nil {
 			return err
 		}
 	}
 
-	say(out, "== 6. broker-b answers in 1000 ms: its latency marks it for 60000 ms ==")
+	mqtest.Say(out, "== 6. broker-b answers in 1000 ms: its latency marks it for 60000 ms ==")
 	netw.setCost("broker-b", time.Second)
 	if err := sendAndReport(out, p, netw, 6); err != nil {
 		return err
 	}
 	printFaultTable(out, p, clk)
 
-	say(out, "== 7. 未找到合适的消息队列 — every broker is marked: pickOneAtLeast ==")
+	mqtest.Say(out, "== 7. 未找到合适的消息队列 — every broker is marked: pickOneAtLeast ==")
 	if err := sendAndReport(out, p, netw, 7); err != nil {
 		return err
 	}
 	printFaultTable(out, p, clk)
 
-	say(out, "== 8. +60 s: broker-b's pause is over, broker-a's (600 s) is not ==")
-	clk.advance(60 * time.Second)
+	mqtest.Say(out, "== 8. +60 s: broker-b's pause is over, broker-a's (600 s) is not ==")
+	clk.Advance(60 * time.Second)
 	netw.setCost("broker-b", 0)
 	if err := sendAndReport(out, p, netw, 8); err != nil {
 		return err
@@ -174,48 +163,26 @@ func startCluster(dir string) (*embedded.Cluster, error) {
 	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer cl.Shutdown()
 	for _, b := range c.Brokers {
-		h := protocol.CreateTopicRequestHeader{Topic: topicName, DefaultTopic: protocol.DefaultTopic,
-			ReadQueueNums: 4, WriteQueueNums: 4, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
-		resp, err := invoke(cl, b.BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
-		if err == nil {
-			err = resp.Err()
-		}
-		if err != nil {
+		if err := mqtest.CreateTopic(cl, b.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite); err != nil {
 			c.Shutdown()
 			return nil, fmt.Errorf("create %s on %s: %w", topicName, b.BrokerAddr(), err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topicName}).Encode(), nil)
-		resp, err := invoke(cl, c.NamesrvAddr(), req)
-		if err == nil && resp.Code == protocol.Success {
-			if route, err := protocol.DecodeTopicRouteData(resp.Body); err == nil && len(route.QueueDatas) == 2 {
-				return c, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			c.Shutdown()
-			return nil, errors.New("the name server never routed the topic to both brokers")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := mqtest.WaitRouted(cl, c.NamesrvAddr(), topicName, 2); err != nil {
+		c.Shutdown()
+		return nil, err
 	}
-}
-
-func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return cl.InvokeSync(ctx, addr, req)
+	return c, nil
 }
 
 // newProducer configures the chapter's producer: RocketMQ's defaults, plus a fixed identity, no
 // background tasks (nothing may happen behind the scenario's back), the hand-moved clock, and
 // round-robin indexes that start at queue 0.
-func newProducer(namesrv string, logger *slog.Logger, clk *manualClock) *producer.DefaultMQProducer {
+func newProducer(namesrv string, logger *slog.Logger, clk *clock.Manual) *producer.DefaultMQProducer {
 	return producer.NewDefaultMQProducer(producerConfig(namesrv, logger, clk))
 }
 
-func producerConfig(namesrv string, logger *slog.Logger, clk *manualClock) producer.Config {
+func producerConfig(namesrv string, logger *slog.Logger, clk *clock.Manual) producer.Config {
 	cfg := producer.DefaultConfig(group)
 	cfg.NamesrvAddr = namesrv
 	cfg.ClientIP = "127.0.0.1"
@@ -267,27 +234,20 @@ func sendAsyncAndReport(w io.Writer, p *producer.DefaultMQProducer, netw *networ
 }
 
 func report(w io.Writer, n int, how, attempts string, res *producer.SendResult) {
-	say(w, "send #%d (%s): %s on %s queue %d, queueOffset %d; attempts: %s", n, how, res.SendStatus,
+	mqtest.Say(w, "send #%d (%s): %s on %s queue %d, queueOffset %d; attempts: %s", n, how, res.SendStatus,
 		res.MessageQueue.BrokerName, res.MessageQueue.QueueID, res.QueueOffset, attempts)
 }
 
 // printFaultTable prints the producer's fault items as the fault tolerance sees them now.
-func printFaultTable(w io.Writer, p *producer.DefaultMQProducer, clk *manualClock) {
-	now := clk.now().UnixMilli()
-	t := tablewriter.NewWriter(w)
-	t.Header("broker", "current latency ms", "start timestamp", "available", "unavailable for ms")
+func printFaultTable(w io.Writer, p *producer.DefaultMQProducer, clk *clock.Manual) {
+	now := clk.Now().UnixMilli()
+	t := mqtest.NewTable(w, "broker", "current latency ms", "start timestamp", "available", "unavailable for ms")
 	for _, it := range p.FaultStrategy().LatencyFaultTolerance().FaultItems() {
 		left := max(it.StartTimestamp()-now, 0)
-		_ = t.Append(it.Name(), strconv.FormatInt(it.CurrentLatency(), 10),
-			"+"+strconv.FormatInt(it.StartTimestamp()-epoch.UnixMilli(), 10)+" ms", strconv.FormatBool(left == 0),
-			strconv.FormatInt(left, 10))
+		t.Row(it.Name(), it.CurrentLatency(), fmt.Sprintf("+%d ms", it.StartTimestamp()-epoch.UnixMilli()), left == 0, left)
 	}
-	_ = t.Render()
-	say(w, "clock: +%d ms", now-epoch.UnixMilli())
-}
-
-func say(w io.Writer, format string, a ...any) {
-	fmt.Fprintf(w, format+"\n", a...)
+	t.Render()
+	mqtest.Say(w, "clock: +%d ms", now-epoch.UnixMilli())
 }
 
 // networkModel is a SendMessageHook that stands for the network between the producer and the
@@ -295,7 +255,7 @@ func say(w io.Writer, format string, a ...any) {
 // the attempt's broker, so the latency the producer measures is that cost; it also notes each
 // attempt's broker, queue and outcome.
 type networkModel struct {
-	clk *manualClock
+	clk *clock.Manual
 
 	mu    sync.Mutex
 	cost  map[string]time.Duration
@@ -308,7 +268,7 @@ func (n *networkModel) SendMessageBefore(ctx *producer.SendMessageContext) {
 	n.mu.Lock()
 	d := n.cost[ctx.MQ.BrokerName]
 	n.mu.Unlock()
-	n.clk.advance(d)
+	n.clk.Advance(d)
 }
 
 func (n *networkModel) SendMessageAfter(ctx *producer.SendMessageContext) {
@@ -336,33 +296,5 @@ func (n *networkModel) reset() {
 func (n *networkModel) attempts() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	s := ""
-	for i, t := range n.tries {
-		if i > 0 {
-			s += ", "
-		}
-		s += t
-	}
-	return s
-}
-
-// manualClock is the producer's clock in this chapter: it moves only when advanced.
-type manualClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// Now makes the clock a clock.Clock, the producer's ClientConfig.Clock.
-func (c *manualClock) Now() time.Time { return c.now() }
-
-func (c *manualClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+	return strings.Join(n.tries, ", ")
 }

@@ -1,27 +1,20 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -29,23 +22,13 @@ import (
 // broker process.
 const crashChildEnv = "ROCKETMQ_GO_CH03_CRASH_BROKER"
 
-func TestMain(m *testing.M) {
-	if dir := os.Getenv(crashChildEnv); dir != "" {
-		crashBroker(dir)
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { mqtest.ChildMain(m, crashChildEnv, crashBroker) }
 
 // crashBrokerConfig: 64 KiB CommitLog files, 100-unit ConsumeQueue files, index files of 64
 // slots and 200 entries, all services running on the wall clock, and a safe index (recovery
 // after a crash starts early enough to rebuild every index entry).
 func crashBrokerConfig(dir string) (broker.BrokerConfig, store.MessageStoreConfig) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = "broker-crash"
-	bc.BrokerIP1 = "127.0.0.1"
-	bc.ListenPort = 0
-	bc.NamesrvAddr = ""
+	bc := embedded.BrokerConfig("broker-crash", "")
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = dir
 	sc.MappedFileSizeCommitLog = 64 << 10
@@ -55,31 +38,10 @@ func crashBrokerConfig(dir string) (broker.BrokerConfig, store.MessageStoreConfi
 	return bc, sc
 }
 
-// crashBroker is the child: a broker over dir that prints its address and serves until killed.
-func crashBroker(dir string) {
+// crashBroker is the child: a broker over dir that reports its address and serves until killed.
+func crashBroker(dir string) int {
 	bc, sc := crashBrokerConfig(dir)
-	server := remoting.DefaultServerConfig()
-	server.ListenAddr = "127.0.0.1:0"
-	b, err := broker.NewBrokerController(bc, server, sc, nil)
-	if err == nil {
-		err = b.Initialize()
-	}
-	if err == nil {
-		err = b.Start()
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "crash broker:", err)
-		os.Exit(2)
-	}
-	fmt.Printf("ADDR %s\n", b.BrokerAddr())
-	select {}
-}
-
-// ack is what a send's answer says about a stored message.
-type ack struct {
-	queueID     int32
-	queueOffset int64
-	phyOffset   int64
+	return mqtest.ServeBroker(bc, sc)
 }
 
 // TestBrokerCrashRecovery runs a broker as a child process, sends to it from several
@@ -94,80 +56,32 @@ func TestBrokerCrashRecovery(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	require.True(t, sc.Scan(), "the child prints its address")
-	addr, ok := strings.CutPrefix(sc.Text(), "ADDR ")
-	require.True(t, ok, sc.Text())
-
-	client := remoting.NewClient(remoting.ClientConfig{}, nil)
-	defer client.Shutdown()
-	var mu sync.Mutex
-	acked := map[string]ack{} // by key
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				key := fmt.Sprintf("K%d-%d", g, i)
-				h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: "Crash", DefaultTopic: protocol.DefaultTopic,
-					DefaultTopicQueueNums: 4, QueueID: int32(i % 4), BornTimestamp: time.Now().UnixMilli(),
-					Properties: primitive.MarshalProperties(map[string]string{primitive.PropertyKeys: key,
-						primitive.PropertyUniqClientMessageIDKeyIdx: "U" + key})}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				resp, err := client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("body-"+key)))
-				cancel()
-				if err != nil || resp.Code != protocol.Success {
-					return // the broker is gone
-				}
-				_, phy, err := primitive.DecodeOffsetMsgID(resp.ExtFields["msgId"])
-				if err != nil {
-					return
-				}
-				q, _ := strconv.Atoi(resp.ExtFields["queueId"])
-				qo, _ := strconv.ParseInt(resp.ExtFields["queueOffset"], 10, 64)
-				mu.Lock()
-				acked[key] = ack{int32(q), qo, phy}
-				mu.Unlock()
-			}
-		})
-	}
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 1500 },
-		60*time.Second, time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL)) // sends are in flight
-	_ = cmd.Wait()
-	close(stop)
-	wg.Wait()
-	_, err = os.Stat(filepath.Join(dir, "abort"))
+	child := mqtest.MustStartChild(t, crashChildEnv+"="+dir)
+	senders := mqtest.StartSenders(mqtest.SendLoad{Addr: child.Addr, Topic: "Crash", Goroutines: 4,
+		Key: func(g, i int) string { return fmt.Sprintf("K%d-%d", g, i) },
+		Properties: func(key string) map[string]string {
+			return map[string]string{primitive.PropertyKeys: key, primitive.PropertyUniqClientMessageIDKeyIdx: "U" + key}
+		}})
+	require.Eventually(t, func() bool { return senders.Acked() >= 1500 }, 60*time.Second, time.Millisecond)
+	child.Kill() // sends are in flight
+	acked := senders.Stop()
+	_, err := os.Stat(filepath.Join(dir, "abort"))
 	require.NoError(t, err, "a killed broker leaves its abort file")
 
 	bc, scfg := crashBrokerConfig(dir)
-	b, err := broker.NewBrokerController(bc, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, scfg, nil)
+	b, err := embedded.StartBroker(bc, embedded.LoopbackServer(), scfg, nil)
 	require.NoError(t, err)
-	require.NoError(t, b.Initialize())
-	require.NoError(t, b.Start())
 	defer b.Shutdown()
 	ms := b.MessageStore()
 
 	// every acknowledged message is where its answer said
 	for key, a := range acked {
-		g := ms.GetMessage("g", "Crash", a.queueID, a.queueOffset, 1, nil)
+		g := ms.GetMessage("g", "Crash", a.QueueID, a.QueueOffset, 1, nil)
 		require.Equal(t, store.Found, g.Status, key)
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
 		require.Equal(t, "body-"+key, string(m.Body))
-		require.Equal(t, a.phyOffset, m.CommitLogOffset)
+		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset)
 	}
 
 	// the CommitLog ends at a whole record
@@ -194,7 +108,7 @@ func TestBrokerCrashRecovery(t *testing.T) {
 			require.Len(t, r.Messages, 1, k)
 			m, _, err := primitive.DecodeMessage(r.Messages[0])
 			require.NoError(t, err)
-			require.Equal(t, a.phyOffset, m.CommitLogOffset, k)
+			require.Equal(t, a.CommitLogOffset, m.CommitLogOffset, k)
 		}
 	}
 }
@@ -207,7 +121,7 @@ func walkCommitLog(t *testing.T, dir string, fileSize int, min, max int64) []*pr
 	var out []*primitive.MessageExt
 	for off := min; off < max; {
 		from := off - off%int64(fileSize)
-		data, err := os.ReadFile(filepath.Join(dir, "commitlog", offsetName(from)))
+		data, err := os.ReadFile(filepath.Join(dir, "commitlog", mqtest.FileName(from)))
 		require.NoError(t, err)
 		pos := int(off - from)
 		size := int(binary.BigEndian.Uint32(data[pos:]))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -33,7 +34,7 @@ func newTestEnv(t *testing.T) (*env, *broker.BrokerController, string) {
 	root := filepath.Join(e.dir, "broker-a")
 	a, err := e.startBroker("broker-a", root, false)
 	require.NoError(t, err)
-	require.NoError(t, createTopic(e.client, a.BrokerAddr(), topicName, 2))
+	require.NoError(t, mqtest.CreateTopic(e.Client, a.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite))
 	return e, a, root
 }
 
@@ -114,7 +115,7 @@ func TestExercise3_AConsumeQueueUnitPointsAtItsRecord(t *testing.T) {
 		for k := int64(0); k < ms.GetMaxOffsetInQueue(topicName, q); k++ {
 			pos := k * store.ConsumeQueueUnitSize
 			fileStart := pos - pos%(2*store.ConsumeQueueUnitSize)
-			cq := readFile(t, filepath.Join(root, "consumequeue", topicName, strconv.Itoa(int(q)), offsetName(fileStart)))
+			cq := readFile(t, filepath.Join(root, "consumequeue", topicName, strconv.Itoa(int(q)), mqtest.FileName(fileStart)))
 			u := cq[pos-fileStart:]
 			phy, size, tags := int64(binary.BigEndian.Uint64(u)), int32(binary.BigEndian.Uint32(u[8:])), int64(binary.BigEndian.Uint64(u[12:]))
 			rec, ok := ms.SelectOneMessageByOffset(phy)
@@ -129,11 +130,6 @@ func TestExercise3_AConsumeQueueUnitPointsAtItsRecord(t *testing.T) {
 	}
 	require.Equal(t, int64(2), ms.GetMaxOffsetInQueue(topicName, 0))
 	require.Equal(t, int64(1), ms.GetMaxOffsetInQueue(topicName, 1))
-}
-
-func offsetName(off int64) string {
-	s := strconv.FormatInt(off, 10)
-	return strings.Repeat("0", 20-len(s)) + s
 }
 
 // TestExercise4_AKeyLookupFindsEveryMessageWithTheKey asks: how does QUERY_MESSAGE find the
@@ -159,7 +155,7 @@ func TestExercise4_AKeyLookupFindsEveryMessageWithTheKey(t *testing.T) {
 	require.Greater(t, len(ms.IndexService().IndexFiles()), 3)
 	for key, offs := range want {
 		h := broker.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, EndTimestamp: 1 << 62}
-		resp, err := invoke(e.client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
+		resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
 		require.NoError(t, err)
 		require.Equal(t, int32(protocol.Success), resp.Code, key)
 		msgs, err := primitive.DecodeMessages(resp.Body)
@@ -198,7 +194,7 @@ func TestExercise5_ATornTailIsCutOnAbnormalRecovery(t *testing.T) {
 	a.MessageStore().ReputMessageService().RunOnce()
 	sendOK(t, e, a, samples[4])
 	crash := filepath.Join(e.dir, "crashed")
-	require.NoError(t, copyDir(root, crash))
+	require.NoError(t, mqtest.CopyDir(root, crash))
 	a.Shutdown()
 	end, err := tearTail(crash)
 	require.NoError(t, err)
@@ -243,7 +239,7 @@ func TestExercise6_ExpiredFilesAreDeletedAndTheMinOffsetMoves(t *testing.T) {
 
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 1,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := invoke(e.client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.PullOffsetMoved), resp.Code)
 	require.Equal(t, "2", resp.ExtFields["nextBeginOffset"])
@@ -271,7 +267,7 @@ func TestExercise7_AFastFailedSendIsStoredOnceElsewhere(t *testing.T) {
 func TestExercise8_SystemBusyIsNotRetriedByDefault(t *testing.T) {
 	e, a, _ := newTestEnv(t)
 	pc := producer.DefaultConfig("ch03_default_producer")
-	pc.NamesrvAddr = e.ns.Addr()
+	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = "ch03-ex8-" + strconv.Itoa(os.Getpid())
 	pc.DisableScheduledTasks = true
 	p := producer.NewDefaultMQProducer(pc)

@@ -46,7 +46,8 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -55,10 +56,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Stdout, config{}); err != nil {
-		fmt.Fprintln(os.Stderr, "ch03-store:", err)
-		os.Exit(1)
-	}
+	mqtest.Main("ch03-store", func(w io.Writer) error { return run(w, config{}) })
 }
 
 // config is what a run may vary.
@@ -99,18 +97,12 @@ var samples = []sample{
 
 // run plays the scenario and writes its log and tables to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &trace.SyncWriter{W: w}
-	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), true)
-	logger := slog.New(gate)
-	defer gate.Close() // shutdown is not part of the chapter's log
-
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "ch03-store-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	stage, err := mqtest.NewStage(w, cfg.Dir, "ch03-store-", true)
+	if err != nil {
+		return err
 	}
+	defer stage.Close() // shutdown is not part of the chapter's log
+	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 	env := &env{out: out, logger: logger, dir: dir, disk: newGauge(0.40), stuck: newStuckPut()}
 	env.clock.Store(epoch.UnixMilli())
 	defer func() {
@@ -121,16 +113,16 @@ func run(w io.Writer, cfg config) (err error) {
 		return err
 	}
 
-	say(out, "== 0. a name server and broker-a (4 KiB CommitLog files, 2-unit ConsumeQueue files, index files of 8 slots and 6 entries) ==")
+	mqtest.Say(out, "== 0. a name server and broker-a (4 KiB CommitLog files, 2-unit ConsumeQueue files, index files of 8 slots and 6 entries) ==")
 	a, err := env.startBroker("broker-a", filepath.Join(dir, "broker-a"), true)
 	if err != nil {
 		return err
 	}
-	if err := createTopic(env.client, a.BrokerAddr(), topicName, 2); err != nil {
+	if err := mqtest.CreateTopic(env.Client, a.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite); err != nil {
 		return err
 	}
 
-	say(out, "== 1. 消息的存储 — three messages are sent to broker-a ==")
+	mqtest.Say(out, "== 1. 消息的存储 — three messages are sent to broker-a ==")
 	for i := 0; i < 3; i++ {
 		if err := env.send(a, i); err != nil {
 			return err
@@ -140,7 +132,7 @@ func run(w io.Writer, cfg config) (err error) {
 	printRecord(out, root, 0)
 	printCommitLog(out, root)
 
-	say(out, "== 2. 实时更新ConsumeQueue与Index文件 — one pass of the reput service ==")
+	mqtest.Say(out, "== 2. 实时更新ConsumeQueue与Index文件 — one pass of the reput service ==")
 	a.MessageStore().ReputMessageService().RunOnce()
 	printConsumeQueues(out, root)
 	printIndexFiles(out, root)
@@ -151,14 +143,14 @@ func run(w io.Writer, cfg config) (err error) {
 		return err
 	}
 
-	say(out, "== 3. broker-a shuts down cleanly and starts again: normal recovery ==")
+	mqtest.Say(out, "== 3. broker-a shuts down cleanly and starts again: normal recovery ==")
 	a.Shutdown()
 	if a, err = env.startBroker("broker-a", root, true); err != nil {
 		return err
 	}
 	printQueueState(out, a)
 
-	say(out, "== 4. two more messages, the last not dispatched; then a crash, as kill -9 leaves the files ==")
+	mqtest.Say(out, "== 4. two more messages, the last not dispatched; then a crash, as kill -9 leaves the files ==")
 	if err := env.send(a, 3); err != nil {
 		return err
 	}
@@ -167,7 +159,7 @@ func run(w io.Writer, cfg config) (err error) {
 		return err
 	}
 	crash := filepath.Join(dir, "broker-a-crashed")
-	if err := copyDir(root, crash); err != nil {
+	if err := mqtest.CopyDir(root, crash); err != nil {
 		return err
 	}
 	a.Shutdown()
@@ -175,14 +167,14 @@ func run(w io.Writer, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	say(out, "the copy has the abort file, undispatched message 5, and 40 bytes of a torn record at CommitLog offset %d", end)
+	mqtest.Say(out, "the copy has the abort file, undispatched message 5, and 40 bytes of a torn record at CommitLog offset %d", end)
 	if a, err = env.startBroker("broker-a", crash, true); err != nil {
 		return err
 	}
 	printQueueState(out, a)
 	printCommitLog(out, crash)
 
-	say(out, "== 5. 73 hours later, 04:00 (deleteWhen): expired files are deleted ==")
+	mqtest.Say(out, "== 5. 73 hours later, 04:00 (deleteWhen): expired files are deleted ==")
 	env.clock.Add((73 * time.Hour).Milliseconds())
 	if err := stampFiles(crash, time.UnixMilli(epoch.UnixMilli()+10_000)); err != nil {
 		return err
@@ -192,58 +184,44 @@ func run(w io.Writer, cfg config) (err error) {
 	if err := env.pullFromStart(a); err != nil {
 		return err
 	}
-	say(out, "-- the disk fills up to 95 %%: the next disk check marks it full --")
+	mqtest.Say(out, "-- the disk fills up to 95 %%: the next disk check marks it full --")
 	env.disk.set(0.95)
-	say(out, "disk full: %v", a.MessageStore().IsSpaceFull())
+	mqtest.Say(out, "disk full: %v", a.MessageStore().IsSpaceFull())
 	if resp, err := env.sendRaw(a, sample{1, "TagA", "ORDER-9", "C0A8011400002A9F0000000000000009", "refused"}); err != nil {
 		return err
 	} else {
-		say(out, "send answered code %d (SERVICE_NOT_AVAILABLE): %s", resp.Code, firstWords(resp.Remark, 9))
+		mqtest.Say(out, "send answered code %d (SERVICE_NOT_AVAILABLE): %s", resp.Code, firstWords(resp.Remark, 9))
 	}
 	env.disk.set(0.40)
-	say(out, "the disk is back at 40 %%: disk full = %v", a.MessageStore().IsSpaceFull())
+	mqtest.Say(out, "the disk is back at 40 %%: disk full = %v", a.MessageStore().IsSpaceFull())
 
-	say(out, "== 6. FastFailure — a put hangs in broker-a's page cache; broker-b takes the send ==")
+	mqtest.Say(out, "== 6. FastFailure — a put hangs in broker-a's page cache; broker-b takes the send ==")
 	return env.fastFailure(a)
 }
 
 // env is the scenario's shared state: the output, the clocks and gauges the stores use, the
 // name server, the brokers it started and a remoting client.
 type env struct {
+	*mqtest.Servers // the name server, the brokers and producers, a remoting client
+
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
 	clock  atomic.Int64 // the store clock of every broker, ms
 	disk   *gauge       // the disk usage every store sees
 	stuck  *stuckPut
-	ns     *namesrv.NamesrvController
-	client *remoting.Client
-	mu     sync.Mutex
-	bs     []*broker.BrokerController
 }
 
-func (e *env) startNamesrv() error {
-	nc := namesrv.DefaultNamesrvConfig()
-	nc.KvConfigPath = filepath.Join(e.dir, "namesrv", "kvConfig.json")
-	sc := remoting.DefaultServerConfig()
-	sc.ListenAddr = "127.0.0.1:0"
-	e.ns = namesrv.NewNamesrvController(nc, sc, nil)
-	if err := namesrv.Start(e.ns); err != nil {
-		return fmt.Errorf("start name server: %w", err)
-	}
-	e.client = remoting.NewClient(remoting.ClientConfig{}, nil)
-	return nil
+func (e *env) startNamesrv() (err error) {
+	e.Servers, err = mqtest.StartServers(e.dir)
+	return err
 }
 
 // startBroker starts a master over the store at root. Its store runs with ManualServices and
 // the shared clock, disk gauge and put hook; traced brokers log their steps.
 func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerController, error) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
+	bc := embedded.BrokerConfig(name, e.Namesrv.Addr())
 	bc.BrokerClusterName = clusterName
-	bc.NamesrvAddr = e.ns.Addr()
-	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
-	bc.ListenPort = 0
 	bc.BrokerFastFailureEnable = false // the chapter runs the sweep itself
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = root
@@ -256,43 +234,17 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	sc.DiskUsage = e.disk.get
 	sc.DeleteCommitLogFilesInterval, sc.DeleteConsumeQueueFilesInterval = 0, 0
 	sc.PutInLockHook = e.stuck.hook
-	server := remoting.DefaultServerConfig()
-	server.ListenAddr = "127.0.0.1:0"
 	var tr *trace.Tracer
 	if traced {
 		tr = trace.New(e.logger, name)
 	}
-	b, err := broker.NewBrokerController(bc, server, sc, tr)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Initialize(); err != nil {
-		b.Shutdown()
-		return nil, fmt.Errorf("initialize %s: %w", name, err)
-	}
-	if err := b.Start(); err != nil {
-		b.Shutdown()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	e.mu.Lock()
-	e.bs = append(e.bs, b)
-	e.mu.Unlock()
-	return b, nil
+	return e.StartBroker(bc, sc, tr)
 }
 
 func (e *env) shutdown() {
 	e.stuck.unblock()
-	e.mu.Lock()
-	bs := e.bs
-	e.mu.Unlock()
-	for i := len(bs) - 1; i >= 0; i-- {
-		bs[i].Shutdown()
-	}
-	if e.client != nil {
-		e.client.Shutdown()
-	}
-	if e.ns != nil {
-		e.ns.Shutdown()
+	if e.Servers != nil {
+		e.Servers.Shutdown()
 	}
 }
 
@@ -306,7 +258,7 @@ func (e *env) send(b *broker.BrokerController, i int) error {
 	if resp.Code != protocol.Success {
 		return fmt.Errorf("send message %d: code %d %s", i+1, resp.Code, resp.Remark)
 	}
-	say(e.out, "message %d stored: queueId=%s queueOffset=%s", i+1, resp.ExtFields["queueId"], resp.ExtFields["queueOffset"])
+	mqtest.Say(e.out, "message %d stored: queueId=%s queueOffset=%s", i+1, resp.ExtFields["queueId"], resp.ExtFields["queueOffset"])
 	return nil
 }
 
@@ -317,13 +269,13 @@ func (e *env) sendRaw(b *broker.BrokerController, m sample) (*remoting.RemotingC
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "ch03_producer_group", Topic: topicName,
 		DefaultTopic: protocol.DefaultTopic, DefaultTopicQueueNums: 4, QueueID: m.queueID,
 		BornTimestamp: epoch.UnixMilli(), Properties: primitive.MarshalProperties(props)}
-	return invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(m.body)))
+	return mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(m.body)))
 }
 
 // queryByKey asks QUERY_MESSAGE for a key, as `mqadmin queryMsgByKey` does.
 func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 	h := broker.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, BeginTimestamp: 0, EndTimestamp: 1 << 62}
-	resp, err := invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
 	if err != nil {
 		return err
 	}
@@ -338,7 +290,7 @@ func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 	for _, m := range msgs {
 		found = append(found, fmt.Sprintf("%d (%s, queue %d offset %d)", m.CommitLogOffset, m.Properties[primitive.PropertyKeys], m.QueueID, m.QueueOffset))
 	}
-	say(e.out, "QUERY_MESSAGE key=%s: %d messages at CommitLog offsets %s; index last updated at offset %s",
+	mqtest.Say(e.out, "QUERY_MESSAGE key=%s: %d messages at CommitLog offsets %s; index last updated at offset %s",
 		key, len(msgs), strings.Join(found, ", "), resp.ExtFields["indexLastUpdatePhyoffset"])
 	return nil
 }
@@ -347,7 +299,7 @@ func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 // offsetMsgId carries).
 func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 	req := remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": strconv.FormatInt(offset, 10)}, nil)
-	resp, err := invoke(e.client, b.BrokerAddr(), req)
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), req)
 	if err != nil {
 		return err
 	}
@@ -355,7 +307,7 @@ func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 	if err != nil {
 		return fmt.Errorf("view message at %d: code %d %s: %w", offset, resp.Code, resp.Remark, err)
 	}
-	say(e.out, "VIEW_MESSAGE_BY_ID offset=%d: a %d-byte record, body %q", offset, m.StoreSize, m.Body)
+	mqtest.Say(e.out, "VIEW_MESSAGE_BY_ID offset=%d: a %d-byte record, body %q", offset, m.StoreSize, m.Body)
 	return nil
 }
 
@@ -363,11 +315,11 @@ func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 func (e *env) pullFromStart(b *broker.BrokerController) error {
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 0,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	if err != nil {
 		return err
 	}
-	say(e.out, "a consumer pulls queue 0 from offset 0: code %d (PULL_OFFSET_MOVED), nextBeginOffset=%s minOffset=%s",
+	mqtest.Say(e.out, "a consumer pulls queue 0 from offset 0: code %d (PULL_OFFSET_MOVED), nextBeginOffset=%s minOffset=%s",
 		resp.Code, resp.ExtFields["nextBeginOffset"], resp.ExtFields["minOffset"])
 	return nil
 }
@@ -378,14 +330,14 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	if err != nil {
 		return err
 	}
-	if err := createTopic(e.client, b.BrokerAddr(), topicName, 2); err != nil {
+	if err := mqtest.CreateTopic(e.Client, b.BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite); err != nil {
 		return err
 	}
-	if err := waitUntil(10*time.Second, func() bool { return routedTo(e, 2) }); err != nil {
-		return fmt.Errorf("route of %s to both brokers: %w", topicName, err)
+	if err := mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 2); err != nil {
+		return err
 	}
 	pc := producer.DefaultConfig("ch03_producer_group")
-	pc.NamesrvAddr = e.ns.Addr()
+	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = "ch03-" + strconv.Itoa(os.Getpid())
 	pc.DisableScheduledTasks = true
 	pc.IndexSeed = func() int32 { return -1 } // the first send goes to the first queue: broker-a's
@@ -399,7 +351,7 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	}
 	defer p.Shutdown()
 
-	say(e.out, "-- a put on broker-a takes the put lock and hangs there (a slow page fault) --")
+	mqtest.Say(e.out, "-- a put on broker-a takes the put lock and hangs there (a slow page fault) --")
 	e.stuck.arm()
 	stuck := make(chan *remoting.RemotingCommand, 1)
 	go func() {
@@ -411,7 +363,7 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	}()
 	<-e.stuck.entered
 
-	say(e.out, "-- the producer sends ORDER-FF; its request waits in broker-a's send queue --")
+	mqtest.Say(e.out, "-- the producer sends ORDER-FF; its request waits in broker-a's send queue --")
 	type result struct {
 		r   *producer.SendResult
 		err error
@@ -424,11 +376,11 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 		sent <- result{r, err}
 	}()
 	ff := a.BrokerFastFailure()
-	if err := waitUntil(10*time.Second, func() bool { return ff.QueuedSends() == 1 }); err != nil {
+	if err := mqtest.WaitUntil(10*time.Second, func() bool { return ff.QueuedSends() == 1 }); err != nil {
 		return fmt.Errorf("the producer's send never queued on broker-a: %w", err)
 	}
 	e.clock.Add(1500)
-	say(e.out, "-- 1.5 s later the put still holds the lock: page cache busy = %v --", a.MessageStore().IsOSPageCacheBusy())
+	mqtest.Say(e.out, "-- 1.5 s later the put still holds the lock: page cache busy = %v --", a.MessageStore().IsOSPageCacheBusy())
 	if n := ff.CleanExpiredRequest(); n != 1 {
 		return fmt.Errorf("the sweep answered %d requests, want 1", n)
 	}
@@ -436,7 +388,7 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	if res.err != nil {
 		return fmt.Errorf("the producer's send failed: %w", res.err)
 	}
-	say(e.out, "the producer got SYSTEM_BUSY from broker-a and retried: %s on %s queue %d",
+	mqtest.Say(e.out, "the producer got SYSTEM_BUSY from broker-a and retried: %s on %s queue %d",
 		res.r.SendStatus, res.r.MessageQueue.BrokerName, res.r.MessageQueue.QueueID)
 	e.stuck.unblock()
 	if r := <-stuck; r.Code != protocol.Success {
@@ -446,69 +398,6 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	b.MessageStore().DoReput()
 	printStoredOnce(e.out, []*broker.BrokerController{a, b}, "ORDER-FF")
 	return nil
-}
-
-// routedTo reports whether the name server routes the topic to n brokers.
-func routedTo(e *env, n int) bool {
-	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topicName}).Encode(), nil)
-	resp, err := invoke(e.client, e.ns.Addr(), req)
-	if err != nil || resp.Code != protocol.Success {
-		return false
-	}
-	route, err := protocol.DecodeTopicRouteData(resp.Body)
-	return err == nil && len(route.QueueDatas) == n
-}
-
-// createTopic sends UPDATE_AND_CREATE_TOPIC to one broker, as `mqadmin updateTopic -b` does.
-func createTopic(cl *remoting.Client, brokerAddr, topic string, queues int32) error {
-	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
-		ReadQueueNums: queues, WriteQueueNums: queues, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
-	resp, err := invoke(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
-	if err != nil {
-		return fmt.Errorf("create topic %s: %w", topic, err)
-	}
-	return resp.Err()
-}
-
-func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return cl.InvokeSync(ctx, addr, req)
-}
-
-// waitUntil polls cond until it holds or timeout passes.
-func waitUntil(timeout time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return errors.New("timed out")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	return nil
-}
-
-// copyDir copies the regular files under src to dst (a snapshot of a store, as a crash leaves
-// it: the page cache survives a killed process, so the files hold everything written).
-func copyDir(src, dst string) error {
-	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
 }
 
 // tearTail writes the first 40 bytes of a copy of the last record right after it, as a crash
@@ -561,10 +450,6 @@ func stampFiles(root string, t time.Time) error {
 		}
 	}
 	return nil
-}
-
-func say(w io.Writer, format string, a ...any) {
-	fmt.Fprintf(w, format+"\n", a...)
 }
 
 // firstWords returns the first n words of s.

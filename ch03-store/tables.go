@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -94,9 +93,8 @@ func printRecord(w io.Writer, root string, off int64) {
 		return
 	}
 	rec := data[:be.Uint32(data)]
-	say(w, "CommitLog record at offset %d (%d bytes):", off, len(rec))
-	t := tablewriter.NewWriter(w)
-	t.Header("offset", "size", "field", "hex", "value")
+	mqtest.Say(w, "CommitLog record at offset %d (%d bytes):", off, len(rec))
+	t := mqtest.NewTable(w, "offset", "size", "field", "hex", "value")
 	hexOf := func(b []byte) string { return hex.EncodeToString(b) }
 	host := func(b []byte) (string, string) {
 		ip := fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3])
@@ -107,7 +105,7 @@ func printRecord(w io.Writer, root string, off int64) {
 		if shown == "" {
 			shown = hexOf(rec[p : p+n])
 		}
-		_ = t.Append(strconv.Itoa(p), strconv.Itoa(n), name, shown, value)
+		t.Row(strconv.Itoa(p), strconv.Itoa(n), name, shown, value)
 		p += n
 	}
 	i32 := func(at int) int32 { return int32(be.Uint32(rec[at:])) }
@@ -139,7 +137,7 @@ func printRecord(w io.Writer, root string, off int64) {
 	field("PROPERTIESLENGTH", 2, strconv.Itoa(propLen), "")
 	props := strings.NewReplacer("\x01", "␁", "\x02", "␂").Replace(string(rec[p : p+propLen]))
 	field("PROPERTIES", propLen, props, "(the text)")
-	_ = t.Render()
+	t.Render()
 }
 
 // printCommitLog lists every CommitLog file's records and blank.
@@ -148,9 +146,8 @@ func printCommitLog(w io.Writer, root string) {
 	if err != nil {
 		return
 	}
-	say(w, "CommitLog files:")
-	t := tablewriter.NewWriter(w)
-	t.Header("file", "offset", "size", "record", "queue", "queue offset", "keys", "body")
+	mqtest.Say(w, "CommitLog files:")
+	t := mqtest.NewTable(w, "file", "offset", "size", "record", "queue", "queue offset", "keys", "body")
 	for _, f := range files {
 		data, err := os.ReadFile(f.path)
 		if err != nil {
@@ -160,15 +157,15 @@ func printCommitLog(w io.Writer, root string) {
 		for _, r := range recs {
 			off := strconv.FormatInt(f.from+int64(r.pos), 10)
 			if r.blank {
-				_ = t.Append(f.name, off, strconv.Itoa(r.size), "BLANK (END_OF_FILE)", "", "", "", "")
+				t.Row(f.name, off, strconv.Itoa(r.size), "BLANK (END_OF_FILE)", "", "", "", "")
 				continue
 			}
 			m := r.msg
-			_ = t.Append(f.name, off, strconv.Itoa(r.size), "message", fmt.Sprintf("%s/%d", m.Topic, m.QueueID),
+			t.Row(f.name, off, strconv.Itoa(r.size), "message", fmt.Sprintf("%s/%d", m.Topic, m.QueueID),
 				strconv.FormatInt(m.QueueOffset, 10), m.Properties[primitive.PropertyKeys], shortBody(m.Body))
 		}
 	}
-	_ = t.Render()
+	t.Render()
 }
 
 func shortBody(b []byte) string {
@@ -181,9 +178,8 @@ func shortBody(b []byte) string {
 // printConsumeQueues lists every unit of every ConsumeQueue file of the topic (store-formats.md
 // §3.1: commitLogOffset 8, size 4, tagsCode 8).
 func printConsumeQueues(w io.Writer, root string) {
-	say(w, "ConsumeQueue files (20-byte units):")
-	t := tablewriter.NewWriter(w)
-	t.Header("file", "unit", "commitLogOffset", "size", "tagsCode", "hex")
+	mqtest.Say(w, "ConsumeQueue files (20-byte units):")
+	t := mqtest.NewTable(w, "file", "unit", "commitLogOffset", "size", "tagsCode", "hex")
 	for q := 0; q < 2; q++ {
 		files, err := listLog(filepath.Join(root, "consumequeue", topicName, strconv.Itoa(q)))
 		if err != nil {
@@ -203,13 +199,13 @@ func printConsumeQueues(w io.Writer, root string) {
 				}
 				unit := (f.from + int64(i)) / store.ConsumeQueueUnitSize
 				tags := int64(be.Uint64(u[12:]))
-				_ = t.Append(name, strconv.FormatInt(unit, 10), strconv.FormatInt(int64(be.Uint64(u)), 10),
+				t.Row(name, strconv.FormatInt(unit, 10), strconv.FormatInt(int64(be.Uint64(u)), 10),
 					strconv.Itoa(int(size)), fmt.Sprintf("%d (%s)", tags, tagOf(tags)),
 					hex.EncodeToString(u[:8])+" "+hex.EncodeToString(u[8:12])+" "+hex.EncodeToString(u[12:]))
 			}
 		}
 	}
-	_ = t.Render()
+	t.Render()
 }
 
 // tagOf names the tag a tagsCode is the hash of, among the chapter's tags.
@@ -260,28 +256,26 @@ func printIndexFiles(w io.Writer, root string) {
 			continue
 		}
 		begin := int64(be.Uint64(data[0:]))
-		say(w, "index/%s: beginTimestamp=%s endTimestamp=%s beginPhyOffset=%d endPhyOffset=%d hashSlotCount=%d indexCount=%d",
+		mqtest.Say(w, "index/%s: beginTimestamp=%s endTimestamp=%s beginPhyOffset=%d endPhyOffset=%d hashSlotCount=%d indexCount=%d",
 			e.Name(), utc(begin), utc(int64(be.Uint64(data[8:]))), be.Uint64(data[16:]), be.Uint64(data[24:]),
 			be.Uint32(data[32:]), be.Uint32(data[36:]))
-		t := tablewriter.NewWriter(w)
-		t.Header("slot", "newest entry")
+		t := mqtest.NewTable(w, "slot", "newest entry")
 		for s := 0; s < slots; s++ {
 			if v := be.Uint32(data[store.IndexHeaderSize+s*store.IndexHashSlotSize:]); v != 0 {
-				_ = t.Append(strconv.Itoa(s), strconv.Itoa(int(v)))
+				t.Row(strconv.Itoa(s), strconv.Itoa(int(v)))
 			}
 		}
-		_ = t.Render()
-		t = tablewriter.NewWriter(w)
-		t.Header("entry", "keyHash", "key", "slot", "phyOffset", "timeDiff s", "prevIndex")
+		t.Render()
+		t = mqtest.NewTable(w, "entry", "keyHash", "key", "slot", "phyOffset", "timeDiff s", "prevIndex")
 		count := int(be.Uint32(data[36:]))
 		for n := 1; n < count; n++ {
 			p := store.IndexHeaderSize + slots*store.IndexHashSlotSize + n*store.IndexEntrySize
 			h := int32(be.Uint32(data[p:]))
-			_ = t.Append(strconv.Itoa(n), strconv.Itoa(int(h)), strings.Join(keys[h], " | "), strconv.Itoa(int(h)%slots),
+			t.Row(strconv.Itoa(n), strconv.Itoa(int(h)), strings.Join(keys[h], " | "), strconv.Itoa(int(h)%slots),
 				strconv.FormatInt(int64(be.Uint64(data[p+4:])), 10), strconv.Itoa(int(be.Uint32(data[p+12:]))),
 				strconv.Itoa(int(be.Uint32(data[p+16:]))))
 		}
-		_ = t.Render()
+		t.Render()
 	}
 }
 
@@ -295,11 +289,10 @@ func utc(ms int64) string {
 // printQueueState prints the CommitLog's bounds and each queue's min and max offsets.
 func printQueueState(w io.Writer, b *broker.BrokerController) {
 	ms := b.MessageStore()
-	t := tablewriter.NewWriter(w)
-	t.Header("", "min offset", "max offset")
-	_ = t.Append("CommitLog (bytes)", strconv.FormatInt(ms.GetMinPhyOffset(), 10), strconv.FormatInt(ms.GetMaxPhyOffset(), 10))
+	t := mqtest.NewTable(w, "", "min offset", "max offset")
+	t.Row("CommitLog (bytes)", strconv.FormatInt(ms.GetMinPhyOffset(), 10), strconv.FormatInt(ms.GetMaxPhyOffset(), 10))
 	for q := int32(0); q < 2; q++ {
-		_ = t.Append(fmt.Sprintf("%s/%d (units)", topicName, q), strconv.FormatInt(ms.GetMinOffsetInQueue(topicName, q), 10),
+		t.Row(fmt.Sprintf("%s/%d (units)", topicName, q), strconv.FormatInt(ms.GetMinOffsetInQueue(topicName, q), 10),
 			strconv.FormatInt(ms.GetMaxOffsetInQueue(topicName, q), 10))
 	}
 	files := ms.IndexService().IndexFiles()
@@ -307,20 +300,19 @@ func printQueueState(w io.Writer, b *broker.BrokerController) {
 	for _, f := range files {
 		entries += int(f.IndexCount()) - 1
 	}
-	_ = t.Append(fmt.Sprintf("index (%d files)", len(files)), "", fmt.Sprintf("%d entries", entries))
-	_ = t.Render()
+	t.Row(fmt.Sprintf("index (%d files)", len(files)), "", fmt.Sprintf("%d entries", entries))
+	t.Render()
 }
 
 // printStoredOnce counts, on each broker, the messages the index finds for key.
 func printStoredOnce(w io.Writer, bs []*broker.BrokerController, key string) {
-	t := tablewriter.NewWriter(w)
-	t.Header("broker", "messages with key "+key)
+	t := mqtest.NewTable(w, "broker", "messages with key "+key)
 	total := 0
 	for _, b := range bs {
 		n := len(b.MessageStore().QueryMessage(topicName, key, 32, 0, 1<<62).Messages)
 		total += n
-		_ = t.Append(b.BrokerConfig().BrokerName, strconv.Itoa(n))
+		t.Row(b.BrokerConfig().BrokerName, strconv.Itoa(n))
 	}
-	_ = t.Append("total", strconv.Itoa(total))
-	_ = t.Render()
+	t.Row("total", strconv.Itoa(total))
+	t.Render()
 }

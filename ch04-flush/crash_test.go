@@ -1,25 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -32,11 +25,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if dir := os.Getenv(crashDirEnv); dir != "" {
-		crashBroker(dir, os.Getenv(crashModeEnv))
-		return
-	}
-	os.Exit(m.Run())
+	mqtest.ChildMain(m, crashDirEnv, func(dir string) int { return crashBroker(dir, os.Getenv(crashModeEnv)) })
 }
 
 // crashStoreConfig: 64 KiB CommitLog files, 100-unit ConsumeQueue files, index files of 64
@@ -52,35 +41,9 @@ func crashStoreConfig(dir, flushDiskType string) store.MessageStoreConfig {
 	return sc
 }
 
-// crashBroker is the child: a broker over dir that prints its address and serves until killed.
-func crashBroker(dir, mode string) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = "broker-crash"
-	bc.BrokerIP1 = "127.0.0.1"
-	bc.ListenPort = 0
-	bc.NamesrvAddr = ""
-	server := remoting.DefaultServerConfig()
-	server.ListenAddr = "127.0.0.1:0"
-	b, err := broker.NewBrokerController(bc, server, crashStoreConfig(dir, mode), nil)
-	if err == nil {
-		err = b.Initialize()
-	}
-	if err == nil {
-		err = b.Start()
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "crash broker:", err)
-		os.Exit(2)
-	}
-	fmt.Printf("ADDR %s\n", b.BrokerAddr())
-	select {}
-}
-
-// acked is what a send's answer says about a stored message.
-type acked struct {
-	queueID     int32
-	queueOffset int64
-	phyOffset   int64
+// crashBroker is the child: a broker over dir that reports its address and serves until killed.
+func crashBroker(dir, mode string) int {
+	return mqtest.ServeBroker(embedded.BrokerConfig("broker-crash", ""), crashStoreConfig(dir, mode))
 }
 
 // TestKillCycles asks: does SIGKILL lose an acknowledged message? For SYNC_FLUSH and
@@ -104,7 +67,7 @@ func TestKillCycles(t *testing.T) {
 	for _, mode := range []string{store.SyncFlush, store.AsyncFlush} {
 		t.Run(mode, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "store")
-			all := map[string]acked{}
+			all := map[string]mqtest.Ack{}
 			for c := 0; c < cycles; c++ {
 				got := killCycle(t, dir, mode, c)
 				for k, a := range got {
@@ -119,79 +82,24 @@ func TestKillCycles(t *testing.T) {
 
 // killCycle starts the child on dir, sends until 400 sends of this cycle are acknowledged,
 // kills the child with sends in flight and returns what was acknowledged.
-func killCycle(t *testing.T, dir, mode string, cycle int) map[string]acked {
+func killCycle(t *testing.T, dir, mode string, cycle int) map[string]mqtest.Ack {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashModeEnv+"="+mode)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	killed := false
-	defer func() {
-		if !killed {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	}()
-	sc := bufio.NewScanner(stdout)
-	require.True(t, sc.Scan(), "the child prints its address")
-	addr, ok := strings.CutPrefix(sc.Text(), "ADDR ")
-	require.True(t, ok, sc.Text())
-
-	client := remoting.NewClient(remoting.ClientConfig{}, nil)
-	defer client.Shutdown()
-	var mu sync.Mutex
-	got := map[string]acked{}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				key := fmt.Sprintf("C%d-G%d-%d", cycle, g, i)
-				h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: "Crash", DefaultTopic: protocol.DefaultTopic,
-					DefaultTopicQueueNums: 4, QueueID: int32(i % 4), BornTimestamp: time.Now().UnixMilli(),
-					Properties: primitive.MarshalProperties(map[string]string{primitive.PropertyKeys: key})}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				resp, err := client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("body-"+key)))
-				cancel()
-				if err != nil || resp.Code != protocol.Success {
-					return // the broker is gone
-				}
-				_, phy, err := primitive.DecodeOffsetMsgID(resp.ExtFields["msgId"])
-				if err != nil {
-					return
-				}
-				q, _ := strconv.Atoi(resp.ExtFields["queueId"])
-				qo, _ := strconv.ParseInt(resp.ExtFields["queueOffset"], 10, 64)
-				mu.Lock()
-				got[key] = acked{int32(q), qo, phy}
-				mu.Unlock()
-			}
-		})
-	}
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) >= 400 },
-		60*time.Second, time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL)) // sends are in flight
-	_ = cmd.Wait()
-	killed = true
-	close(stop)
-	wg.Wait()
-	_, err = os.Stat(filepath.Join(dir, "abort"))
+	child := mqtest.MustStartChild(t, crashDirEnv+"="+dir, crashModeEnv+"="+mode)
+	senders := mqtest.StartSenders(mqtest.SendLoad{Addr: child.Addr, Topic: "Crash", Goroutines: 4,
+		Key: func(g, i int) string { return fmt.Sprintf("C%d-G%d-%d", cycle, g, i) }})
+	require.Eventually(t, func() bool { return senders.Acked() >= 400 }, 60*time.Second, time.Millisecond)
+	child.Kill() // sends are in flight
+	got := senders.Stop()
+	_, err := os.Stat(filepath.Join(dir, "abort"))
 	require.NoError(t, err, "a killed broker leaves its abort file")
 	return got
 }
 
 // verifyCopy opens a copy of the store (the original goes on crashing) and checks it.
-func verifyCopy(t *testing.T, dir, mode string, all, last map[string]acked, cycle int) {
+func verifyCopy(t *testing.T, dir, mode string, all, last map[string]mqtest.Ack, cycle int) {
 	t.Helper()
 	cp := filepath.Join(t.TempDir(), fmt.Sprintf("copy-%d", cycle))
-	require.NoError(t, copyTree(dir, cp))
+	require.NoError(t, mqtest.CopyDir(dir, cp))
 	cfg := crashStoreConfig(cp, mode)
 	cfg.ManualServices = true
 	ms, err := store.NewDefaultMessageStore(cfg, nil, nil)
@@ -203,12 +111,12 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]acked, cycl
 	defer ms.Shutdown()
 
 	for key, a := range all {
-		g := ms.GetMessage("g", "Crash", a.queueID, a.queueOffset, 1, nil)
+		g := ms.GetMessage("g", "Crash", a.QueueID, a.QueueOffset, 1, nil)
 		require.Equal(t, store.Found, g.Status, "cycle %d: %s lost", cycle, key)
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
 		require.Equal(t, "body-"+key, string(m.Body))
-		require.Equal(t, a.phyOffset, m.CommitLogOffset)
+		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset)
 	}
 	for q := int32(0); q < 4; q++ {
 		for k := ms.GetMinOffsetInQueue("Crash", q); k < ms.GetMaxOffsetInQueue("Crash", q); k++ {
@@ -223,28 +131,6 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]acked, cycl
 		require.NotEmpty(t, r.Messages, "cycle %d: key %s not in the index", cycle, key)
 		m, _, err := primitive.DecodeMessage(r.Messages[0])
 		require.NoError(t, err)
-		require.Equal(t, a.phyOffset, m.CommitLogOffset, key)
+		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset, key)
 	}
-}
-
-// copyTree copies the regular files under src to dst.
-func copyTree(src, dst string) error {
-	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
 }

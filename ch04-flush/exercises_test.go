@@ -15,6 +15,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -117,7 +118,7 @@ func TestExercise2_ConcurrentSendersShareAGroupCommit(t *testing.T) {
 			for i := 0; i < each; i++ {
 				h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: syncTopic, DefaultTopic: protocol.DefaultTopic,
 					DefaultTopicQueueNums: 4, QueueID: int32(g % 4), BornTimestamp: time.Now().UnixMilli()}
-				resp, err := invoke(c, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("group")))
+				resp, err := mqtest.Invoke(c, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("group")))
 				if err == nil && resp.Code == protocol.Success {
 					ok.Add(1)
 				}

@@ -28,7 +28,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,25 +35,21 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() {
-	if err := run(os.Stdout, config{}); err != nil {
-		fmt.Fprintln(os.Stderr, "ch04-flush:", err)
-		os.Exit(1)
-	}
+	mqtest.Main("ch04-flush", func(w io.Writer) error { return run(w, config{}) })
 }
 
 // config is what a run may vary.
@@ -78,18 +73,12 @@ var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &trace.SyncWriter{W: w}
-	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), true)
-	logger := slog.New(gate)
-	defer gate.Close() // shutdown is not part of the chapter's log
-
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "ch04-flush-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	stage, err := mqtest.NewStage(w, cfg.Dir, "ch04-flush-", true)
+	if err != nil {
+		return err
 	}
+	defer stage.Close() // shutdown is not part of the chapter's log
+	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 	e := &env{out: out, logger: logger, dir: dir}
 	e.clock.Store(epoch.UnixMilli())
 	defer func() {
@@ -107,7 +96,7 @@ func run(w io.Writer, cfg config) (err error) {
 
 // syncFlush is sections 0–3: broker-a with SYNC_FLUSH.
 func (e *env) syncFlush() error {
-	say(e.out, "== 0. a name server and broker-a: flushDiskType=SYNC_FLUSH, syncFlushTimeout=5000 ms ==")
+	mqtest.Say(e.out, "== 0. a name server and broker-a: flushDiskType=SYNC_FLUSH, syncFlushTimeout=5000 ms ==")
 	a, err := e.startBroker("broker-a", func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SyncFlush })
 	if err != nil {
 		return err
@@ -126,54 +115,54 @@ func (e *env) syncFlush() error {
 	ms := a.MessageStore()
 	gc := ms.GroupCommitService()
 
-	say(e.out, "== 1. 同步刷盘 — three producers send; each put is appended, then waits for the flush ==")
+	mqtest.Say(e.out, "== 1. 同步刷盘 — three producers send; each put is appended, then waits for the flush ==")
 	var sends []<-chan sendOutcome
 	for i, p := range ps {
 		sends = append(sends, sendAsync(p, syncTopic, fmt.Sprintf("hello from producer-%d", i+1)))
-		if err := waitUntil(10*time.Second, func() bool { return gc.PendingRequests() == i+1 }); err != nil {
+		if err := mqtest.WaitUntil(10*time.Second, func() bool { return gc.PendingRequests() == i+1 }); err != nil {
 			return fmt.Errorf("producer-%d's put never queued a request: %w", i+1, err)
 		}
-		say(e.out, "producer-%d's send waits: requestsWrite holds %d request(s); flushedWhere=%d, the log ends at %d",
+		mqtest.Say(e.out, "producer-%d's send waits: requestsWrite holds %d request(s); flushedWhere=%d, the log ends at %d",
 			i+1, gc.PendingRequests(), ms.FlushedWhere(), ms.GetMaxPhyOffset())
 	}
 
-	say(e.out, "== 2. GroupCommitService — one pass of its loop: one doCommit, one fdatasync, three answers ==")
+	mqtest.Say(e.out, "== 2. GroupCommitService — one pass of its loop: one doCommit, one fdatasync, three answers ==")
 	gc.RunOnce()
 	for i, ch := range sends {
 		o := <-ch
 		if o.err != nil {
 			return fmt.Errorf("producer-%d: %w", i+1, o.err)
 		}
-		say(e.out, "producer-%d: %s, queue %d, queueOffset %d", i+1, o.r.SendStatus, o.r.MessageQueue.QueueID, o.r.QueueOffset)
+		mqtest.Say(e.out, "producer-%d: %s, queue %d, queueOffset %d", i+1, o.r.SendStatus, o.r.MessageQueue.QueueID, o.r.QueueOffset)
 	}
-	say(e.out, "3 sends, %d group commit; flushedWhere=%d = the end of the log; checkpoint physicMsgTimestamp=%s",
+	mqtest.Say(e.out, "3 sends, %d group commit; flushedWhere=%d = the end of the log; checkpoint physicMsgTimestamp=%s",
 		gc.GroupCommits(), ms.FlushedWhere(), clockString(ms.Checkpoint().PhysicMsgTimestamp()))
 
-	say(e.out, "== 3. FlushDiskWatcher — the disk stalls: no group commit runs for 5 s ==")
+	mqtest.Say(e.out, "== 3. FlushDiskWatcher — the disk stalls: no group commit runs for 5 s ==")
 	ch := sendAsync(ps[0], syncTopic, "waiting for a stalled disk")
-	if err := waitUntil(10*time.Second, func() bool { return gc.PendingRequests() == 1 }); err != nil {
+	if err := mqtest.WaitUntil(10*time.Second, func() bool { return gc.PendingRequests() == 1 }); err != nil {
 		return fmt.Errorf("the fourth put never queued a request: %w", err)
 	}
 	e.clock.Add(4999)
-	say(e.out, "4999 ms later: the watcher times out %d request(s)", ms.FlushDiskWatcher().RunOnce())
+	mqtest.Say(e.out, "4999 ms later: the watcher times out %d request(s)", ms.FlushDiskWatcher().RunOnce())
 	e.clock.Add(1)
-	say(e.out, "-- 5000 ms after the put (syncFlushTimeout) --")
+	mqtest.Say(e.out, "-- 5000 ms after the put (syncFlushTimeout) --")
 	n := ms.FlushDiskWatcher().RunOnce()
 	o := <-ch
 	if o.err != nil {
 		return fmt.Errorf("producer-1's fourth send: %w", o.err)
 	}
-	say(e.out, "the watcher timed out %d request; producer-1: %s, queue %d, queueOffset %d — stored, its flush unknown",
+	mqtest.Say(e.out, "the watcher timed out %d request; producer-1: %s, queue %d, queueOffset %d — stored, its flush unknown",
 		n, o.r.SendStatus, o.r.MessageQueue.QueueID, o.r.QueueOffset)
-	say(e.out, "-- the disk comes back: the next group commit flushes the record, whose request was answered already --")
+	mqtest.Say(e.out, "-- the disk comes back: the next group commit flushes the record, whose request was answered already --")
 	gc.RunOnce()
-	say(e.out, "flushedWhere=%d = the end of the log %d", ms.FlushedWhere(), ms.GetMaxPhyOffset())
+	mqtest.Say(e.out, "flushedWhere=%d = the end of the log %d", ms.FlushedWhere(), ms.GetMaxPhyOffset())
 	return nil
 }
 
 // asyncFlushWithPool is section 4: broker-b with ASYNC_FLUSH and the TransientStorePool.
 func (e *env) asyncFlushWithPool() error {
-	say(e.out, "== 4. 异步刷盘 — broker-b: ASYNC_FLUSH, transientStorePoolEnable=true, 3 write buffers of 64 KiB ==")
+	mqtest.Say(e.out, "== 4. 异步刷盘 — broker-b: ASYNC_FLUSH, transientStorePoolEnable=true, 3 write buffers of 64 KiB ==")
 	b, err := e.startBroker("broker-b", func(sc *store.MessageStoreConfig) {
 		sc.TransientStorePoolEnable = true
 		sc.TransientStorePoolSize = 3
@@ -195,7 +184,7 @@ func (e *env) asyncFlushWithPool() error {
 	commit.RunOnce()
 	flush.RunOnce()
 	positions := func(what string) {
-		say(e.out, "%s\n   written=%d (page %d)  committed=%d (page %d)  flushed=%d (page %d)  free buffers=%d",
+		mqtest.Say(e.out, "%s\n   written=%d (page %d)  committed=%d (page %d)  flushed=%d (page %d)  free buffers=%d",
 			what, ms.MaxWrotePosition(), ms.MaxWrotePosition()/pageSize, ms.CommittedWhere(), ms.CommittedWhere()/pageSize,
 			ms.FlushedWhere(), ms.FlushedWhere()/pageSize, ms.RemainTransientStoreBufferNumbs())
 	}
@@ -212,7 +201,7 @@ func (e *env) asyncFlushWithPool() error {
 		return nil
 	}
 
-	say(e.out, "-- two 6000-byte messages go into the write buffer of the first file --")
+	mqtest.Say(e.out, "-- two 6000-byte messages go into the write buffer of the first file --")
 	if err := send(2); err != nil {
 		return err
 	}
@@ -220,7 +209,7 @@ func (e *env) asyncFlushWithPool() error {
 	commit.RunOnce()
 	positions("commit pass (commitCommitLogLeastPages=4): held back, 3 new pages")
 
-	say(e.out, "-- three more --")
+	mqtest.Say(e.out, "-- three more --")
 	if err := send(3); err != nil {
 		return err
 	}
@@ -229,23 +218,23 @@ func (e *env) asyncFlushWithPool() error {
 	flush.RunOnce()
 	positions("flush pass (flushCommitLogLeastPages=4): 7 new pages are flushed")
 
-	say(e.out, "-- one small message: less than a page --")
+	mqtest.Say(e.out, "-- one small message: less than a page --")
 	if _, err := p.Send(context.Background(), &primitive.Message{Topic: asyncTopic, Body: []byte("small")}); err != nil {
 		return err
 	}
 	commit.RunOnce()
 	positions("commit pass: held back, no new page")
 	e.clock.Add(200)
-	say(e.out, "-- 200 ms later (commitCommitLogThoroughInterval): the commit takes any byte --")
+	mqtest.Say(e.out, "-- 200 ms later (commitCommitLogThoroughInterval): the commit takes any byte --")
 	commit.RunOnce()
 	flush.RunOnce()
 	positions("commit pass, then flush pass: the flush is held back, no new page")
 	e.clock.Add(10_000)
-	say(e.out, "-- 10 s later (flushCommitLogThoroughInterval): the flush takes any byte --")
+	mqtest.Say(e.out, "-- 10 s later (flushCommitLogThoroughInterval): the flush takes any byte --")
 	flush.RunOnce()
 	positions("flush pass")
 
-	say(e.out, "-- six more: the first file fills (a blank record ends it); the second takes a buffer --")
+	mqtest.Say(e.out, "-- six more: the first file fills (a blank record ends it); the second takes a buffer --")
 	if err := send(6); err != nil {
 		return err
 	}
@@ -262,39 +251,24 @@ func (e *env) asyncFlushWithPool() error {
 // env is the scenario's shared state: the output, the store clock, the name server, the
 // brokers and producers it started and a remoting client.
 type env struct {
+	*mqtest.Servers // the name server, the brokers and producers, a remoting client
+
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
 	clock  atomic.Int64 // the store clock of every broker, ms
-	ns     *namesrv.NamesrvController
-	client *remoting.Client
-	mu     sync.Mutex
-	bs     []*broker.BrokerController
-	ps     []*producer.DefaultMQProducer
 }
 
-func (e *env) startNamesrv() error {
-	nc := namesrv.DefaultNamesrvConfig()
-	nc.KvConfigPath = filepath.Join(e.dir, "namesrv", "kvConfig.json")
-	sc := remoting.DefaultServerConfig()
-	sc.ListenAddr = "127.0.0.1:0"
-	e.ns = namesrv.NewNamesrvController(nc, sc, nil)
-	if err := namesrv.Start(e.ns); err != nil {
-		return fmt.Errorf("start name server: %w", err)
-	}
-	e.client = remoting.NewClient(remoting.ClientConfig{}, nil)
-	return nil
+func (e *env) startNamesrv() (err error) {
+	e.Servers, err = mqtest.StartServers(e.dir)
+	return err
 }
 
 // startBroker starts a traced master with 64 KiB CommitLog files whose store runs with
 // ManualServices and the shared clock; adjust sets the flush settings.
 func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (*broker.BrokerController, error) {
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
+	bc := embedded.BrokerConfig(name, e.Namesrv.Addr())
 	bc.BrokerClusterName = clusterName
-	bc.NamesrvAddr = e.ns.Addr()
-	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
-	bc.ListenPort = 0
 	bc.BrokerFastFailureEnable = false
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = filepath.Join(e.dir, name)
@@ -305,88 +279,35 @@ func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (
 	sc.Clock = e.clock.Load
 	sc.Location = time.UTC
 	adjust(&sc)
-	server := remoting.DefaultServerConfig()
-	server.ListenAddr = "127.0.0.1:0"
-	b, err := broker.NewBrokerController(bc, server, sc, trace.New(e.logger, name))
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Initialize(); err != nil {
-		b.Shutdown()
-		return nil, fmt.Errorf("initialize %s: %w", name, err)
-	}
-	if err := b.Start(); err != nil {
-		b.Shutdown()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	e.mu.Lock()
-	e.bs = append(e.bs, b)
-	e.mu.Unlock()
-	return b, nil
+	return e.StartBroker(bc, sc, trace.New(e.logger, name))
 }
 
 // startProducer starts a producer whose round robin starts after seed (seed+1 is its first
 // queue) and which never compresses (the chapter counts pages of raw bodies).
 func (e *env) startProducer(name string, seed int32) (*producer.DefaultMQProducer, error) {
 	pc := producer.DefaultConfig("ch04_producer_group")
-	pc.NamesrvAddr = e.ns.Addr()
+	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = name + "-" + strconv.Itoa(os.Getpid())
 	pc.DisableScheduledTasks = true
 	pc.IndexSeed = func() int32 { return seed }
 	pc.CompressMsgBodyOverHowmuch = 1 << 30
 	pc.SendMsgTimeout = 30 * time.Second
-	p := producer.NewDefaultMQProducer(pc)
-	if err := p.Start(); err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.ps = append(e.ps, p)
-	e.mu.Unlock()
-	return p, nil
+	return e.StartProducer(pc)
 }
 
 func (e *env) shutdown() {
-	e.mu.Lock()
-	bs, ps := e.bs, e.ps
-	e.mu.Unlock()
-	for _, p := range ps {
-		p.Shutdown()
-	}
-	for i := len(bs) - 1; i >= 0; i-- {
-		bs[i].Shutdown()
-	}
-	if e.client != nil {
-		e.client.Shutdown()
-	}
-	if e.ns != nil {
-		e.ns.Shutdown()
+	if e.Servers != nil {
+		e.Servers.Shutdown()
 	}
 }
 
 // createTopic sends UPDATE_AND_CREATE_TOPIC to the broker, as `mqadmin updateTopic -b` does, and
 // waits until the name server routes the topic to it.
 func (e *env) createTopic(b *broker.BrokerController, topic string, queues int32) error {
-	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
-		ReadQueueNums: queues, WriteQueueNums: queues, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
-	resp, err := invoke(e.client, b.BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
-	if err != nil {
-		return fmt.Errorf("create topic %s: %w", topic, err)
-	}
-	if err := resp.Err(); err != nil {
+	if err := mqtest.CreateTopic(e.Client, b.BrokerAddr(), topic, queues, protocol.PermRead|protocol.PermWrite); err != nil {
 		return err
 	}
-	return waitUntil(10*time.Second, func() bool { return e.routed(topic) })
-}
-
-// routed reports whether the name server has a route for topic.
-func (e *env) routed(topic string) bool {
-	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topic}).Encode(), nil)
-	resp, err := invoke(e.client, e.ns.Addr(), req)
-	if err != nil || resp.Code != protocol.Success {
-		return false
-	}
-	route, err := protocol.DecodeTopicRouteData(resp.Body)
-	return err == nil && len(route.QueueDatas) == 1
+	return mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topic, 1)
 }
 
 // sendOutcome is what a send returned.
@@ -405,29 +326,7 @@ func sendAsync(p *producer.DefaultMQProducer, topic, body string) <-chan sendOut
 	return ch
 }
 
-func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return cl.InvokeSync(ctx, addr, req)
-}
-
-// waitUntil polls cond until it holds or timeout passes.
-func waitUntil(timeout time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return errors.New("timed out")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return nil
-}
-
 // clockString prints a store time as the offset from the chapter's epoch.
 func clockString(ms int64) string {
 	return fmt.Sprintf("epoch+%dms", ms-epoch.UnixMilli())
-}
-
-func say(w io.Writer, format string, a ...any) {
-	fmt.Fprintf(w, format+"\n", a...)
 }

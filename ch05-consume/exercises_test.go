@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -77,9 +78,7 @@ func TestExercise3_CommittedOffsetIsTheSmallestUnconsumed(t *testing.T) {
 func startExercise(t *testing.T, levels string) (*scenario, *trace.Recorder) {
 	t.Helper()
 	rec := trace.NewRecorder()
-	clk := &manualClock{}
-	clk.t.Store(epoch.UnixMilli())
-	s, err := newScenario(t.TempDir(), config{MessageDelayLevel: levels}, slog.New(rec), clk)
+	s, err := newScenario(t.TempDir(), config{MessageDelayLevel: levels}, slog.New(rec), clock.NewManual(epoch))
 	require.NoError(t, err)
 	t.Cleanup(s.shutdown)
 	require.NoError(t, s.produce(4))
@@ -148,9 +147,9 @@ func TestExercise5_DelayLevelThreeWaitsTenSeconds(t *testing.T) {
 	c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: 0})
 	st := s.broker().MessageStore()
 	st.DoReput()
-	s.clk.advance(9 * time.Second)
+	s.clk.Advance(9 * time.Second)
 	require.Zero(t, s.broker().ScheduleMessageService().DoDeliver())
-	s.clk.advance(time.Second)
+	s.clk.Advance(time.Second)
 	require.Equal(t, 1, s.broker().ScheduleMessageService().DoDeliver())
 	require.Equal(t, 1, count(rec, "ScheduleMessageService#deliverMessage"))
 }

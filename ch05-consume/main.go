@@ -35,25 +35,22 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() {
-	if err := run(os.Stdout, config{}); err != nil {
-		fmt.Fprintln(os.Stderr, "ch05-consume:", err)
-		os.Exit(1)
-	}
+	mqtest.Main("ch05-consume", func(w io.Writer) error { return run(w, config{}) })
 }
 
 // config is what a run may vary.
@@ -75,22 +72,15 @@ var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log and tables to w.
 func run(w io.Writer, cfg config) (err error) {
-	out := &trace.SyncWriter{W: w}
-	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), false)
-	logger := slog.New(gate)
-	defer gate.Close()
-
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "ch05-consume-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	stage, err := mqtest.NewStage(w, cfg.Dir, "ch05-consume-", false)
+	if err != nil {
+		return err
 	}
-	clk := &manualClock{}
-	clk.t.Store(epoch.UnixMilli())
+	defer stage.Close()
+	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
+	clk := clock.NewManual(epoch)
 
-	say(out, "== 0. a name server and broker-a; %s with 2 queues; 4 messages sent (not traced) ==", topicName)
+	mqtest.Say(out, "== 0. a name server and broker-a; %s with 2 queues; 4 messages sent (not traced) ==", topicName)
 	sc, err := newScenario(dir, cfg, logger, clk)
 	if err != nil {
 		return err
@@ -104,7 +94,7 @@ func run(w io.Writer, cfg config) (err error) {
 	}
 	gate.Open()
 
-	say(out, "== 1. 启动 — the clustering push consumer starts ==")
+	mqtest.Say(out, "== 1. 启动 — the clustering push consumer starts ==")
 	failed := map[string]int{}
 	var mu sync.Mutex
 	c, err := sc.startConsumer(clusterGroup, protocol.Clustering, func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
@@ -112,10 +102,10 @@ func run(w io.Writer, cfg config) (err error) {
 		defer mu.Unlock()
 		for _, m := range msgs {
 			body := string(m.Body)
-			say(out, "listener: topic=%s queueId=%d queueOffset=%d reconsumeTimes=%d body=%q", m.Topic, m.QueueID, m.QueueOffset, m.ReconsumeTimes, body)
+			mqtest.Say(out, "listener: topic=%s queueId=%d queueOffset=%d reconsumeTimes=%d body=%q", m.Topic, m.QueueID, m.QueueOffset, m.ReconsumeTimes, body)
 			if body == "Hello RocketMQ 2" && failed[body] == 0 {
 				failed[body]++
-				say(out, "listener: RECONSUME_LATER for %q", body)
+				mqtest.Say(out, "listener: RECONSUME_LATER for %q", body)
 				return consumer.ReconsumeLater
 			}
 		}
@@ -126,32 +116,32 @@ func run(w io.Writer, cfg config) (err error) {
 	}
 	inst := c.Instance()
 
-	say(out, "== 2. 负载均衡 — the rebalance assigns the queues and dispatches the first pulls ==")
+	mqtest.Say(out, "== 2. 负载均衡 — the rebalance assigns the queues and dispatches the first pulls ==")
 	inst.DoRebalance()
 
-	say(out, "== 3. 消息拉取 — pull queue 0, then queue 1; the listener fails one message ==")
+	mqtest.Say(out, "== 3. 消息拉取 — pull queue 0, then queue 1; the listener fails one message ==")
 	for q := int32(0); q < 2; q++ {
 		c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: q})
 	}
 	printOffsets(out, "the consumer's offsets in memory", c)
 
-	say(out, "== 4. 重试 — +10 s: the schedule service delivers it to %%RETRY%%%s; it is pulled and consumed ==", clusterGroup)
+	mqtest.Say(out, "== 4. 重试 — +10 s: the schedule service delivers it to %%RETRY%%%s; it is pulled and consumed ==", clusterGroup)
 	if err := sc.deliverDelayed(10 * time.Second); err != nil {
 		return err
 	}
 	c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: protocol.GetRetryTopic(clusterGroup), BrokerName: "broker-a", QueueID: 0})
 
-	say(out, "== 5. 拉取进度持久化 — the persist task sends the offsets to the broker ==")
+	mqtest.Say(out, "== 5. 拉取进度持久化 — the persist task sends the offsets to the broker ==")
 	inst.RunPersistConsumerOffsetTask()
 	if err := sc.waitCommitted(clusterGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
 		return err
 	}
 	printBrokerOffsets(out, sc, clusterGroup)
 
-	say(out, "== 6. 广播消费 — a broadcasting consumer keeps its progress in a local file ==")
+	mqtest.Say(out, "== 6. 广播消费 — a broadcasting consumer keeps its progress in a local file ==")
 	b, err := sc.startConsumer(broadcastGroup, protocol.Broadcasting, func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
 		for _, m := range msgs {
-			say(out, "broadcast listener: queueId=%d queueOffset=%d body=%q", m.QueueID, m.QueueOffset, string(m.Body))
+			mqtest.Say(out, "broadcast listener: queueId=%d queueOffset=%d body=%q", m.QueueID, m.QueueOffset, string(m.Body))
 		}
 		return consumer.ConsumeSuccess
 	})
@@ -169,7 +159,7 @@ func run(w io.Writer, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	say(out, "%s:\n%s", filepath.ToSlash(rel), data)
+	mqtest.Say(out, "%s:\n%s", filepath.ToSlash(rel), data)
 	return nil
 }
 
@@ -177,20 +167,20 @@ func run(w io.Writer, cfg config) (err error) {
 type scenario struct {
 	cluster   *embedded.Cluster
 	logger    *slog.Logger
-	clk       *manualClock
+	clk       *clock.Manual
 	offsetDir string
 	producer  *producer.DefaultMQProducer
 	consumers []*consumer.DefaultMQPushConsumer
 }
 
-func newScenario(dir string, cfg config, logger *slog.Logger, clk *manualClock) (*scenario, error) {
+func newScenario(dir string, cfg config, logger *slog.Logger, clk *clock.Manual) (*scenario, error) {
 	c, err := embedded.Start(embedded.Config{
 		Dir: dir, Brokers: 1, Logger: logger,
 		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			sc.MappedFileSizeCommitLog = 64 << 10
 			sc.MappedFileSizeConsumeQueue = 100 * 20
 			sc.ManualServices = true
-			sc.Clock = clk.millis
+			sc.Clock = func() int64 { return clock.Millis(clk) }
 			if cfg.MessageDelayLevel != "" {
 				sc.MessageDelayLevel = cfg.MessageDelayLevel
 			}
@@ -239,33 +229,10 @@ func (s *scenario) broker() *broker.BrokerController { return s.cluster.Brokers[
 func (s *scenario) createTopic(topic string, queues int32) error {
 	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer cl.Shutdown()
-	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
-		ReadQueueNums: queues, WriteQueueNums: queues, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
-	resp, err := invoke(cl, s.broker().BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
-	if err == nil {
-		err = resp.Err()
+	if err := mqtest.CreateTopic(cl, s.broker().BrokerAddr(), topic, queues, protocol.PermRead|protocol.PermWrite); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("create %s: %w", topic, err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topic}).Encode(), nil)
-		resp, err := invoke(cl, s.cluster.NamesrvAddr(), req)
-		if err == nil && resp.Code == protocol.Success {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return errors.New("the name server never routed the topic")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return cl.InvokeSync(ctx, addr, req)
+	return mqtest.WaitRouted(cl, s.cluster.NamesrvAddr(), topic, 1)
 }
 
 // produce sends n messages round robin over the two queues and builds the ConsumeQueues.
@@ -312,7 +279,7 @@ func (s *scenario) startConsumer(group string, model protocol.MessageModel, l co
 func (s *scenario) deliverDelayed(d time.Duration) error {
 	st := s.broker().MessageStore()
 	st.DoReput()
-	s.clk.advance(d)
+	s.clk.Advance(d)
 	n := s.broker().ScheduleMessageService().DoDeliver()
 	st.DoReput()
 	if n == 0 {
@@ -324,22 +291,18 @@ func (s *scenario) deliverDelayed(d time.Duration) error {
 // waitCommitted waits for the oneway UPDATE_CONSUMER_OFFSET requests to land.
 func (s *scenario) waitCommitted(group, topic string, want map[int32]int64) error {
 	om := s.broker().ConsumerOffsetManager()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ok := true
+	err := mqtest.WaitUntil(10*time.Second, func() bool {
 		for q, v := range want {
 			if om.QueryOffset(group, topic, q) != v {
-				ok = false
+				return false
 			}
 		}
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("offsets of %s never reached %v", group, want)
-		}
-		time.Sleep(2 * time.Millisecond)
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("offsets of %s never reached %v", group, want)
 	}
+	return nil
 }
 
 func (s *scenario) shutdown() {
@@ -351,7 +314,7 @@ func (s *scenario) shutdown() {
 }
 
 func printOffsets(w io.Writer, title string, c *consumer.DefaultMQPushConsumer) {
-	say(w, "%s:", title)
+	mqtest.Say(w, "%s:", title)
 	table := c.OffsetStore().CloneOffsetTable("")
 	var lines []string
 	for q, v := range table {
@@ -359,12 +322,12 @@ func printOffsets(w io.Writer, title string, c *consumer.DefaultMQPushConsumer) 
 	}
 	sort.Strings(lines)
 	for _, l := range lines {
-		say(w, "%s", l)
+		mqtest.Say(w, "%s", l)
 	}
 }
 
 func printBrokerOffsets(w io.Writer, s *scenario, group string) {
-	say(w, "broker-a consumerOffset.json, group %s:", group)
+	mqtest.Say(w, "broker-a consumerOffset.json, group %s:", group)
 	om := s.broker().ConsumerOffsetManager()
 	for _, topic := range []string{topicName, protocol.GetRetryTopic(group)} {
 		offs := om.QueryOffsets(group, topic)
@@ -374,21 +337,7 @@ func printBrokerOffsets(w io.Writer, s *scenario, group string) {
 		}
 		sort.Ints(qs)
 		for _, q := range qs {
-			say(w, "  %s@%s queue %d -> %d", topic, group, q, offs[int32(q)])
+			mqtest.Say(w, "  %s@%s queue %d -> %d", topic, group, q, offs[int32(q)])
 		}
 	}
 }
-
-func say(w io.Writer, format string, a ...any) {
-	fmt.Fprintf(w, format+"\n", a...)
-}
-
-// manualClock is the store's and the consumers' time in this chapter: it moves only when advanced.
-type manualClock struct{ t atomic.Int64 }
-
-func (c *manualClock) millis() int64           { return c.t.Load() }
-func (c *manualClock) now() time.Time          { return time.UnixMilli(c.t.Load()).UTC() }
-func (c *manualClock) advance(d time.Duration) { c.t.Add(d.Milliseconds()) }
-
-// Now makes the clock a clock.Clock, the consumers' ClientConfig.Clock.
-func (c *manualClock) Now() time.Time { return c.now() }

@@ -54,21 +54,11 @@ func Start(cfg Config) (*Cluster, error) {
 	if cfg.Brokers <= 0 {
 		cfg.Brokers = 1
 	}
-	tr := trace.New(cfg.Logger, "namesrv")
-	nc := namesrv.DefaultNamesrvConfig()
-	nc.KvConfigPath = filepath.Join(cfg.Dir, "namesrv", "kvConfig.json")
-	if cfg.NamesrvCustomize != nil {
-		cfg.NamesrvCustomize(&nc)
+	ns, err := StartNamesrv(cfg.Dir, cfg.NamesrvListenAddr, trace.New(cfg.Logger, "namesrv"), cfg.NamesrvCustomize, namesrv.WithClock(cfg.NamesrvClock))
+	if err != nil {
+		return nil, err
 	}
-	sc := remoting.DefaultServerConfig()
-	sc.ListenAddr = cfg.NamesrvListenAddr
-	if sc.ListenAddr == "" {
-		sc.ListenAddr = "127.0.0.1:0"
-	}
-	c := &Cluster{Namesrv: namesrv.NewNamesrvController(nc, sc, tr, namesrv.WithClock(cfg.NamesrvClock))}
-	if err := namesrv.Start(c.Namesrv); err != nil {
-		return nil, fmt.Errorf("embedded: start name server: %w", err)
-	}
+	c := &Cluster{Namesrv: ns}
 	for i := 0; i < cfg.Brokers; i++ {
 		b, err := c.startBroker(cfg, i)
 		if err != nil {
@@ -82,28 +72,51 @@ func Start(cfg Config) (*Cluster, error) {
 
 func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, error) {
 	name := fmt.Sprintf("broker-%c", 'a'+i)
-	bc := broker.DefaultBrokerConfig()
-	bc.BrokerName = name
-	bc.BrokerIP1 = "127.0.0.1"
-	bc.BrokerIP2 = "127.0.0.1"
-	bc.NamesrvAddr = c.NamesrvAddr()
+	bc := BrokerConfig(name, c.NamesrvAddr())
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = filepath.Join(cfg.Dir, name)
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
-	nsc := remoting.DefaultServerConfig()
-	nsc.ListenAddr = "127.0.0.1:0"
-	bc.ListenPort = 0
+	nsc := LoopbackServer()
 	if i < len(cfg.BrokerListenAddrs) {
 		nsc.ListenAddr = cfg.BrokerListenAddrs[i]
 	}
 	if cfg.Customize != nil {
 		cfg.Customize(i, &bc, &sc)
 	}
-	b, err := broker.NewBrokerController(bc, nsc, sc, trace.New(cfg.Logger, name), broker.WithClock(cfg.BrokerClock))
+	return StartBroker(bc, nsc, sc, trace.New(cfg.Logger, name), broker.WithClock(cfg.BrokerClock))
+}
+
+// StartNamesrv starts a name server whose KV config lives under dir/namesrv, listening on
+// listenAddr ("" means "127.0.0.1:0", an ephemeral loopback port); customize, if set, adjusts
+// its config first.
+func StartNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesrv.NamesrvConfig), opts ...namesrv.Option) (*namesrv.NamesrvController, error) {
+	nc := namesrv.DefaultNamesrvConfig()
+	nc.KvConfigPath = filepath.Join(dir, "namesrv", "kvConfig.json")
+	if customize != nil {
+		customize(&nc)
+	}
+	sc := remoting.DefaultServerConfig()
+	sc.ListenAddr = listenAddr
+	if sc.ListenAddr == "" {
+		sc.ListenAddr = "127.0.0.1:0"
+	}
+	ns := namesrv.NewNamesrvController(nc, sc, tr, opts...)
+	if err := namesrv.Start(ns); err != nil {
+		return nil, fmt.Errorf("embedded: start name server: %w", err)
+	}
+	return ns, nil
+}
+
+// StartBroker creates, initializes and starts one broker from its configs (the sequence
+// BrokerStartup#main runs); on error what was started is shut down.
+func StartBroker(bc broker.BrokerConfig, server remoting.ServerConfig, sc store.MessageStoreConfig, tr *trace.Tracer, opts ...broker.Option) (*broker.BrokerController, error) {
+	name := bc.BrokerName
+	b, err := broker.NewBrokerController(bc, server, sc, tr, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: create %s: %w", name, err)
 	}
 	if err := b.Initialize(); err != nil {
+		b.Shutdown()
 		return nil, fmt.Errorf("embedded: initialize %s: %w", name, err)
 	}
 	if err := b.Start(); err != nil {
@@ -111,6 +124,25 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 		return nil, fmt.Errorf("embedded: start %s: %w", name, err)
 	}
 	return b, nil
+}
+
+// BrokerConfig is RocketMQ's broker defaults for a master named name on loopback (brokerIP1
+// and brokerIP2 127.0.0.1), on the ephemeral port its server binds, registering with the name
+// servers nsAddr ("" for none).
+func BrokerConfig(name, nsAddr string) broker.BrokerConfig {
+	bc := broker.DefaultBrokerConfig()
+	bc.BrokerName = name
+	bc.BrokerIP1, bc.BrokerIP2 = "127.0.0.1", "127.0.0.1"
+	bc.NamesrvAddr = nsAddr
+	bc.ListenPort = 0
+	return bc
+}
+
+// LoopbackServer is a remoting server config listening on an ephemeral loopback port.
+func LoopbackServer() remoting.ServerConfig {
+	sc := remoting.DefaultServerConfig()
+	sc.ListenAddr = "127.0.0.1:0"
+	return sc
 }
 
 // NamesrvAddr is the name server's "127.0.0.1:port".

@@ -9,14 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -47,26 +46,14 @@ func BenchmarkOfficialClientProduceConsume(b *testing.B) {
 	})
 	require.NoError(b, err)
 	b.Cleanup(c.Shutdown)
-	ns := primitive.NamesrvAddr{c.NamesrvAddr()}
 	const topic, group = "BenchTopic", "bench-consumer"
 
 	// Create the topic up front (the broker registers it with the name server at once), so the
 	// consumer's first route lookup finds it.
 	admin := remoting.NewClient(remoting.ClientConfig{}, nil)
 	b.Cleanup(admin.Shutdown)
-	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic, ReadQueueNums: 4,
-		WriteQueueNums: 4, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	resp, err := admin.InvokeSync(ctx, c.Brokers[0].BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
-	cancel()
-	require.NoError(b, err)
-	require.NoError(b, resp.Err())
-
-	p, err := rocketmq.NewProducer(producer.WithNameServer(ns), producer.WithGroupName("bench-producer"),
-		producer.WithInstanceName(instance(b)), producer.WithRetry(2))
-	require.NoError(b, err)
-	require.NoError(b, p.Start())
-	b.Cleanup(func() { _ = p.Shutdown() })
+	require.NoError(b, mqtest.CreateTopic(admin, c.Brokers[0].BrokerAddr(), topic, 4, protocol.PermRead|protocol.PermWrite))
+	p := newProducer(b, c.NamesrvAddr(), "bench-producer")
 
 	// Message i (0..b.N-1) carries i in its first 8 bytes; the warm-up message is 8 bytes of 0xff.
 	seen := make([]atomic.Bool, b.N)
@@ -74,10 +61,7 @@ func BenchmarkOfficialClientProduceConsume(b *testing.B) {
 	allIn := make(chan struct{})
 	warm := make(chan struct{})
 	var warmOnce sync.Once
-	pc, err := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName(group),
-		consumer.WithInstance(instance(b)), consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
-	require.NoError(b, err)
-	require.NoError(b, pc.Subscribe(topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+	newPushConsumer(b, c.NamesrvAddr(), group, topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 		for _, m := range msgs {
 			if len(m.Body) < 8 {
 				continue
@@ -92,17 +76,11 @@ func BenchmarkOfficialClientProduceConsume(b *testing.B) {
 			}
 		}
 		return consumer.ConsumeSuccess, nil
-	}))
-	require.NoError(b, pc.Start())
-	b.Cleanup(func() { _ = pc.Shutdown() })
+	})
 
 	warmBody := make([]byte, benchBodySize)
 	binary.BigEndian.PutUint64(warmBody, ^uint64(0))
-	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
-	res, err := p.SendSync(ctx, primitive.NewMessage(topic, warmBody))
-	cancel()
-	require.NoError(b, err)
-	require.Equal(b, primitive.SendOK, res.Status)
+	sendSync(b, p, primitive.NewMessage(topic, warmBody))
 	select {
 	case <-warm:
 	case <-time.After(consumeTimeout):

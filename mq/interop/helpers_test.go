@@ -23,6 +23,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -35,13 +36,11 @@ const quietWindow = 3 * time.Second
 // scheduling take a second or two; the rest is margin for a loaded machine).
 const consumeTimeout = 60 * time.Second
 
+// TestMain has a child mode: the restart test re-runs this binary as a broker process it can
+// SIGTERM (runChildBroker).
 func TestMain(m *testing.M) {
-	// Child mode: the restart test re-runs this binary as a broker process it can SIGTERM.
-	if os.Getenv(childEnv) == childBroker {
-		os.Exit(runChildBroker())
-	}
 	rlog.SetLogLevel("fatal")
-	os.Exit(m.Run())
+	mqtest.ChildMain(m, childEnv, runChildBroker)
 }
 
 var instanceSeq atomic.Int64
@@ -69,7 +68,7 @@ func startCluster(t *testing.T) *embedded.Cluster {
 }
 
 // newProducer starts an official producer with a unique instance name; shut down at cleanup.
-func newProducer(t *testing.T, namesrv, group string, opts ...producer.Option) rocketmq.Producer {
+func newProducer(t testing.TB, namesrv, group string, opts ...producer.Option) rocketmq.Producer {
 	t.Helper()
 	all := append([]producer.Option{producer.WithNameServer(primitive.NamesrvAddr{namesrv}),
 		producer.WithGroupName(group), producer.WithInstanceName(instance(t)), producer.WithRetry(2)}, opts...)
@@ -81,7 +80,7 @@ func newProducer(t *testing.T, namesrv, group string, opts ...producer.Option) r
 }
 
 // sendSync sends msgs (one message, or a batch) and requires SEND_OK.
-func sendSync(t *testing.T, p rocketmq.Producer, msgs ...*primitive.Message) *primitive.SendResult {
+func sendSync(t testing.TB, p rocketmq.Producer, msgs ...*primitive.Message) *primitive.SendResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -167,14 +166,27 @@ func (c *collector) requireExactly(t *testing.T, name string, want []string, tag
 func startPushConsumer(t *testing.T, namesrv, group, topic string, sel consumer.MessageSelector) (*collector, rocketmq.PushConsumer) {
 	t.Helper()
 	col := newCollector()
-	pc, err := rocketmq.NewPushConsumer(consumer.WithNameServer(primitive.NamesrvAddr{namesrv}),
+	return col, newPushConsumer(t, namesrv, group, topic, sel, col.consume)
+}
+
+// consumeFunc is an official push consumer's listener.
+type consumeFunc = func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error)
+
+// newPushConsumer starts an official push consumer of group, with a unique instance name, on
+// topic with selector, from the first offset when the group has none, calling fn; opts are
+// appended to those options. It is shut down at cleanup (Shutdown is idempotent).
+func newPushConsumer(t testing.TB, namesrv, group, topic string, sel consumer.MessageSelector, fn consumeFunc,
+	opts ...consumer.Option) rocketmq.PushConsumer {
+	t.Helper()
+	all := append([]consumer.Option{consumer.WithNameServer(primitive.NamesrvAddr{namesrv}),
 		consumer.WithGroupName(group), consumer.WithInstance(instance(t)),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset)}, opts...)
+	pc, err := rocketmq.NewPushConsumer(all...)
 	require.NoError(t, err)
-	require.NoError(t, pc.Subscribe(topic, sel, col.consume))
+	require.NoError(t, pc.Subscribe(topic, sel, fn))
 	require.NoError(t, pc.Start())
 	t.Cleanup(func() { _ = pc.Shutdown() })
-	return col, pc
+	return pc
 }
 
 // expectation is one collector and the bodies (and tags) it must end up with.

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	goprimitive "github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/stretchr/testify/require"
@@ -141,13 +140,7 @@ func TestOfficialConsumerReceivesOurProducersMessages(t *testing.T) {
 	}
 
 	col := &fullCollector{got: map[string]*received{}}
-	pc, err := rocketmq.NewPushConsumer(consumer.WithNameServer(goprimitive.NamesrvAddr{ns}),
-		consumer.WithGroupName("our-producer-consumer"), consumer.WithInstance(instance(t)),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
-	require.NoError(t, err)
-	require.NoError(t, pc.Subscribe(topic, consumer.MessageSelector{}, col.consume))
-	require.NoError(t, pc.Start())
-	t.Cleanup(func() { _ = pc.Shutdown() })
+	newPushConsumer(t, ns, "our-producer-consumer", topic, consumer.MessageSelector{}, col.consume)
 
 	require.Eventually(t, func() bool { return col.has(len(sent)) }, consumeTimeout, 20*time.Millisecond)
 	time.Sleep(quietWindow) // nothing more may arrive

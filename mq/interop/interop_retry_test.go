@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/stretchr/testify/require"
@@ -78,14 +77,7 @@ func startRecordingConsumer(t *testing.T, namesrv, group, topic string, result c
 	opts ...consumer.Option) *recorder {
 	t.Helper()
 	rec := &recorder{result: result}
-	all := append([]consumer.Option{consumer.WithNameServer(primitive.NamesrvAddr{namesrv}),
-		consumer.WithGroupName(group), consumer.WithInstance(instance(t)),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset)}, opts...)
-	pc, err := rocketmq.NewPushConsumer(all...)
-	require.NoError(t, err)
-	require.NoError(t, pc.Subscribe(topic, consumer.MessageSelector{}, rec.consume))
-	require.NoError(t, pc.Start())
-	t.Cleanup(func() { _ = pc.Shutdown() })
+	newPushConsumer(t, namesrv, group, topic, consumer.MessageSelector{}, rec.consume, opts...)
 	return rec
 }
 

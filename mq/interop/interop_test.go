@@ -8,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,14 +21,8 @@ import (
 func TestOfficialClientSendsAndConsumes(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t)
-	ns := primitive.NamesrvAddr{c.NamesrvAddr()}
 	const topic, n = "InteropTopic", 100
-
-	p, err := rocketmq.NewProducer(producer.WithNameServer(ns), producer.WithGroupName("interop-producer"),
-		producer.WithInstanceName(instance(t)), producer.WithRetry(2))
-	require.NoError(t, err)
-	require.NoError(t, p.Start())
-	defer p.Shutdown()
+	p := newProducer(t, c.NamesrvAddr(), "interop-producer")
 
 	brokerAddr := c.Brokers[0].BrokerAddr()
 	lastOffset := int64(-1)
@@ -55,10 +47,7 @@ func TestOfficialClientSendsAndConsumes(t *testing.T) {
 	var mu sync.Mutex
 	received := map[string]got{}
 	dup := 0
-	pc, err := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName("interop-consumer"),
-		consumer.WithInstance(instance(t)), consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
-	require.NoError(t, err)
-	require.NoError(t, pc.Subscribe(topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+	newPushConsumer(t, c.NamesrvAddr(), "interop-consumer", topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range msgs {
@@ -68,9 +57,7 @@ func TestOfficialClientSendsAndConsumes(t *testing.T) {
 			received[string(m.Body)] = got{m.GetTags(), m.GetKeys(), m.GetProperty("seq")}
 		}
 		return consumer.ConsumeSuccess, nil
-	}))
-	require.NoError(t, pc.Start())
-	defer pc.Shutdown()
+	})
 
 	count := func() int { mu.Lock(); defer mu.Unlock(); return len(received) }
 	require.Eventually(t, func() bool { return count() == n }, 60*time.Second, 50*time.Millisecond)

@@ -1,20 +1,15 @@
 package interop
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,28 +20,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// Child mode: TestMain runs a broker instead of the tests when childEnv is childBroker. The
-// broker's command-line arguments come from childArgsEnv, one per line.
-const (
-	childEnv      = "ROCKETMQ_GO_INTEROP_CHILD"
-	childBroker   = "broker"
-	childArgsEnv  = "ROCKETMQ_GO_INTEROP_BROKER_ARGS"
-	childAddrLine = "INTEROP_BROKER_ADDR="
-)
+// childEnv, when set, makes the test binary a broker (TestMain's child mode): it holds the
+// broker's command-line arguments, one per line.
+const childEnv = "ROCKETMQ_GO_INTEROP_BROKER_ARGS"
 
-// runChildBroker starts a broker through broker.BrokerStartup (the mqbroker command line),
-// prints childAddrLine and its address, waits for SIGTERM or SIGINT, shuts the broker down and
-// returns the exit code (0 after a clean shutdown).
-func runChildBroker() int {
+// runChildBroker starts a broker through broker.BrokerStartup (the mqbroker command line) with
+// args, reports its address (mqtest.ReportAddr), waits for SIGTERM or SIGINT, shuts the broker
+// down and returns the exit code (0 after a clean shutdown).
+func runChildBroker(args string) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	args := strings.Split(os.Getenv(childArgsEnv), "\n")
-	b, err := broker.BrokerStartup(args, os.Stdout, os.Stderr, nil)
+	b, err := broker.BrokerStartup(strings.Split(args, "\n"), os.Stdout, os.Stderr, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child broker:", err)
 		return 1
@@ -55,40 +45,16 @@ func runChildBroker() int {
 		fmt.Fprintln(os.Stderr, "child broker: nothing started")
 		return 1
 	}
-	fmt.Printf("%s%s\n", childAddrLine, b.BrokerAddr())
+	mqtest.ReportAddr(b.BrokerAddr())
 	<-sig
 	b.Shutdown()
 	fmt.Println("INTEROP_BROKER_STOPPED")
 	return 0
 }
 
-// childBrokerProc is a broker running in a child process.
-type childBrokerProc struct {
-	cmd    *exec.Cmd
-	addr   string
-	mu     sync.Mutex
-	output bytes.Buffer // stdout after the address line and all of stderr
-	waited chan struct{}
-	err    error // cmd.Wait's result, set before waited closes
-}
-
-func (p *childBrokerProc) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.output.String()
-}
-
-type lockedWriter struct{ p *childBrokerProc }
-
-func (w lockedWriter) Write(b []byte) (int, error) {
-	w.p.mu.Lock()
-	defer w.p.mu.Unlock()
-	return w.p.output.Write(b)
-}
-
 // startChildBroker runs this test binary in child mode with a broker.conf holding props, and
 // waits for the broker's address. At cleanup a still-running child is killed.
-func startChildBroker(t *testing.T, dir string, props map[string]string) *childBrokerProc {
+func startChildBroker(t *testing.T, dir string, props map[string]string) *mqtest.Child {
 	t.Helper()
 	p, err := tryStartChildBroker(t, dir, props)
 	require.NoError(t, err)
@@ -97,7 +63,7 @@ func startChildBroker(t *testing.T, dir string, props map[string]string) *childB
 
 // tryStartChildBroker is startChildBroker returning an error when the child exits before it
 // reports its address (its output is in the error).
-func tryStartChildBroker(t *testing.T, dir string, props map[string]string) (*childBrokerProc, error) {
+func tryStartChildBroker(t *testing.T, dir string, props map[string]string) (*mqtest.Child, error) {
 	t.Helper()
 	var conf strings.Builder
 	for k, v := range props {
@@ -105,68 +71,17 @@ func tryStartChildBroker(t *testing.T, dir string, props map[string]string) (*ch
 	}
 	confPath := filepath.Join(dir, "broker.conf")
 	require.NoError(t, os.WriteFile(confPath, []byte(conf.String()), 0o644))
-
-	p := &childBrokerProc{waited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	p.cmd.Env = append(os.Environ(), childEnv+"="+childBroker, childArgsEnv+"=-c\n"+confPath)
-	p.cmd.Stderr = lockedWriter{p}
-	stdout, err := p.cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, p.cmd.Start())
-	t.Cleanup(func() {
-		select {
-		case <-p.waited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.waited
-		}
-	})
-
-	addrCh := make(chan string, 1)
-	// The reader drains stdout to EOF before Wait runs: Wait closes the pipe, and a line the
-	// child wrote just before exiting (INTEROP_BROKER_STOPPED) would otherwise be lost.
-	readDone := make(chan struct{})
-	go func() {
-		<-readDone
-		p.err = p.cmd.Wait()
-		close(p.waited)
-	}()
-	go func() {
-		defer close(readDone)
-		sc := bufio.NewScanner(stdout)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			if a, ok := strings.CutPrefix(line, childAddrLine); ok && !sent {
-				addrCh <- a
-				sent = true
-				continue
-			}
-			_, _ = lockedWriter{p}.Write([]byte(line + "\n"))
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case p.addr = <-addrCh:
-	case <-p.waited:
-		return nil, fmt.Errorf("child broker exited before it was up: %v\n%s", p.err, p.log())
-	case <-time.After(30 * time.Second):
-		return nil, fmt.Errorf("child broker did not report its address within 30 s\n%s", p.log())
-	}
-	return p, nil
+	return mqtest.StartChild(t, childEnv+"=-c\n"+confPath)
 }
 
-// stop sends SIGTERM and requires a clean exit (status 0) within 30 s.
-func (p *childBrokerProc) stop(t *testing.T) {
+// stopChildBroker sends SIGTERM and requires a clean exit (status 0) within 30 s.
+func stopChildBroker(t *testing.T, c *mqtest.Child) {
 	t.Helper()
-	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case <-p.waited:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("child broker did not exit within 30 s of SIGTERM\n%s", p.log())
-	}
-	require.NoError(t, p.err, "child broker's exit status\n%s", p.log())
-	require.Contains(t, p.log(), "INTEROP_BROKER_STOPPED")
+	require.NoError(t, c.Signal(syscall.SIGTERM))
+	err := c.Wait(30 * time.Second)
+	require.NotErrorIs(t, err, mqtest.ErrChildRunning, "child broker did not exit within 30 s of SIGTERM\n%s", c.Output())
+	require.NoError(t, err, "child broker's exit status\n%s", c.Output())
+	require.Contains(t, c.Output(), "INTEROP_BROKER_STOPPED")
 }
 
 // committedOffsets asks the broker at addr for group's committed offset of each queue of topic
@@ -221,12 +136,8 @@ func requireCommittedOffsets(t *testing.T, cli *remoting.Client, addr, group, to
 func TestBrokerRestartKeepsOffsets(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	nc := namesrv.DefaultNamesrvConfig()
-	nc.KvConfigPath = filepath.Join(dir, "namesrv", "kvConfig.json")
-	sc := remoting.DefaultServerConfig()
-	sc.ListenAddr = "127.0.0.1:0"
-	ns := namesrv.NewNamesrvController(nc, sc, nil)
-	require.NoError(t, namesrv.Start(ns))
+	ns, err := embedded.StartNamesrv(dir, "", nil, nil)
+	require.NoError(t, err)
 	t.Cleanup(ns.Shutdown)
 	nsAddr := ns.Addr()
 
@@ -275,15 +186,15 @@ func TestBrokerRestartKeepsOffsets(t *testing.T) {
 
 	cli := remoting.NewClient(remoting.ClientConfig{}, nil)
 	t.Cleanup(cli.Shutdown)
-	requireCommittedOffsets(t, cli, b1.addr, group, topic, ends, "the group's offsets are committed to the broker before it stops")
-	cli.CloseChannel(b1.addr)
+	requireCommittedOffsets(t, cli, b1.Addr, group, topic, ends, "the group's offsets are committed to the broker before it stops")
+	cli.CloseChannel(b1.Addr)
 
 	// SIGTERM, then the same store and port again.
-	b1.stop(t)
+	stopChildBroker(t, b1)
 	require.NoFileExists(t, filepath.Join(storeDir, "abort"), "a clean shutdown removes the abort file")
 	require.FileExists(t, filepath.Join(storeDir, "config", "topics.json"), "topics are persisted at shutdown")
 	require.FileExists(t, filepath.Join(storeDir, "config", "consumerOffset.json"), "consumer offsets are persisted at shutdown")
-	_, port, _ := strings.Cut(b1.addr, ":")
+	_, port, _ := strings.Cut(b1.Addr, ":")
 	props["listenPort"] = port
 	b2, err := tryStartChildBroker(t, dir, props)
 	if err != nil {
@@ -293,7 +204,7 @@ func TestBrokerRestartKeepsOffsets(t *testing.T) {
 		props["listenPort"] = "0"
 		b2 = startChildBroker(t, dir, props)
 	}
-	got, err := committedOffsets(cli, b2.addr, group, topic, queues)
+	got, err := committedOffsets(cli, b2.Addr, group, topic, queues)
 	require.NoError(t, err)
 	require.Equal(t, ends, got, "committed offsets right after the restart (config/consumerOffset.json loaded)")
 
@@ -309,7 +220,7 @@ func TestBrokerRestartKeepsOffsets(t *testing.T) {
 	for q, offs := range newOffsets {
 		ends[q] += int64(len(offs))
 	}
-	requireCommittedOffsets(t, cli, b2.addr, group, topic, ends, "the group's offsets reach the new ends")
+	requireCommittedOffsets(t, cli, b2.Addr, group, topic, ends, "the group's offsets reach the new ends")
 	require.NoError(t, pc2.Shutdown())
-	b2.stop(t)
+	stopChildBroker(t, b2)
 }

@@ -18,3 +18,11 @@ func TestHeaderDecodeAllocations(t *testing.T) {
 	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _, _ = DecodeSendMessageRequestHeaderV2(v2) }))
 	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = ph.Decode(pull) }))
 }
+
+// TestTaggedHeaderDecodeAllocations: the tag-driven decoder allocates nothing on success either.
+func TestTaggedHeaderDecodeAllocations(t *testing.T) {
+	ext := map[string]string{"consumerGroup": "g", "topic": "t", "queueId": "3", "commitOffset": "99", "bname": "b"}
+	var h UpdateConsumerOffsetRequestHeader
+	require.NoError(t, h.Decode(ext))
+	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = h.Decode(ext) }))
+}

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -162,4 +163,10 @@ func TestValidateTopic(t *testing.T) {
 	}
 	require.NoError(t, ValidateGroup("please_rename_unique_group_name"))
 	require.ErrorIs(t, ValidateGroup("g g"), ErrInvalidTopic)
+	require.EqualError(t, ValidateGroup(" "), "protocol: invalid name: the specified group is blank")
+	require.EqualError(t, ValidateGroup("g g"),
+		"protocol: invalid name: the specified group contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
+	require.EqualError(t, ValidateGroup(strings.Repeat("g", 256)),
+		"protocol: invalid name: the specified group is longer than group max length 255.")
+	require.NoError(t, ValidateGroup(strings.Repeat("g", 255)))
 }

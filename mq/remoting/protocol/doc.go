@@ -17,6 +17,7 @@
 //	request_code.go    RequestCode values (untyped constants: fit int16 or int32 code fields)
 //	response_code.go   ResponseCode values, the generic 0–4 included
 //	header.go          extReader: the shared decoding rules; ErrMissingField, ErrBadField
+//	header_codec.go    decodeHeader/encodeHeader: the codec of headers described by `ext` tags
 //	header_send.go     SEND_MESSAGE (V1 long keys and V2 keys a…n), send response,
 //	                   CONSUMER_SEND_MSG_BACK, END_TRANSACTION, CHECK_TRANSACTION_STATE
 //	header_pull.go     PullSysFlag bits, PULL_MESSAGE request/response
@@ -37,8 +38,10 @@
 //
 // # Headers
 //
-// Every header has a hand-written Decode(ext) error and Encode() map[string]string (no
-// reflection: send and pull run per message). Decoding follows Java's
+// Every header has Decode(ext) error and Encode() map[string]string. The send and pull
+// headers are coded by hand (they run per message, and SEND_MESSAGE_V2 has its single-letter
+// keys); every other header declares its keys in `ext` struct tags (`ext:"bname,omitempty"`)
+// and is coded by header_codec.go from that one description. Decoding follows Java's
 // RemotingCommand#decodeCommandCustomHeader: a missing @CFNotNull field is ErrMissingField, a
 // number that Integer/Long.parseInt rejects is ErrBadField, booleans are "true" in any case
 // or else false, unknown keys are ignored. Values are always strings; a broker that receives

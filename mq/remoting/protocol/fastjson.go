@@ -23,6 +23,21 @@ func (w *jsonWriter) byte(c byte)     { w.b = append(w.b, c) }
 func (w *jsonWriter) str(s string)    { w.b = appendJSONString(w.b, s) }
 func (w *jsonWriter) int(n int64)     { w.b = strconv.AppendInt(w.b, n, 10) }
 func (w *jsonWriter) key(name string) { w.str(name); w.byte(':') }
+
+// next writes the ',' before a field that is not an object's first, and the field's key.
+func (w *jsonWriter) next(name string) { w.byte(','); w.key(name) }
+
+// writeObject writes m as {"key":value,...}, keys sorted, each value by value.
+func writeObject[V any](w *jsonWriter, m map[string]V, value func(V)) {
+	w.byte('{')
+	for i, k := range sortedKeys(m) {
+		w.comma(i)
+		w.key(k)
+		value(m[k])
+	}
+	w.byte('}')
+}
+
 func (w *jsonWriter) comma(i int) {
 	if i > 0 {
 		w.byte(',')

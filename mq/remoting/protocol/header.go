@@ -48,12 +48,19 @@ func (r *extReader) bad(key, value, want string) {
 	}
 }
 
-// str returns a required string field.
-func (r *extReader) str(key string) string {
+// required returns a required field's text and whether it is there (absent is
+// ErrMissingField).
+func (r *extReader) required(key string) (string, bool) {
 	v, ok := r.ext[key]
 	if !ok {
 		r.missing(key)
 	}
+	return v, ok
+}
+
+// str returns a required string field.
+func (r *extReader) str(key string) string {
+	v, _ := r.required(key)
 	return v
 }
 
@@ -80,49 +87,26 @@ func (r *extReader) parse64(key, v string) int64 {
 
 // i32 returns a required Integer field.
 func (r *extReader) i32(key string) int32 {
-	v, ok := r.ext[key]
-	if !ok {
-		r.missing(key)
-		return 0
+	if v, ok := r.required(key); ok {
+		return r.parse32(key, v)
 	}
-	return r.parse32(key, v)
+	return 0
 }
 
 // optI32 returns an optional Integer field and whether it was present.
 func (r *extReader) optI32(key string) (int32, bool) {
-	v, ok := r.ext[key]
-	if !ok {
-		return 0, false
+	if v, ok := r.ext[key]; ok {
+		return r.parse32(key, v), true
 	}
-	return r.parse32(key, v), true
+	return 0, false
 }
 
 // i64 returns a required Long field.
 func (r *extReader) i64(key string) int64 {
-	v, ok := r.ext[key]
-	if !ok {
-		r.missing(key)
-		return 0
+	if v, ok := r.required(key); ok {
+		return r.parse64(key, v)
 	}
-	return r.parse64(key, v)
-}
-
-// optI64 returns an optional Long field and whether it was present.
-func (r *extReader) optI64(key string) (int64, bool) {
-	v, ok := r.ext[key]
-	if !ok {
-		return 0, false
-	}
-	return r.parse64(key, v), true
-}
-
-// boolean returns a required Boolean field.
-func (r *extReader) boolean(key string) bool {
-	v, ok := r.ext[key]
-	if !ok {
-		r.missing(key)
-	}
-	return strings.EqualFold(v, "true")
+	return 0
 }
 
 // optBool returns an optional boolean field (false when absent).

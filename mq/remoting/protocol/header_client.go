@@ -4,7 +4,7 @@ package protocol
 // GET_CONSUMER_LIST_BY_GROUP (38) and NOTIFY_CONSUMER_IDS_CHANGED (40).
 // Mirrors GetConsumerListByGroupRequestHeader and NotifyConsumerIdsChangedRequestHeader.
 type GroupRequestHeader struct {
-	ConsumerGroup string
+	ConsumerGroup string `ext:"consumerGroup"`
 }
 
 // The per-code names of GroupRequestHeader, as in Java.
@@ -14,41 +14,24 @@ type (
 )
 
 // Decode reads the header. Errors: ErrMissingField.
-func (h *GroupRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	h.ConsumerGroup = r.str("consumerGroup")
-	return r.err
-}
+func (h *GroupRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
 
 // Encode writes the header.
-func (h *GroupRequestHeader) Encode() map[string]string {
-	return map[string]string{"consumerGroup": h.ConsumerGroup}
-}
+func (h *GroupRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // UnregisterClientRequestHeader is the header of UNREGISTER_CLIENT (35), which Java clients
 // send on shutdown (client-go never does). Mirrors UnregisterClientRequestHeader.
 type UnregisterClientRequestHeader struct {
 	// ClientID (key `clientID`) is required.
-	ClientID      string
-	ProducerGroup string // optional
-	ConsumerGroup string // optional
+	ClientID      string `ext:"clientID"`
+	ProducerGroup string `ext:"producerGroup,omitempty"`
+	ConsumerGroup string `ext:"consumerGroup,omitempty"`
 }
 
 // Decode reads the header. Errors: ErrMissingField.
 func (h *UnregisterClientRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = UnregisterClientRequestHeader{
-		ClientID:      r.str("clientID"),
-		ProducerGroup: r.optStr("producerGroup"),
-		ConsumerGroup: r.optStr("consumerGroup"),
-	}
-	return r.err
+	return decodeHeader(ext, h)
 }
 
 // Encode writes the header.
-func (h *UnregisterClientRequestHeader) Encode() map[string]string {
-	ext := map[string]string{"clientID": h.ClientID}
-	putOpt(ext, "producerGroup", h.ProducerGroup)
-	putOpt(ext, "consumerGroup", h.ConsumerGroup)
-	return ext
-}
+func (h *UnregisterClientRequestHeader) Encode() map[string]string { return encodeHeader(h) }

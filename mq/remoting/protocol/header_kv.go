@@ -14,29 +14,23 @@ const NamespaceOrderTopicConfig = "ORDER_TOPIC_CONFIG"
 // PutKVConfigRequestHeader is the header of PUT_KV_CONFIG (100): all three fields required.
 // Mirrors namesrv.PutKVConfigRequestHeader.
 type PutKVConfigRequestHeader struct {
-	Namespace string
-	Key       string
-	Value     string
+	Namespace string `ext:"namespace"`
+	Key       string `ext:"key"`
+	Value     string `ext:"value"`
 }
 
 // Decode reads the header. Errors: ErrMissingField.
-func (h *PutKVConfigRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = PutKVConfigRequestHeader{Namespace: r.str("namespace"), Key: r.str("key"), Value: r.str("value")}
-	return r.err
-}
+func (h *PutKVConfigRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
 
 // Encode writes the header.
-func (h *PutKVConfigRequestHeader) Encode() map[string]string {
-	return map[string]string{"namespace": h.Namespace, "key": h.Key, "value": h.Value}
-}
+func (h *PutKVConfigRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // KVConfigKeyHeader names one KV-config item: the header of GET_KV_CONFIG (101) and
 // DELETE_KV_CONFIG (102); both fields required.
 // Mirrors namesrv.GetKVConfigRequestHeader and DeleteKVConfigRequestHeader.
 type KVConfigKeyHeader struct {
-	Namespace string
-	Key       string
+	Namespace string `ext:"namespace"`
+	Key       string `ext:"key"`
 }
 
 // The per-code names of KVConfigKeyHeader, as in Java.
@@ -46,70 +40,52 @@ type (
 )
 
 // Decode reads the header. Errors: ErrMissingField.
-func (h *KVConfigKeyHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = KVConfigKeyHeader{Namespace: r.str("namespace"), Key: r.str("key")}
-	return r.err
-}
+func (h *KVConfigKeyHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
 
 // Encode writes the header.
-func (h *KVConfigKeyHeader) Encode() map[string]string {
-	return map[string]string{"namespace": h.Namespace, "key": h.Key}
-}
+func (h *KVConfigKeyHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // GetKVConfigResponseHeader is the header of a successful GET_KV_CONFIG response: the value
-// (Java: @CFNullable; a QUERY_NOT_FOUND response carries none).
+// (Java: @CFNullable; a QUERY_NOT_FOUND response carries none). It decodes as "" when absent
+// and is written even when empty (a found item may be "").
 // Mirrors namesrv.GetKVConfigResponseHeader.
 type GetKVConfigResponseHeader struct {
-	Value string
+	Value string `ext:"value,optional"`
 }
 
 // Decode reads the header ("" when absent).
-func (h *GetKVConfigResponseHeader) Decode(ext map[string]string) error {
-	h.Value = ext["value"]
-	return nil
-}
+func (h *GetKVConfigResponseHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
 
-// Encode writes the header; value is written even when empty (a found item may be "").
-func (h *GetKVConfigResponseHeader) Encode() map[string]string {
-	return map[string]string{"value": h.Value}
-}
+// Encode writes the header.
+func (h *GetKVConfigResponseHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // GetKVListByNamespaceRequestHeader is the header of GET_KVLIST_BY_NAMESPACE (219).
 // Mirrors namesrv.GetKVListByNamespaceRequestHeader.
 type GetKVListByNamespaceRequestHeader struct {
-	Namespace string // required
+	Namespace string `ext:"namespace"`
 }
 
 // Decode reads the header. Errors: ErrMissingField.
 func (h *GetKVListByNamespaceRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	h.Namespace = r.str("namespace")
-	return r.err
+	return decodeHeader(ext, h)
 }
 
 // Encode writes the header.
-func (h *GetKVListByNamespaceRequestHeader) Encode() map[string]string {
-	return map[string]string{"namespace": h.Namespace}
-}
+func (h *GetKVListByNamespaceRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // GetTopicsByClusterRequestHeader is the header of GET_TOPICS_BY_CLUSTER (224).
 // Mirrors GetTopicsByClusterRequestHeader.
 type GetTopicsByClusterRequestHeader struct {
-	Cluster string // required
+	Cluster string `ext:"cluster"`
 }
 
 // Decode reads the header. Errors: ErrMissingField.
 func (h *GetTopicsByClusterRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	h.Cluster = r.str("cluster")
-	return r.err
+	return decodeHeader(ext, h)
 }
 
 // Encode writes the header.
-func (h *GetTopicsByClusterRequestHeader) Encode() map[string]string {
-	return map[string]string{"cluster": h.Cluster}
-}
+func (h *GetTopicsByClusterRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // KVTable is the body of a GET_KVLIST_BY_NAMESPACE response and of a REGISTER_BROKER response
 // (the ORDER_TOPIC_CONFIG namespace): {"table":{"key":"value",...}}.

@@ -3,56 +3,36 @@ package protocol
 // QueryConsumerOffsetRequestHeader is the header of QUERY_CONSUMER_OFFSET (14).
 // Mirrors QueryConsumerOffsetRequestHeader (remoting-protocol.md §4.7).
 type QueryConsumerOffsetRequestHeader struct {
-	ConsumerGroup string // required
-	Topic         string // required
-	QueueID       int32  // required
-	BrokerName    string // `bname`, optional
+	ConsumerGroup string `ext:"consumerGroup"`
+	Topic         string `ext:"topic"`
+	QueueID       int32  `ext:"queueId"`
+	BrokerName    string `ext:"bname,omitempty"`
 }
 
 // Decode reads the header. Errors: ErrMissingField, ErrBadField.
 func (h *QueryConsumerOffsetRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = QueryConsumerOffsetRequestHeader{
-		ConsumerGroup: r.str("consumerGroup"),
-		Topic:         r.str("topic"),
-		QueueID:       r.i32("queueId"),
-		BrokerName:    r.optStr("bname"),
-	}
-	return r.err
+	return decodeHeader(ext, h)
 }
 
 // Encode writes the header.
-func (h *QueryConsumerOffsetRequestHeader) Encode() map[string]string {
-	ext := map[string]string{
-		"consumerGroup": h.ConsumerGroup,
-		"topic":         h.Topic,
-		"queueId":       itoa32(h.QueueID),
-	}
-	putOpt(ext, "bname", h.BrokerName)
-	return ext
-}
+func (h *QueryConsumerOffsetRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // OffsetResponseHeader is the `offset` response header of QUERY_CONSUMER_OFFSET (14),
 // GET_MAX_OFFSET (30), GET_MIN_OFFSET (31) and SEARCH_OFFSET_BY_TIMESTAMP (29): a ConsumeQueue
 // index. Mirrors QueryConsumerOffsetResponseHeader, GetMaxOffsetResponseHeader,
 // GetMinOffsetResponseHeader and SearchOffsetResponseHeader, which differ only in name.
+//
+// `offset` is required (Java: nullable only for QUERY_CONSUMER_OFFSET, whose "no offset"
+// answer is code 22 without a header, never a header without offset).
 type OffsetResponseHeader struct {
-	Offset int64
+	Offset int64 `ext:"offset"`
 }
 
-// Decode reads `offset`; it is required (Java: nullable only for QUERY_CONSUMER_OFFSET, whose
-// "no offset" answer is code 22 without a header, never a header without offset).
-// Errors: ErrMissingField, ErrBadField.
-func (h *OffsetResponseHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	h.Offset = r.i64("offset")
-	return r.err
-}
+// Decode reads `offset`. Errors: ErrMissingField, ErrBadField.
+func (h *OffsetResponseHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
 
 // Encode writes `offset`.
-func (h *OffsetResponseHeader) Encode() map[string]string {
-	return map[string]string{"offset": itoa64(h.Offset)}
-}
+func (h *OffsetResponseHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // The per-code names of OffsetResponseHeader, as in Java.
 type (
@@ -65,46 +45,29 @@ type (
 // UpdateConsumerOffsetRequestHeader is the header of UPDATE_CONSUMER_OFFSET (15).
 // Mirrors UpdateConsumerOffsetRequestHeader (remoting-protocol.md §4.8).
 type UpdateConsumerOffsetRequestHeader struct {
-	ConsumerGroup string // required
-	Topic         string // required
-	QueueID       int32  // required
-	// CommitOffset is the next ConsumeQueue index to consume. Required.
-	CommitOffset int64
-	BrokerName   string // `bname`, optional
+	ConsumerGroup string `ext:"consumerGroup"`
+	Topic         string `ext:"topic"`
+	QueueID       int32  `ext:"queueId"`
+	// CommitOffset is the next ConsumeQueue index to consume.
+	CommitOffset int64  `ext:"commitOffset"`
+	BrokerName   string `ext:"bname,omitempty"`
 }
 
 // Decode reads the header. Errors: ErrMissingField, ErrBadField.
 func (h *UpdateConsumerOffsetRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = UpdateConsumerOffsetRequestHeader{
-		ConsumerGroup: r.str("consumerGroup"),
-		Topic:         r.str("topic"),
-		QueueID:       r.i32("queueId"),
-		CommitOffset:  r.i64("commitOffset"),
-		BrokerName:    r.optStr("bname"),
-	}
-	return r.err
+	return decodeHeader(ext, h)
 }
 
 // Encode writes the header.
-func (h *UpdateConsumerOffsetRequestHeader) Encode() map[string]string {
-	ext := map[string]string{
-		"consumerGroup": h.ConsumerGroup,
-		"topic":         h.Topic,
-		"queueId":       itoa32(h.QueueID),
-		"commitOffset":  itoa64(h.CommitOffset),
-	}
-	putOpt(ext, "bname", h.BrokerName)
-	return ext
-}
+func (h *UpdateConsumerOffsetRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // TopicQueueRequestHeader is the header of GET_MAX_OFFSET (30) and GET_MIN_OFFSET (31): topic
 // and queueId (required), bname (optional). Mirrors GetMaxOffsetRequestHeader and
 // GetMinOffsetRequestHeader (remoting-protocol.md §4.9).
 type TopicQueueRequestHeader struct {
-	Topic      string
-	QueueID    int32
-	BrokerName string
+	Topic      string `ext:"topic"`
+	QueueID    int32  `ext:"queueId"`
+	BrokerName string `ext:"bname,omitempty"`
 }
 
 // The per-code names of TopicQueueRequestHeader, as in Java.
@@ -114,48 +77,23 @@ type (
 )
 
 // Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *TopicQueueRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = TopicQueueRequestHeader{
-		Topic:      r.str("topic"),
-		QueueID:    r.i32("queueId"),
-		BrokerName: r.optStr("bname"),
-	}
-	return r.err
-}
+func (h *TopicQueueRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
 
 // Encode writes the header.
-func (h *TopicQueueRequestHeader) Encode() map[string]string {
-	ext := map[string]string{"topic": h.Topic, "queueId": itoa32(h.QueueID)}
-	putOpt(ext, "bname", h.BrokerName)
-	return ext
-}
+func (h *TopicQueueRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // SearchOffsetRequestHeader is the header of SEARCH_OFFSET_BY_TIMESTAMP (29).
 // Mirrors SearchOffsetRequestHeader (remoting-protocol.md §4.9).
 type SearchOffsetRequestHeader struct {
-	Topic   string // required
-	QueueID int32  // required
-	// Timestamp is the store time to look for, ms. Required.
-	Timestamp  int64
-	BrokerName string // `bname`, optional
+	Topic   string `ext:"topic"`
+	QueueID int32  `ext:"queueId"`
+	// Timestamp is the store time to look for, ms.
+	Timestamp  int64  `ext:"timestamp"`
+	BrokerName string `ext:"bname,omitempty"`
 }
 
 // Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *SearchOffsetRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = SearchOffsetRequestHeader{
-		Topic:      r.str("topic"),
-		QueueID:    r.i32("queueId"),
-		Timestamp:  r.i64("timestamp"),
-		BrokerName: r.optStr("bname"),
-	}
-	return r.err
-}
+func (h *SearchOffsetRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
 
 // Encode writes the header.
-func (h *SearchOffsetRequestHeader) Encode() map[string]string {
-	ext := map[string]string{"topic": h.Topic, "queueId": itoa32(h.QueueID), "timestamp": itoa64(h.Timestamp)}
-	putOpt(ext, "bname", h.BrokerName)
-	return ext
-}
+func (h *SearchOffsetRequestHeader) Encode() map[string]string { return encodeHeader(h) }

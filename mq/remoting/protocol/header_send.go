@@ -161,137 +161,79 @@ func (h *SendMessageResponseHeader) Encode() map[string]string {
 // ConsumerSendMsgBackRequestHeader is the header of CONSUMER_SEND_MSG_BACK (36).
 // Mirrors ConsumerSendMsgBackRequestHeader (remoting-protocol.md §4.11).
 type ConsumerSendMsgBackRequestHeader struct {
-	// Offset is the failed message's CommitLog offset (bytes). Required.
-	Offset int64
-	Group  string // required
-	// DelayLevel: 0 = broker decides (3 + reconsumeTimes), < 0 = straight to DLQ. Required.
-	DelayLevel  int32
-	OriginMsgID string // optional
-	OriginTopic string // optional
-	UnitMode    bool   // optional
+	// Offset is the failed message's CommitLog offset (bytes).
+	Offset int64  `ext:"offset"`
+	Group  string `ext:"group"`
+	// DelayLevel: 0 = broker decides (3 + reconsumeTimes), < 0 = straight to DLQ.
+	DelayLevel  int32  `ext:"delayLevel"`
+	OriginMsgID string `ext:"originMsgId,omitempty"`
+	OriginTopic string `ext:"originTopic,omitempty"`
+	UnitMode    bool   `ext:"unitMode,optional"`
 	// MaxReconsumeTimes, when HasMaxReconsumeTimes, overrides the group's retryMaxTimes.
-	MaxReconsumeTimes    int32
+	MaxReconsumeTimes    int32 `ext:"maxReconsumeTimes,has=HasMaxReconsumeTimes"`
 	HasMaxReconsumeTimes bool
-	BrokerName           string // `bname`, optional
+	BrokerName           string `ext:"bname,omitempty"`
 }
 
 // Decode reads the header. Errors: ErrMissingField, ErrBadField.
 func (h *ConsumerSendMsgBackRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = ConsumerSendMsgBackRequestHeader{
-		Offset:      r.i64("offset"),
-		Group:       r.str("group"),
-		DelayLevel:  r.i32("delayLevel"),
-		OriginMsgID: r.optStr("originMsgId"),
-		OriginTopic: r.optStr("originTopic"),
-		UnitMode:    r.optBool("unitMode"),
-		BrokerName:  r.optStr("bname"),
-	}
-	h.MaxReconsumeTimes, h.HasMaxReconsumeTimes = r.optI32("maxReconsumeTimes")
-	return r.err
+	return decodeHeader(ext, h)
 }
 
 // Encode writes the header.
-func (h *ConsumerSendMsgBackRequestHeader) Encode() map[string]string {
-	ext := map[string]string{
-		"offset":     itoa64(h.Offset),
-		"group":      h.Group,
-		"delayLevel": itoa32(h.DelayLevel),
-		"unitMode":   btoa(h.UnitMode),
-	}
-	putOpt(ext, "originMsgId", h.OriginMsgID)
-	putOpt(ext, "originTopic", h.OriginTopic)
-	if h.HasMaxReconsumeTimes {
-		ext["maxReconsumeTimes"] = itoa32(h.MaxReconsumeTimes)
-	}
-	putOpt(ext, "bname", h.BrokerName)
-	return ext
-}
+func (h *ConsumerSendMsgBackRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // EndTransactionRequestHeader is the header of END_TRANSACTION (37).
 // Mirrors EndTransactionRequestHeader (remoting-protocol.md §4.12).
 type EndTransactionRequestHeader struct {
-	ProducerGroup string // required
-	// TranStateTableOffset is the half message's ConsumeQueue index (send reply queueOffset). Required.
-	TranStateTableOffset int64
-	// CommitLogOffset is the half message's CommitLog offset (bytes). Required.
-	CommitLogOffset int64
+	ProducerGroup string `ext:"producerGroup"`
+	// TranStateTableOffset is the half message's ConsumeQueue index (send reply queueOffset).
+	TranStateTableOffset int64 `ext:"tranStateTableOffset"`
+	// CommitLogOffset is the half message's CommitLog offset (bytes).
+	CommitLogOffset int64 `ext:"commitLogOffset"`
 	// CommitOrRollback is primitive.TransactionNotType (0), TransactionCommitType (8) or
-	// TransactionRollbackType (12); anything else is ErrBadField (Java checkFields). Required.
-	CommitOrRollback     int32
-	FromTransactionCheck bool   // optional
-	MsgID                string // required
-	TransactionID        string // optional
-	BrokerName           string // `bname`, optional
+	// TransactionRollbackType (12); anything else is ErrBadField (Java checkFields).
+	CommitOrRollback     int32  `ext:"commitOrRollback"`
+	FromTransactionCheck bool   `ext:"fromTransactionCheck,optional"`
+	MsgID                string `ext:"msgId"`
+	TransactionID        string `ext:"transactionId,omitempty"`
+	BrokerName           string `ext:"bname,omitempty"`
 }
 
 // Decode reads the header. Errors: ErrMissingField, ErrBadField.
 func (h *EndTransactionRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = EndTransactionRequestHeader{
-		ProducerGroup:        r.str("producerGroup"),
-		TranStateTableOffset: r.i64("tranStateTableOffset"),
-		CommitLogOffset:      r.i64("commitLogOffset"),
-		CommitOrRollback:     r.i32("commitOrRollback"),
-		FromTransactionCheck: r.optBool("fromTransactionCheck"),
-		MsgID:                r.str("msgId"),
-		TransactionID:        r.optStr("transactionId"),
-		BrokerName:           r.optStr("bname"),
+	if err := decodeHeader(ext, h); err != nil {
+		return err
 	}
 	switch h.CommitOrRollback {
 	case 0, 8, 12:
-	default:
-		r.bad("commitOrRollback", ext["commitOrRollback"], "0, 8 or 12")
+		return nil
 	}
+	r := extReader{ext: ext}
+	r.bad("commitOrRollback", ext["commitOrRollback"], "0, 8 or 12")
 	return r.err
 }
 
 // Encode writes the header.
-func (h *EndTransactionRequestHeader) Encode() map[string]string {
-	ext := map[string]string{
-		"producerGroup":        h.ProducerGroup,
-		"tranStateTableOffset": itoa64(h.TranStateTableOffset),
-		"commitLogOffset":      itoa64(h.CommitLogOffset),
-		"commitOrRollback":     itoa32(h.CommitOrRollback),
-		"fromTransactionCheck": btoa(h.FromTransactionCheck),
-		"msgId":                h.MsgID,
-	}
-	putOpt(ext, "transactionId", h.TransactionID)
-	putOpt(ext, "bname", h.BrokerName)
-	return ext
-}
+func (h *EndTransactionRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // CheckTransactionStateRequestHeader is the header of CHECK_TRANSACTION_STATE (39, broker →
 // producer). Mirrors CheckTransactionStateRequestHeader (remoting-protocol.md §4.13).
 type CheckTransactionStateRequestHeader struct {
-	TranStateTableOffset int64  // required: current half-queue index
-	CommitLogOffset      int64  // required: current half-message CommitLog offset (bytes)
-	MsgID                string // optional: UNIQ_KEY
-	TransactionID        string // optional
-	OffsetMsgID          string // optional
+	// TranStateTableOffset is the current half-queue index.
+	TranStateTableOffset int64 `ext:"tranStateTableOffset"`
+	// CommitLogOffset is the current half message's CommitLog offset (bytes).
+	CommitLogOffset int64 `ext:"commitLogOffset"`
+	// MsgID is the UNIQ_KEY.
+	MsgID         string `ext:"msgId,omitempty"`
+	TransactionID string `ext:"transactionId,omitempty"`
+	OffsetMsgID   string `ext:"offsetMsgId,omitempty"`
 }
 
 // Decode reads the header. Errors: ErrMissingField, ErrBadField.
 func (h *CheckTransactionStateRequestHeader) Decode(ext map[string]string) error {
-	r := extReader{ext: ext}
-	*h = CheckTransactionStateRequestHeader{
-		TranStateTableOffset: r.i64("tranStateTableOffset"),
-		CommitLogOffset:      r.i64("commitLogOffset"),
-		MsgID:                r.optStr("msgId"),
-		TransactionID:        r.optStr("transactionId"),
-		OffsetMsgID:          r.optStr("offsetMsgId"),
-	}
-	return r.err
+	return decodeHeader(ext, h)
 }
 
 // Encode writes the header.
-func (h *CheckTransactionStateRequestHeader) Encode() map[string]string {
-	ext := map[string]string{
-		"tranStateTableOffset": itoa64(h.TranStateTableOffset),
-		"commitLogOffset":      itoa64(h.CommitLogOffset),
-	}
-	putOpt(ext, "msgId", h.MsgID)
-	putOpt(ext, "transactionId", h.TransactionID)
-	putOpt(ext, "offsetMsgId", h.OffsetMsgID)
-	return ext
-}
+func (h *CheckTransactionStateRequestHeader) Encode() map[string]string { return encodeHeader(h) }

@@ -74,29 +74,29 @@ var ErrInvalidTopic = errors.New("protocol: invalid name")
 // ValidateTopic checks a topic name: not blank, only [%|a-zA-Z0-9_-], at most 127 bytes.
 // Java: TopicValidator#validateTopic (same order and remarks).
 func ValidateTopic(topic string) error {
-	if strings.TrimSpace(topic) == "" {
-		return fmt.Errorf("%w: The specified topic is blank.", ErrInvalidTopic)
-	}
-	if !validName(topic) {
-		return fmt.Errorf("%w: The specified topic contains illegal characters, allowing only ^[%%|a-zA-Z0-9_-]+$", ErrInvalidTopic)
-	}
-	if len(topic) > MaxTopicLength {
-		return fmt.Errorf("%w: The specified topic is longer than topic max length.", ErrInvalidTopic)
-	}
-	return nil
+	return validateName(topic, MaxTopicLength, "The specified topic is blank.",
+		"The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
+		"The specified topic is longer than topic max length.")
 }
 
 // ValidateGroup checks a group name: not blank, only [%|a-zA-Z0-9_-], at most 255 bytes.
 // Java: Validators#checkGroup.
 func ValidateGroup(group string) error {
-	if strings.TrimSpace(group) == "" {
-		return fmt.Errorf("%w: the specified group is blank", ErrInvalidTopic)
-	}
-	if !validName(group) {
-		return fmt.Errorf("%w: the specified group contains illegal characters, allowing only ^[%%|a-zA-Z0-9_-]+$", ErrInvalidTopic)
-	}
-	if len(group) > MaxGroupLength {
-		return fmt.Errorf("%w: the specified group is longer than group max length 255.", ErrInvalidTopic)
+	return validateName(group, MaxGroupLength, "the specified group is blank",
+		"the specified group contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
+		"the specified group is longer than group max length 255.")
+}
+
+// validateName applies the rules topic and group names share, in Java's order, answering
+// ErrInvalidTopic with the remark of the first that fails.
+func validateName(name string, maxLen int, blank, illegal, tooLong string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return fmt.Errorf("%w: %s", ErrInvalidTopic, blank)
+	case !validName(name):
+		return fmt.Errorf("%w: %s", ErrInvalidTopic, illegal)
+	case len(name) > maxLen:
+		return fmt.Errorf("%w: %s", ErrInvalidTopic, tooLong)
 	}
 	return nil
 }

@@ -92,39 +92,26 @@ func (t *TopicRouteData) encode(standard bool) []byte {
 		w.brokerData(b)
 	}
 	w.byte(']')
-	w.byte(',')
-	w.key("filterServerTable")
-	w.byte('{')
-	for i, k := range sortedKeys(t.FilterServerTable) {
-		w.comma(i)
-		w.key(k)
-		w.strings(t.FilterServerTable[k])
-	}
-	w.byte('}')
+	w.next("filterServerTable")
+	writeObject(&w, t.FilterServerTable, w.strings)
 	if t.OrderTopicConf != "" {
-		w.byte(',')
-		w.key("orderTopicConf")
+		w.next("orderTopicConf")
 		w.str(t.OrderTopicConf)
 	}
-	w.byte(',')
-	w.key("queueDatas")
+	w.next("queueDatas")
 	w.byte('[')
 	for i, q := range t.QueueDatas {
 		w.comma(i)
 		w.byte('{')
 		w.key("brokerName")
 		w.str(q.BrokerName)
-		w.byte(',')
-		w.key("perm")
+		w.next("perm")
 		w.int(int64(q.Perm))
-		w.byte(',')
-		w.key("readQueueNums")
+		w.next("readQueueNums")
 		w.int(int64(q.ReadQueueNums))
-		w.byte(',')
-		w.key("topicSysFlag")
+		w.next("topicSysFlag")
 		w.int(int64(q.TopicSysFlag))
-		w.byte(',')
-		w.key("writeQueueNums")
+		w.next("writeQueueNums")
 		w.int(int64(q.WriteQueueNums))
 		w.byte('}')
 	}
@@ -145,11 +132,9 @@ func (w *jsonWriter) brokerData(b *BrokerData) {
 		w.str(b.BrokerAddrs[id])
 	}
 	w.byte('}')
-	w.byte(',')
-	w.key("brokerName")
+	w.next("brokerName")
 	w.str(b.BrokerName)
-	w.byte(',')
-	w.key("cluster")
+	w.next("cluster")
 	w.str(b.Cluster)
 	w.byte('}')
 }
@@ -188,22 +173,9 @@ func (c *ClusterInfo) encode(standard bool) []byte {
 	w := jsonWriter{b: make([]byte, 0, 256), quoteNumKeys: standard}
 	w.byte('{')
 	w.key("brokerAddrTable")
-	w.byte('{')
-	for i, name := range sortedKeys(c.BrokerAddrTable) {
-		w.comma(i)
-		w.key(name)
-		w.brokerData(c.BrokerAddrTable[name])
-	}
-	w.byte('}')
-	w.byte(',')
-	w.key("clusterAddrTable")
-	w.byte('{')
-	for i, name := range sortedKeys(c.ClusterAddrTable) {
-		w.comma(i)
-		w.key(name)
-		w.strings(slices.Sorted(slices.Values(c.ClusterAddrTable[name])))
-	}
-	w.byte('}')
+	writeObject(&w, c.BrokerAddrTable, w.brokerData)
+	w.next("clusterAddrTable")
+	writeObject(&w, c.ClusterAddrTable, func(names []string) { w.strings(slices.Sorted(slices.Values(names))) })
 	w.byte('}')
 	return w.b
 }

@@ -1,0 +1,35 @@
+// Package mqtest is the kit the chapters and the tests share: the scaffolding every chapter
+// and crash test would otherwise copy, so a chapter is its scenario (its run(w, cfg)) and its
+// exercises only. It is used by chapters and tests, never by the system's own code.
+//
+// Java: none (RocketMQ's tests build the same from their own base classes, e.g.
+// BaseConf in its integration tests).
+//
+// Files, in reading order:
+//   - stage.go: Stage (one serialized output, the trace printer behind a gate, the logger and
+//     the run's directory, a temp dir removed at Close), Say, Main.
+//   - remote.go: Invoke, CreateTopic (UPDATE_AND_CREATE_TOPIC), QueryRoute
+//     (GET_ROUTEINFO_BY_TOPIC), WaitRouted, WaitUntil.
+//   - servers.go: Servers, what a chapter that builds its own brokers starts and stops: a name
+//     server, the brokers and producers, a remoting client.
+//   - table.go: Table, the box-drawn tables the chapters print.
+//   - files.go: CopyDir (a snapshot of a store as a crash leaves it), FileName (a log file's
+//     20-digit name).
+//   - golden.go: Golden (a chapter's run against its golden file, through
+//     trace/tracetest.CompareGolden; the -update flag of every test binary that links the
+//     kit) and RunLeavesNoTempDir.
+//   - child.go: the crash tests' child process: ChildMain (TestMain's child mode), StartChild
+//     (the test binary run again, its address read from the line ReportAddr prints), Child
+//     (Kill with SIGKILL, Signal, Wait, Output).
+//   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed.
+//   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and
+//     the Ack of each acknowledged send.
+//
+// Time: the kit has no clock of its own. Chapters and tests use mq/clock's Manual for the
+// components' time; WaitUntil and StartChild's timeouts are on the wall clock, since they
+// wait for real goroutines and processes.
+//
+// Goroutines: StartChild runs one per child (reading its output, then waiting for its exit);
+// Senders runs one per sending goroutine until Stop. Neither outlives the test: a child is
+// killed at the test's cleanup, Stop waits for the senders.
+package mqtest

@@ -1,0 +1,68 @@
+package mqtest
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// Stage is what a chapter's run plays its scenario on: one serialized output for the
+// scenario's own lines and the step lines of the components it traces, the gate that keeps
+// set-up and shutdown out of the log, and the directory the servers keep their files in.
+type Stage struct {
+	// Out is the run's output; the printer and the scenario write through it.
+	Out *trace.SyncWriter
+	// Gate passes step records to the printer while open.
+	Gate *trace.Gate
+	// Logger is the components' logger (step records through Gate).
+	Logger *slog.Logger
+	// Dir holds the name server's and the brokers' files.
+	Dir string
+
+	removeDir bool
+}
+
+// NewStage prints to w; its gate starts open when open is true. With dir "" it makes a temp
+// dir named prefix* that Close removes; otherwise the files stay in dir.
+func NewStage(w io.Writer, dir, prefix string, open bool) (*Stage, error) {
+	out := &trace.SyncWriter{W: w}
+	gate := trace.NewGate(trace.NewPrinter(out, slog.LevelError), open)
+	s := &Stage{Out: out, Gate: gate, Logger: slog.New(gate), Dir: dir}
+	if dir == "" {
+		d, err := os.MkdirTemp("", prefix)
+		if err != nil {
+			return nil, err
+		}
+		s.Dir, s.removeDir = d, true
+	}
+	return s, nil
+}
+
+// Say prints one line of the scenario's own (format as fmt.Printf, plus a newline).
+func (s *Stage) Say(format string, a ...any) { Say(s.Out, format, a...) }
+
+// Close closes the gate (what follows is not part of the chapter's log) and removes the
+// temp dir the stage made. Defer it first, so it runs after the servers are shut down.
+func (s *Stage) Close() {
+	s.Gate.Close()
+	if s.removeDir {
+		_ = os.RemoveAll(s.Dir)
+	}
+}
+
+// Say prints one line to w: format as fmt.Printf, plus a newline.
+func Say(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, format+"\n", a...)
+}
+
+// Main is a chapter's main: it runs the scenario on standard output and exits 1, naming the
+// chapter, if it fails.
+func Main(chapter string, run func(w io.Writer) error) {
+	if err := run(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, chapter+":", err)
+		os.Exit(1)
+	}
+}

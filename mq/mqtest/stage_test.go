@@ -1,0 +1,104 @@
+package mqtest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// A stage without a dir makes a temp dir and removes it at Close; one with a dir leaves it.
+// Step records reach the output only while the gate is open; Say always does.
+func TestStage(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	var out bytes.Buffer
+	s, err := NewStage(&out, "", "stage-", false)
+	require.NoError(t, err)
+	require.DirExists(t, s.Dir)
+	require.True(t, strings.HasPrefix(filepath.Base(s.Dir), "stage-"))
+	tr := trace.New(s.Logger, "c")
+	tr.Step("A#closed")
+	s.Gate.Open()
+	tr.Step("A#open", slog.Int("k", 1))
+	s.Say("said %d", 2)
+	s.Close()
+	tr.Step("A#afterClose")
+	require.NoDirExists(t, s.Dir)
+	require.Equal(t, []string{"A#open"}, stepLabels(out.String()))
+	require.Contains(t, out.String(), "said 2\n")
+
+	kept := t.TempDir()
+	s, err = NewStage(io.Discard, kept, "x-", true)
+	require.NoError(t, err)
+	s.Close()
+	require.DirExists(t, kept)
+}
+
+func stepLabels(log string) []string {
+	var l []string
+	for _, line := range strings.Split(log, "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && strings.HasPrefix(f[0], "[") {
+			l = append(l, f[2])
+		}
+	}
+	return l
+}
+
+// WaitUntil returns once the condition holds, and ErrTimedOut when it never does.
+func TestWaitUntil(t *testing.T) {
+	n := 0
+	require.NoError(t, WaitUntil(time.Second, func() bool { n++; return n == 3 }))
+	require.Equal(t, 3, n)
+	start := time.Now()
+	require.ErrorIs(t, WaitUntil(20*time.Millisecond, func() bool { return false }), ErrTimedOut)
+	require.GreaterOrEqual(t, time.Since(start), 20*time.Millisecond)
+}
+
+// Golden with -update writes the file; without, the same run compares equal. The run is
+// given a temp dir through withDir.
+func TestGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "testdata", "x.golden")
+	run := func(w io.Writer, dir string) error {
+		if _, err := os.Stat(dir); err != nil {
+			return err
+		}
+		Say(w, "[c] 01 A#b k=v")
+		Say(w, "a table line")
+		return nil
+	}
+	withDir := func(dir string) string { return dir }
+	require.NotNil(t, update, "a test binary has the -update flag")
+	was := *update
+	*update = true
+	Golden(t, path, run, withDir)
+	*update = was
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "[c] 01 A#b k=v\na table line\n", string(data))
+	Golden(t, path, run, withDir)
+}
+
+// RunLeavesNoTempDir passes a run that cleans up; the run is given no dir.
+func TestRunLeavesNoTempDir(t *testing.T) {
+	run := func(w io.Writer, dir string) error {
+		if dir != "" {
+			return errors.New("a dir was given")
+		}
+		s, err := NewStage(w, dir, "leaves-", true)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return os.WriteFile(filepath.Join(s.Dir, "f"), []byte("x"), 0o644)
+	}
+	RunLeavesNoTempDir(t, run, func(dir string) string { return dir })
+}
