@@ -162,7 +162,7 @@ func TestBrokerCrashRecovery(t *testing.T) {
 
 	// every acknowledged message is where its answer said
 	for key, a := range acked {
-		g := ms.GetMessage("g", "Crash", a.queueID, a.queueOffset, 1, nil)
+		g := ms.GetMessage("g", "Crash", a.queueID, store.QueueOffset(a.queueOffset), 1, nil)
 		require.Equal(t, store.Found, g.Status, key)
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
@@ -171,7 +171,7 @@ func TestBrokerCrashRecovery(t *testing.T) {
 	}
 
 	// the CommitLog ends at a whole record
-	records := walkCommitLog(t, dir, scfg.MappedFileSizeCommitLog, ms.GetMinPhyOffset(), ms.GetMaxPhyOffset())
+	records := walkCommitLog(t, dir, scfg.MappedFileSizeCommitLog, int64(ms.GetMinPhyOffset()), int64(ms.GetMaxPhyOffset()))
 	require.GreaterOrEqual(t, len(records), len(acked))
 
 	// ConsumeQueues and CommitLog agree, unit for record
@@ -180,10 +180,10 @@ func TestBrokerCrashRecovery(t *testing.T) {
 		perQueue[m.QueueID] = append(perQueue[m.QueueID], m)
 	}
 	for q, msgs := range perQueue {
-		require.Equal(t, int64(len(msgs)), ms.GetMaxOffsetInQueue("Crash", q), "queue %d", q)
+		require.Equal(t, store.QueueOffset(len(msgs)), ms.GetMaxOffsetInQueue("Crash", q), "queue %d", q)
 		for k, m := range msgs {
 			require.Equal(t, int64(k), m.QueueOffset)
-			require.Equal(t, m.CommitLogOffset, ms.GetCommitLogOffsetInQueue("Crash", q, int64(k)), "queue %d unit %d", q, k)
+			require.Equal(t, store.CommitLogOffset(m.CommitLogOffset), ms.GetCommitLogOffsetInQueue("Crash", q, store.QueueOffset(k)), "queue %d unit %d", q, k)
 		}
 	}
 

@@ -297,10 +297,10 @@ func printQueueState(w io.Writer, b *broker.BrokerController) {
 	ms := b.MessageStore()
 	t := tablewriter.NewWriter(w)
 	t.Header("", "min offset", "max offset")
-	_ = t.Append("CommitLog (bytes)", strconv.FormatInt(ms.GetMinPhyOffset(), 10), strconv.FormatInt(ms.GetMaxPhyOffset(), 10))
+	_ = t.Append("CommitLog (bytes)", strconv.FormatInt(int64(ms.GetMinPhyOffset()), 10), strconv.FormatInt(int64(ms.GetMaxPhyOffset()), 10))
 	for q := int32(0); q < 2; q++ {
-		_ = t.Append(fmt.Sprintf("%s/%d (units)", topicName, q), strconv.FormatInt(ms.GetMinOffsetInQueue(topicName, q), 10),
-			strconv.FormatInt(ms.GetMaxOffsetInQueue(topicName, q), 10))
+		_ = t.Append(fmt.Sprintf("%s/%d (units)", topicName, q), strconv.FormatInt(int64(ms.GetMinOffsetInQueue(topicName, q)), 10),
+			strconv.FormatInt(int64(ms.GetMaxOffsetInQueue(topicName, q)), 10))
 	}
 	files := ms.IndexService().IndexFiles()
 	entries := 0

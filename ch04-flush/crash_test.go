@@ -193,17 +193,14 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]acked, cycl
 	cp := filepath.Join(t.TempDir(), fmt.Sprintf("copy-%d", cycle))
 	require.NoError(t, copyTree(dir, cp))
 	cfg := crashStoreConfig(cp, mode)
-	cfg.ManualServices = true
-	ms, err := store.NewDefaultMessageStore(cfg, nil, nil)
+	ms, err := store.NewDefaultMessageStore(cfg, store.Options{ManualServices: true}, nil, nil)
 	require.NoError(t, err)
-	ok, err := ms.Load()
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, ms.Load())
 	require.NoError(t, ms.Start())
 	defer ms.Shutdown()
 
 	for key, a := range all {
-		g := ms.GetMessage("g", "Crash", a.queueID, a.queueOffset, 1, nil)
+		g := ms.GetMessage("g", "Crash", a.queueID, store.QueueOffset(a.queueOffset), 1, nil)
 		require.Equal(t, store.Found, g.Status, "cycle %d: %s lost", cycle, key)
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
@@ -215,7 +212,7 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]acked, cycl
 			m, err := ms.LookMessageByOffset(ms.GetCommitLogOffsetInQueue("Crash", q, k))
 			require.NoError(t, err, "queue %d unit %d", q, k)
 			require.Equal(t, q, m.QueueID)
-			require.Equal(t, k, m.QueueOffset)
+			require.Equal(t, int64(k), m.QueueOffset)
 		}
 	}
 	for key, a := range last {

@@ -186,11 +186,10 @@ type scenario struct {
 func newScenario(dir string, cfg config, logger *slog.Logger, clk *manualClock) (*scenario, error) {
 	c, err := embedded.Start(embedded.Config{
 		Dir: dir, Brokers: 1, Logger: logger,
+		StoreOptions: func(int) store.Options { return store.Options{ManualServices: true, Clock: clk} },
 		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			sc.MappedFileSizeCommitLog = 64 << 10
 			sc.MappedFileSizeConsumeQueue = 100 * 20
-			sc.ManualServices = true
-			sc.Clock = clk.millis
 			if cfg.MessageDelayLevel != "" {
 				sc.MessageDelayLevel = cfg.MessageDelayLevel
 			}
@@ -386,6 +385,9 @@ func say(w io.Writer, format string, a ...any) {
 // manualClock is the store's and the consumers' time in this chapter: it moves only when advanced.
 type manualClock struct{ t atomic.Int64 }
 
-func (c *manualClock) millis() int64           { return c.t.Load() }
-func (c *manualClock) now() time.Time          { return time.UnixMilli(c.t.Load()).UTC() }
+func (c *manualClock) millis() int64  { return c.t.Load() }
+func (c *manualClock) now() time.Time { return time.UnixMilli(c.t.Load()).UTC() }
+
+// Now makes the clock a clock.Clock (the store's).
+func (c *manualClock) Now() time.Time          { return c.now() }
 func (c *manualClock) advance(d time.Duration) { c.t.Add(d.Milliseconds()) }

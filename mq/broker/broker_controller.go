@@ -45,12 +45,12 @@ const (
 type messageStore interface {
 	AsyncPutMessage(msg *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
 	AsyncPutMessages(batch *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
-	GetMessage(group, topic string, queueID int32, offset int64, maxMsgNums int32, filter store.MessageFilter) *store.GetMessageResult
-	GetMaxOffsetInQueue(topic string, queueID int32) int64
-	GetMinOffsetInQueue(topic string, queueID int32) int64
-	GetOffsetInQueueByTime(topic string, queueID int32, timestampMs int64) int64
-	CheckInDiskByConsumeOffset(topic string, queueID int32, consumeOffset int64) bool
-	LookMessageByOffset(commitLogOffset int64) (*primitive.MessageExt, error)
+	GetMessage(group, topic string, queueID int32, offset store.QueueOffset, maxMsgNums int32, filter store.MessageFilter) *store.GetMessageResult
+	GetMaxOffsetInQueue(topic string, queueID int32) store.QueueOffset
+	GetMinOffsetInQueue(topic string, queueID int32) store.QueueOffset
+	GetOffsetInQueueByTime(topic string, queueID int32, timestampMs int64) store.QueueOffset
+	CheckInDiskByConsumeOffset(topic string, queueID int32, consumeOffset store.QueueOffset) bool
+	LookMessageByOffset(commitLogOffset store.CommitLogOffset) (*primitive.MessageExt, error)
 }
 
 // ErrBrokerState is returned when the life-cycle methods are called out of order.
@@ -66,6 +66,7 @@ type BrokerController struct {
 	cfg       BrokerConfig
 	serverCfg remoting.ServerConfig
 	storeCfg  store.MessageStoreConfig
+	storeOpts store.Options // the store's Go-only options (WithStoreOptions)
 	tr        *trace.Tracer
 	log       *slog.Logger
 
@@ -130,7 +131,7 @@ type BrokerController struct {
 // (empty = all interfaces). tr nil turns the step trace off; operating logs go to tr's logger.
 // Java: BrokerController(brokerConfig, nettyServerConfig, nettyClientConfig, messageStoreConfig).
 func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
-	tr *trace.Tracer) (*BrokerController, error) {
+	tr *trace.Tracer, opts ...Option) (*BrokerController, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -148,6 +149,9 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 		log:             orDiscard(tr.Logger()),
 		registerService: service.New("BrokerRegisterService"),
 		persistService:  service.New("BrokerConfigPersistService"),
+	}
+	for _, o := range opts {
+		o(b)
 	}
 	c := &b.cfg
 	b.topicConfigManager = NewTopicConfigManager(c, b.log)
@@ -182,18 +186,14 @@ func (b *BrokerController) Initialize() error {
 	if err := b.loadConfigFiles(); err != nil {
 		return err
 	}
-	ms, err := store.NewDefaultMessageStore(b.storeCfg, b.messageArrivingListener, b.tr)
+	ms, err := store.NewDefaultMessageStore(b.storeCfg, b.storeOpts, b.messageArrivingListener, b.tr)
 	if err != nil {
 		return fmt.Errorf("broker: create message store: %w", err)
 	}
 	b.messageStore = ms
 	b.store = ms
-	ok, err := ms.Load()
-	if err != nil {
+	if err := ms.Load(); err != nil {
 		return fmt.Errorf("broker: load message store: %w", err)
-	}
-	if !ok {
-		return fmt.Errorf("broker: load message store failed")
 	}
 	b.storeLoaded = true
 	if err := b.initScheduleMessageService(); err != nil {

@@ -20,7 +20,7 @@ import (
 // initializes the controller. On error nothing is left running.
 // Java: BrokerStartup#createBrokerController.
 func CreateBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
-	tr *trace.Tracer) (*BrokerController, error) {
+	tr *trace.Tracer, opts ...Option) (*BrokerController, error) {
 	switch storeCfg.BrokerRole {
 	case store.AsyncMaster, store.SyncMaster:
 		cfg.BrokerID = 0
@@ -30,7 +30,7 @@ func CreateBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, s
 		}
 	}
 	storeCfg.HaListenPort = cfg.ListenPort + 1
-	b, err := NewBrokerController(cfg, serverCfg, storeCfg, tr)
+	b, err := NewBrokerController(cfg, serverCfg, storeCfg, tr, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // consumerList asks GET_CONSUMER_LIST_BY_GROUP and decodes the list.
@@ -147,7 +146,7 @@ func TestUnregisterClient(t *testing.T) {
 // TestScanNotActiveChannel pins ClientHousekeepingService#scanExceptionChannel: a channel not
 // refreshed within channelExpiredTimeout is closed and removed.
 func TestScanNotActiveChannel(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
 		c.ClientHousekeepingInterval = time.Hour // driven by hand below
 	})
 	heartbeat(t, tb.client, tb.addr, "10.0.0.1@1", "cg")

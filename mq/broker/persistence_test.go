@@ -263,8 +263,8 @@ func TestSubscriptionGroupManagerJavaFile(t *testing.T) {
 }
 
 // persistTestStore is a small store config rooted at dir.
-func persistTestStore(dir string) func(*BrokerConfig, *store.MessageStoreConfig) {
-	return func(_ *BrokerConfig, s *store.MessageStoreConfig) { s.StorePathRootDir = dir }
+func persistTestStore(dir string) testOption {
+	return func(_ *BrokerConfig, s storeSetup) { s.StorePathRootDir = dir }
 }
 
 // TestBrokerLoadsJavaWrittenFiles: a store whose config/ holds Java-written files starts with
@@ -370,7 +370,7 @@ func TestTopicsAndGroupsPersistOnChange(t *testing.T) {
 // consumerOffsetManager.persist()).
 func TestConsumerOffsetsPersistPeriodically(t *testing.T) {
 	dir := t.TempDir()
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, s *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, s storeSetup) {
 		s.StorePathRootDir = dir
 		c.FlushConsumerOffsetInterval = 20 * time.Millisecond
 	})
@@ -387,7 +387,7 @@ func TestConsumerOffsetsPersistPeriodically(t *testing.T) {
 // taken by a directory) is retried by the periodic persist pass once the cause is gone.
 func TestFailedPersistIsRetried(t *testing.T) {
 	dir := t.TempDir()
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, s *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, s storeSetup) {
 		s.StorePathRootDir = dir
 		c.FlushConsumerOffsetInterval = 20 * time.Millisecond
 	})

@@ -10,7 +10,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // createTopic creates topic with n queues through UPDATE_AND_CREATE_TOPIC.
@@ -152,7 +151,7 @@ func TestPullHeldUntilMessageArrives(t *testing.T) {
 // the hold are shortPollingTimeMills) or by a direct CheckHoldRequest.
 func TestPullHeldTimesOut(t *testing.T) {
 	t.Run("short polling sweep", func(t *testing.T) {
-		tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+		tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
 			c.LongPollingEnable = false
 			c.ShortPollingTime = 100 * time.Millisecond
 		})

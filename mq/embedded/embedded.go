@@ -34,6 +34,9 @@ type Config struct {
 	// Customize, if set, adjusts each broker's configs before it is created (small files in
 	// tests, shorter intervals in chapters). i is the broker's index.
 	Customize func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig)
+	// StoreOptions, if set, gives each broker's store its Go-only options (clock, manual
+	// services, event listeners), which MessageStoreConfig does not hold. i is the broker's index.
+	StoreOptions func(i int) store.Options
 	// NamesrvCustomize, if set, adjusts the name server's config.
 	NamesrvCustomize func(nc *namesrv.NamesrvConfig)
 }
@@ -98,7 +101,11 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 	if cfg.Customize != nil {
 		cfg.Customize(i, &bc, &sc)
 	}
-	b, err := broker.NewBrokerController(bc, nsc, sc, trace.New(cfg.Logger, name))
+	var opts []broker.Option
+	if cfg.StoreOptions != nil {
+		opts = append(opts, broker.WithStoreOptions(cfg.StoreOptions(i)))
+	}
+	b, err := broker.NewBrokerController(bc, nsc, sc, trace.New(cfg.Logger, name), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: create %s: %w", name, err)
 	}

@@ -26,7 +26,7 @@ func benchMsg() *msgT {
 	return m
 }
 
-func benchConfig(dir string) MessageStoreConfig {
+func benchConfig(dir string) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 << 20
 	cfg.MappedFileSizeConsumeQueue = 300000 * ConsumeQueueUnitSize
@@ -117,7 +117,7 @@ func BenchmarkPutMessageParallel(b *testing.B) {
 // redispatchSetup writes records once (n 1 KiB messages made by mk) and returns a function
 // that undoes their dispatch — ConsumeQueue positions, index files, reput offset — so each
 // iteration dispatches the same records again without the disk growing.
-func redispatchSetup(b *testing.B, cfg MessageStoreConfig, n int, mk func(i int) *msgT) (*DefaultMessageStore, func()) {
+func redispatchSetup(b *testing.B, cfg storeSetup, n int, mk func(i int) *msgT) (*DefaultMessageStore, func()) {
 	s := openStore(b, cfg, nil, nil)
 	for i := 0; i < n; i++ {
 		if r := s.PutMessage(mk(i)); r.PutMessageStatus != PutOK {
@@ -125,7 +125,7 @@ func redispatchSetup(b *testing.B, cfg MessageStoreConfig, n int, mk func(i int)
 		}
 	}
 	reset := func() {
-		s.forEachConsumeQueue(func(cq *ConsumeQueue) {
+		s.queues.forEach(func(cq *ConsumeQueue) {
 			for _, f := range cq.mfq.MappedFiles() {
 				f.setPositions(0)
 			}
@@ -215,7 +215,7 @@ func BenchmarkGetMessage(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		g := s.GetMessage("g", "BenchTopic", 0, int64(i%(n-32)), 32, nil)
+		g := s.GetMessage("g", "BenchTopic", 0, QueueOffset(i%(n-32)), 32, nil)
 		if g.MessageCount != 32 {
 			b.Fatal(g.Status, g.MessageCount)
 		}
@@ -303,15 +303,15 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 	cfg.MappedFileSizeCommitLog = 1 << 30
 	cfg.MessageIndexEnable = false
 	cfg.WarmMappedFileEnable = false
-	s, err := NewDefaultMessageStore(cfg, nil, nil)
+	s, err := newStore(cfg, nil, nil)
 	require.NoError(b, err)
-	_, err = s.Load()
+	err = s.Load()
 	require.NoError(b, err)
 	require.NoError(b, s.Start())
 	m := benchMsg()
 	s.commitLog.mfq.allocate = nil // exactly one file
 	records := 0
-	for s.GetMaxPhyOffset() < int64(cfg.MappedFileSizeCommitLog)-4096 {
+	for s.GetMaxPhyOffset() < CommitLogOffset(cfg.MappedFileSizeCommitLog)-4096 {
 		s.PutMessage(m)
 		records++
 	}
@@ -324,10 +324,10 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 				if mode == "abnormal" {
 					require.NoError(b, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
 				}
-				s, err := NewDefaultMessageStore(cfg, nil, nil)
+				s, err := newStore(cfg, nil, nil)
 				require.NoError(b, err)
 				start := time.Now()
-				_, err = s.Load()
+				err = s.Load()
 				b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/load")
 				require.NoError(b, err)
 				require.Equal(b, int64(records), s.GetMaxOffsetInQueue("BenchTopic", 0))

@@ -20,13 +20,13 @@ const maxManualDeleteFileTimes = 20
 
 // CleanFilesPeriodically runs one cleanup pass: expired CommitLog files first, then the
 // ConsumeQueue and index files that only point below the CommitLog's new min offset. The
-// store runs it every cleanResourceInterval (first after 60 s) unless ManualServices.
+// store runs it every cleanResourceInterval (first after 60 s) unless Options.ManualServices.
 // Java: DefaultMessageStore#cleanFilesPeriodically.
 func (s *DefaultMessageStore) CleanFilesPeriodically() {
-	if s.tracer.Enabled() {
-		s.tracer.Step("DefaultMessageStore#cleanFilesPeriodically",
-			slog.Int64("commitLogMinOffset", s.commitLog.getMinOffset()),
-			slog.Int64("commitLogMaxOffset", s.commitLog.getMaxOffset()))
+	if tr := s.env.tracer; tr.Enabled() {
+		tr.Step("DefaultMessageStore#cleanFilesPeriodically",
+			slog.Int64("commitLogMinOffset", int64(s.commitLog.getMinOffset())),
+			slog.Int64("commitLogMaxOffset", int64(s.commitLog.getMaxOffset())))
 	}
 	s.cleanCommitLog.run()
 	s.cleanConsumeQueue.run()
@@ -41,28 +41,15 @@ func (s *DefaultMessageStore) ExecuteDeleteFilesManually() {
 
 // IsSpaceFull measures the CommitLog partition: above diskSpaceWarningLevelRatio (90 %) the
 // store is marked disk-full and refuses puts (SERVICE_NOT_AVAILABLE) until a later check finds
-// the disk below it. The store runs it every 10 s unless ManualServices.
+// the disk below it. The store runs it every 10 s unless Options.ManualServices.
 // Java: CleanCommitLogService#isSpaceFull.
 func (s *DefaultMessageStore) IsSpaceFull() bool { return s.cleanCommitLog.isSpaceFull() }
 
-// diskUsage is the used fraction of path's partition (the injected DiskUsage, else statfs).
-func (s *DefaultMessageStore) diskUsage(path string) float64 {
-	if s.cfg.DiskUsage != nil {
-		return s.cfg.DiskUsage(path)
-	}
-	return diskPartitionSpaceUsedPercent(path)
-}
-
-// location is the time zone of deleteWhen hours and index file names.
-func (s *DefaultMessageStore) location() *time.Location {
-	if s.cfg.Location != nil {
-		return s.cfg.Location
-	}
-	return time.Local
-}
+// filePacer pauses between two deleted files unless the clean service is stopping.
+type filePacer struct{ stop <-chan struct{} }
 
 // pause waits d unless the store is shutting down (the pacing between two deleted files).
-func (s *DefaultMessageStore) pause(d time.Duration) {
+func (p filePacer) pause(d time.Duration) {
 	if d <= 0 {
 		return
 	}
@@ -70,7 +57,7 @@ func (s *DefaultMessageStore) pause(d time.Duration) {
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-s.cleanService.StopChan():
+	case <-p.stop:
 	}
 }
 
@@ -83,9 +70,16 @@ func (s *DefaultMessageStore) pause(d time.Duration) {
 // one pass at a time (the clean service, or a direct call).
 // Mirrors DefaultMessageStore.CleanCommitLogService.
 type CleanCommitLogService struct {
-	s                            *DefaultMessageStore
+	env                          *storeEnv
+	commitLog                    *CommitLog    // its files are deleted
+	flags                        *runningFlags // diskFull
+	pacer                        filePacer
 	manualDeleteFileSeveralTimes atomic.Int32
 	cleanImmediately             bool
+}
+
+func newCleanCommitLogService(env *storeEnv, commitLog *CommitLog, flags *runningFlags, pacer filePacer) *CleanCommitLogService {
+	return &CleanCommitLogService{env: env, commitLog: commitLog, flags: flags, pacer: pacer}
 }
 
 func (c *CleanCommitLogService) run() { c.deleteExpiredFiles() }
@@ -95,7 +89,7 @@ func (c *CleanCommitLogService) run() { c.deleteExpiredFiles() }
 // Java follows it with redeleteHangedFile, which retries a first file whose deletion hung
 // on readers; here deletion never hangs (MappedFile.destroy unlinks at once), so it is absent.
 func (c *CleanCommitLogService) deleteExpiredFiles() int {
-	s := c.s
+	cfg := c.env.cfg
 	timeup := c.isTimeToDelete()
 	spacefull := c.isSpaceToDelete()
 	manual := c.manualDeleteFileSeveralTimes.Load() > 0
@@ -105,18 +99,18 @@ func (c *CleanCommitLogService) deleteExpiredFiles() int {
 	if manual {
 		c.manualDeleteFileSeveralTimes.Add(-1)
 	}
-	cleanAtOnce := s.cfg.CleanFileForciblyEnable && c.cleanImmediately
-	reserved := int64(s.cfg.FileReservedTime) * 60 * 60 * 1000
-	deleted := s.commitLog.mfq.deleteExpiredFileByTime(reserved, s.now(), cleanAtOnce,
-		func() { s.pause(s.cfg.DeleteCommitLogFilesInterval) })
-	if s.tracer.Enabled() {
-		s.tracer.Step("CleanCommitLogService#deleteExpiredFiles", slog.Bool("timeup", timeup),
+	cleanAtOnce := cfg.CleanFileForciblyEnable && c.cleanImmediately
+	reserved := int64(cfg.FileReservedTime) * 60 * 60 * 1000
+	deleted := c.commitLog.mfq.deleteExpiredFileByTime(reserved, c.env.clock.now(), cleanAtOnce,
+		func() { c.pacer.pause(cfg.DeleteCommitLogFilesInterval) })
+	if tr := c.env.tracer; tr.Enabled() {
+		tr.Step("CleanCommitLogService#deleteExpiredFiles", slog.Bool("timeup", timeup),
 			slog.Bool("spacefull", spacefull), slog.Bool("manual", manual), slog.Bool("cleanAtOnce", cleanAtOnce),
-			slog.Int("fileReservedTimeHours", s.cfg.FileReservedTime), slog.Int("deleted", deleted),
-			slog.Int64("commitLogMinOffset", s.commitLog.getMinOffset()))
+			slog.Int("fileReservedTimeHours", cfg.FileReservedTime), slog.Int("deleted", deleted),
+			slog.Int64("commitLogMinOffset", int64(c.commitLog.getMinOffset())))
 	}
 	if deleted == 0 && spacefull {
-		s.logWarn("disk space will be full soon, but delete file failed")
+		c.env.log.warn("disk space will be full soon, but delete file failed")
 	}
 	return deleted
 }
@@ -124,8 +118,8 @@ func (c *CleanCommitLogService) deleteExpiredFiles() int {
 // isTimeToDelete: the current hour (store clock, Location) is one of deleteWhen's.
 // Java: CleanCommitLogService#isTimeToDelete → UtilAll#isItTimeToDo.
 func (c *CleanCommitLogService) isTimeToDelete() bool {
-	hours, _ := parseDeleteWhen(c.s.cfg.DeleteWhen) // validated
-	now := time.UnixMilli(c.s.now()).In(c.s.location()).Hour()
+	hours, _ := parseDeleteWhen(c.env.cfg.DeleteWhen) // validated
+	now := time.UnixMilli(c.env.clock.now()).In(c.env.opts.Location).Hour()
 	for _, h := range hours {
 		if h == now {
 			return true
@@ -137,7 +131,7 @@ func (c *CleanCommitLogService) isTimeToDelete() bool {
 // diskMaxUsedSpaceRatio is the setting clamped to [10, 95] percent, as a fraction.
 // Java: MessageStoreConfig#getDiskMaxUsedSpaceRatio.
 func (c *CleanCommitLogService) diskMaxUsedSpaceRatio() float64 {
-	return float64(min(max(c.s.cfg.DiskMaxUsedSpaceRatio, 10), 95)) / 100
+	return float64(min(max(c.env.cfg.DiskMaxUsedSpaceRatio, 10), 95)) / 100
 }
 
 // isSpaceToDelete checks the CommitLog partition, then the ConsumeQueue partition: above the
@@ -146,22 +140,22 @@ func (c *CleanCommitLogService) diskMaxUsedSpaceRatio() float64 {
 // diskMaxUsedSpaceRatio (or unmeasurable) means "delete now".
 // Java: CleanCommitLogService#isSpaceToDelete.
 func (c *CleanCommitLogService) isSpaceToDelete() bool {
-	s := c.s
+	cfg, opts, log := c.env.cfg, c.env.opts, c.env.log
 	ratio := c.diskMaxUsedSpaceRatio()
 	c.cleanImmediately = false
-	for _, path := range []string{s.cfg.CommitLogDir(), s.cfg.ConsumeQueueDir()} {
-		used := s.diskUsage(path)
+	for _, path := range []string{cfg.CommitLogDir(), cfg.ConsumeQueueDir()} {
+		used := opts.DiskUsage(path)
 		switch {
-		case used > s.cfg.DiskSpaceWarningLevelRatio:
-			if !s.diskFull.Swap(true) {
-				s.logErrorMsg("disk maybe full soon, so mark disk full", "path", path, "used", used)
+		case used > opts.DiskSpaceWarningLevelRatio:
+			if !c.flags.diskFull.Swap(true) {
+				log.errorMsg("disk maybe full soon, so mark disk full", "path", path, "used", used)
 			}
 			c.cleanImmediately = true
-		case used > s.cfg.DiskSpaceCleanForciblyRatio:
+		case used > opts.DiskSpaceCleanForciblyRatio:
 			c.cleanImmediately = true
 		default:
-			if s.diskFull.Swap(false) {
-				s.logInfo("disk space OK, so mark disk ok", "path", path, "used", used)
+			if c.flags.diskFull.Swap(false) {
+				log.info("disk space OK, so mark disk ok", "path", path, "used", used)
 			}
 		}
 		if used < 0 || used > ratio {
@@ -174,16 +168,15 @@ func (c *CleanCommitLogService) isSpaceToDelete() bool {
 // isSpaceFull is the 10-second disk check of the CommitLog partition alone.
 // Java: CleanCommitLogService#isSpaceFull.
 func (c *CleanCommitLogService) isSpaceFull() bool {
-	s := c.s
-	used := s.diskUsage(s.cfg.CommitLogDir())
-	if used > s.cfg.DiskSpaceWarningLevelRatio {
-		if !s.diskFull.Swap(true) {
-			s.logErrorMsg("commitlog disk maybe full soon, so mark disk full", "used", used)
+	used := c.env.opts.DiskUsage(c.env.cfg.CommitLogDir())
+	if used > c.env.opts.DiskSpaceWarningLevelRatio {
+		if !c.flags.diskFull.Swap(true) {
+			c.env.log.errorMsg("commitlog disk maybe full soon, so mark disk full", "used", used)
 		}
 		return true
 	}
-	if s.diskFull.Swap(false) {
-		s.logInfo("commitlog disk space OK, so mark disk ok", "used", used)
+	if c.flags.diskFull.Swap(false) {
+		c.env.log.info("commitlog disk space OK, so mark disk ok", "used", used)
 	}
 	return false
 }
@@ -193,32 +186,40 @@ func (c *CleanCommitLogService) isSpaceFull() bool {
 // corrects its min offset, and the index files ending below it are deleted.
 // Mirrors DefaultMessageStore.CleanConsumeQueueService.
 type CleanConsumeQueueService struct {
-	s                     *DefaultMessageStore
-	lastPhysicalMinOffset int64
+	env                   *storeEnv
+	commitLog             *CommitLog // whose min offset it follows
+	queues                *consumeQueueTable
+	index                 *IndexService
+	pacer                 filePacer
+	lastPhysicalMinOffset CommitLogOffset
+}
+
+func newCleanConsumeQueueService(env *storeEnv, commitLog *CommitLog, queues *consumeQueueTable, index *IndexService,
+	pacer filePacer) *CleanConsumeQueueService {
+	return &CleanConsumeQueueService{env: env, commitLog: commitLog, queues: queues, index: index, pacer: pacer}
 }
 
 func (c *CleanConsumeQueueService) run() { c.deleteExpiredFiles() }
 
 // deleteExpiredFiles is one pass. Java: CleanConsumeQueueService#deleteExpiredFiles.
 func (c *CleanConsumeQueueService) deleteExpiredFiles() {
-	s := c.s
-	minOffset := s.commitLog.getMinOffset()
+	minOffset := c.commitLog.getMinOffset()
 	if minOffset <= c.lastPhysicalMinOffset {
 		return
 	}
 	c.lastPhysicalMinOffset = minOffset
 	queues, cqFiles := 0, 0
-	s.forEachConsumeQueue(func(cq *ConsumeQueue) {
+	c.queues.forEach(func(cq *ConsumeQueue) {
 		n := cq.deleteExpiredFile(minOffset)
 		if n > 0 {
 			queues++
 			cqFiles += n
-			s.pause(s.cfg.DeleteConsumeQueueFilesInterval)
+			c.pacer.pause(c.env.cfg.DeleteConsumeQueueFilesInterval)
 		}
 	})
-	indexFiles := s.indexService.deleteExpiredFile(minOffset)
-	if s.tracer.Enabled() {
-		s.tracer.Step("CleanConsumeQueueService#deleteExpiredFiles", slog.Int64("commitLogMinOffset", minOffset),
+	indexFiles := c.index.deleteExpiredFile(minOffset)
+	if tr := c.env.tracer; tr.Enabled() {
+		tr.Step("CleanConsumeQueueService#deleteExpiredFiles", slog.Int64("commitLogMinOffset", int64(minOffset)),
 			slog.Int("consumeQueuesTrimmed", queues), slog.Int("consumeQueueFilesDeleted", cqFiles),
 			slog.Int("indexFilesDeleted", indexFiles))
 	}
@@ -227,8 +228,8 @@ func (c *CleanConsumeQueueService) deleteExpiredFiles() {
 // deleteExpiredFile deletes the queue's files that only point below the CommitLog offset
 // offset (bytes) and moves the min offset to the first unit at or above it.
 // Java: ConsumeQueue#deleteExpiredFile.
-func (cq *ConsumeQueue) deleteExpiredFile(offset int64) int {
-	n := cq.mfq.deleteExpiredFileByOffset(offset, ConsumeQueueUnitSize)
+func (cq *ConsumeQueue) deleteExpiredFile(offset CommitLogOffset) int {
+	n := cq.mfq.deleteExpiredFileByOffset(int64(offset), ConsumeQueueUnitSize)
 	cq.correctMinOffset(offset)
 	return n
 }

@@ -65,9 +65,9 @@ func TestPutWorkedExample(t *testing.T) {
 	m := newMsg("TopicTest", 1, "Hello", "")
 	m.PropertiesString = exampleProps
 	r := put(t, s, m)
-	require.Equal(t, int64(0), r.WroteOffset)
+	require.Equal(t, CommitLogOffset(0), r.WroteOffset)
 	require.Equal(t, int32(137), r.WroteBytes)
-	require.Equal(t, int64(0), r.LogicsOffset)
+	require.Equal(t, QueueOffset(0), r.LogicsOffset)
 	require.Equal(t, exampleStore, r.StoreTimestamp)
 	require.Equal(t, "C0A8010A00002A9F0000000000000000", r.MsgID)
 
@@ -95,12 +95,12 @@ func TestPutWorkedExample(t *testing.T) {
 	cqRaw, err := os.ReadFile(filepath.Join(dir, "consumequeue", "TopicTest", "1", "00000000000000000000"))
 	require.NoError(t, err)
 	require.Equal(t, unit, cqRaw[:20])
-	require.Equal(t, int64(1), s.GetMaxOffsetInQueue("TopicTest", 1))
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("TopicTest", 1))
 
 	// next record starts at 137
 	r2 := put(t, s, newMsg("TopicTest", 1, "Hello", "TagA"))
-	require.Equal(t, int64(137), r2.WroteOffset)
-	require.Equal(t, int64(1), r2.LogicsOffset)
+	require.Equal(t, CommitLogOffset(137), r2.WroteOffset)
+	require.Equal(t, QueueOffset(1), r2.LogicsOffset)
 }
 
 // TestRollToNextFile: a record that does not fit (record + 8 > bytes left) leaves the 8-byte
@@ -111,16 +111,16 @@ func TestRollToNextFile(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, smallConfig(dir), nil, nil)
 	body := strings.Repeat("x", 1000) // record = 91 + 1000 + 1 + 22 = 1114 bytes
-	var offsets []int64
+	var offsets []CommitLogOffset
 	for i := 0; i < 4; i++ {
 		r := put(t, s, newMsg("T", 0, body, ""))
 		offsets = append(offsets, r.WroteOffset)
-		require.Equal(t, int64(i), r.LogicsOffset)
+		require.Equal(t, QueueOffset(i), r.LogicsOffset)
 	}
 	size := int64(calMsgLength(0, 1000, 1, len("CLUSTER\x01DefaultCluster")))
 	require.Equal(t, int64(1114), size)
 	// 3 records = 3342 bytes; 3342 + 1114 + 8 > 4096: the 4th goes to the next file
-	require.Equal(t, []int64{0, size, 2 * size, 4096}, offsets)
+	require.Equal(t, []CommitLogOffset{0, CommitLogOffset(size), CommitLogOffset(2 * size), 4096}, offsets)
 
 	raw, err := os.ReadFile(filepath.Join(dir, "commitlog", "00000000000000000000"))
 	require.NoError(t, err)
@@ -132,8 +132,8 @@ func TestRollToNextFile(t *testing.T) {
 
 	// the reput skips the blank and dispatches all four
 	s.DoReput()
-	require.Equal(t, int64(4), s.GetMaxOffsetInQueue("T", 0))
-	require.Equal(t, int64(4096+size), s.GetMaxPhyOffset())
+	require.Equal(t, QueueOffset(4), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, CommitLogOffset(4096+size), s.GetMaxPhyOffset())
 	require.Zero(t, s.DispatchBehindBytes())
 	g := s.GetMessage("g", "T", 0, 0, 32, nil)
 	require.Equal(t, Found, g.Status)
@@ -143,7 +143,7 @@ func TestRollToNextFile(t *testing.T) {
 		require.Equal(t, messageMagicCode, binary.BigEndian.Uint32(m[4:]), "never a blank record")
 		require.Equal(t, uint64(offsets[i]), binary.BigEndian.Uint64(m[posPhysicalOffset:]))
 	}
-	require.Equal(t, []int64{0, 1, 2, 3}, g.MessageQueueOffsets)
+	require.Equal(t, []QueueOffset{0, 1, 2, 3}, g.MessageQueueOffsets)
 	require.Len(t, g.Body(), 4*int(size))
 }
 
@@ -201,13 +201,13 @@ func TestPreparedGetsNoUnit(t *testing.T) {
 	p := newMsg("T", 0, "half", "")
 	p.SysFlag = tranPreparedType
 	rp := put(t, s, p)
-	require.Equal(t, int64(0), rp.LogicsOffset)
+	require.Equal(t, QueueOffset(0), rp.LogicsOffset)
 	c := newMsg("T", 0, "commit", "")
 	c.SysFlag = tranCommitType
-	require.Equal(t, int64(1), put(t, s, c).LogicsOffset)
+	require.Equal(t, QueueOffset(1), put(t, s, c).LogicsOffset)
 	s.DoReput()
-	require.Equal(t, int64(2), s.GetMaxOffsetInQueue("T", 0))
-	require.Equal(t, rp.WroteOffset+int64(rp.WroteBytes), s.GetCommitLogOffsetInQueue("T", 0, 1))
+	require.Equal(t, QueueOffset(2), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, rp.WroteOffset+CommitLogOffset(rp.WroteBytes), s.GetCommitLogOffsetInQueue("T", 0, 1))
 }
 
 // TestDelayedMessage: DELAY = L redirects to SCHEDULE_TOPIC_XXXX queue L-1 with REAL_TOPIC and
@@ -220,10 +220,10 @@ func TestDelayedMessage(t *testing.T) {
 	m.PropertiesString += "\x02DELAY\x013"
 	put(t, s, m)
 	s.DoReput()
-	require.Equal(t, int64(1), s.GetMaxOffsetInQueue(scheduleTopic, 2))
-	_, _, tags, ok := s.readUnit(scheduleTopic, 2, 0)
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue(scheduleTopic, 2))
+	u, ok := s.ReadConsumeQueueUnit(scheduleTopic, 2, 0)
 	require.True(t, ok)
-	require.Equal(t, exampleStore+10000, tags)
+	require.Equal(t, exampleStore+10000, u.TagsCode)
 	msg, err := s.LookMessageByOffset(0)
 	require.NoError(t, err)
 	require.Equal(t, "T", msg.Properties["REAL_TOPIC"])
@@ -271,18 +271,18 @@ func TestBatchPut(t *testing.T) {
 	r := s.PutMessages(b)
 	require.Equal(t, PutOK, r.PutMessageStatus)
 	require.Equal(t, int32(2), r.AppendMessageResult.MsgNum)
-	require.Equal(t, int64(1), r.AppendMessageResult.LogicsOffset)
+	require.Equal(t, QueueOffset(1), r.AppendMessageResult.LogicsOffset)
 	ids := strings.Split(r.AppendMessageResult.MsgID, ",")
 	require.Len(t, ids, 2)
 	s.DoReput()
-	require.Equal(t, int64(3), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(3), s.GetMaxOffsetInQueue("T", 0))
 	msg, err := s.LookMessageByOffset(s.GetCommitLogOffsetInQueue("T", 0, 2))
 	require.NoError(t, err)
 	require.Equal(t, []byte("xy"), msg.Body)
 	require.Equal(t, int64(2), msg.QueueOffset)
 	require.Equal(t, ids[1], msg.OffsetMsgID)
 	require.Equal(t, map[string]string{"TAGS": "A", "CLUSTER": "DefaultCluster"}, msg.Properties)
-	rec, _ := s.SelectOneMessageByOffset(msg.CommitLogOffset)
+	rec, _ := s.SelectOneMessageByOffset(CommitLogOffset(msg.CommitLogOffset))
 	require.True(t, strings.HasSuffix(string(rec), "TAGS\x01A\x02CLUSTER\x01DefaultCluster"), "one separator between member and envelope")
 
 	// an illegal member

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func crashConfig(dir string) MessageStoreConfig {
+func crashConfig(dir string) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 * 1024
 	cfg.ManualServices = false
@@ -38,11 +38,11 @@ func crashConfig(dir string) MessageStoreConfig {
 // crashChild puts messages forever, printing "i queueOffset" after each acknowledged put,
 // until the parent kills it.
 func crashChild(dir string) {
-	s, err := NewDefaultMessageStore(crashConfig(dir), nil, nil)
+	s, err := newStore(crashConfig(dir), nil, nil)
 	if err != nil {
 		panic(err)
 	}
-	if ok, err := s.Load(); !ok {
+	if err := s.Load(); err != nil {
 		panic(err)
 	}
 	if err := s.Start(); err != nil {
@@ -93,7 +93,7 @@ func TestCrashRecovery(t *testing.T) {
 		require.GreaterOrEqual(t, s.GetMaxOffsetInQueue("Crash", q), int64(2000/3))
 	}
 	for i, qo := range acked {
-		g := s.GetMessage("g", "Crash", int32(i%3), qo, 1, nil)
+		g := s.GetMessage("g", "Crash", int32(i%3), QueueOffset(qo), 1, nil)
 		require.Equal(t, Found, g.Status, "message %d", i)
 		m, err := decodeRecord(g.Messages[0])
 		require.NoError(t, err)

@@ -18,18 +18,18 @@ const retryTimesOver = 10
 // checkpoint's physicMsgTimestamp becomes the store time of the last flushed message. The
 // intervals are measured on the store clock. Mirrors CommitLog.FlushRealTimeService.
 type FlushRealTimeService struct {
-	s                  *DefaultMessageStore
+	c                  *CommitLog // its owner (Java: an inner class of CommitLog)
 	svc                *service.ServiceThread
 	passMu             sync.Mutex // one pass at a time (the service and RunOnce)
 	lastThoroughMillis int64      // guarded by passMu
 }
 
-func newFlushRealTimeService(s *DefaultMessageStore) *FlushRealTimeService {
-	return &FlushRealTimeService{s: s, svc: service.New("FlushRealTimeService")}
+func newFlushRealTimeService(c *CommitLog) *FlushRealTimeService {
+	return &FlushRealTimeService{c: c, svc: service.New("FlushRealTimeService")}
 }
 
 func (f *FlushRealTimeService) start() {
-	cfg := &f.s.cfg
+	cfg := f.c.env.cfg
 	f.svc.Start(func() {
 		for {
 			if cfg.FlushCommitLogTimed {
@@ -58,29 +58,29 @@ func (f *FlushRealTimeService) RunOnce() { f.run() }
 func (f *FlushRealTimeService) run() {
 	f.passMu.Lock()
 	defer f.passMu.Unlock()
-	s := f.s
-	leastPages := s.cfg.FlushCommitLogLeastPages
-	now := s.now()
-	if now >= f.lastThoroughMillis+s.cfg.FlushCommitLogThoroughInterval.Milliseconds() {
+	c, env := f.c, f.c.env
+	leastPages := env.cfg.FlushCommitLogLeastPages
+	now := env.clock.now()
+	if now >= f.lastThoroughMillis+env.cfg.FlushCommitLogThoroughInterval.Milliseconds() {
 		f.lastThoroughMillis = now
 		leastPages = 0
 	}
-	if !s.commitLog.mfq.isAbleToFlush(leastPages) {
+	if !c.mfq.isAbleToFlush(leastPages) {
 		return
 	}
-	if s.tracer.Enabled() {
-		s.tracer.Step("FlushRealTimeService#run", slog.Int("flushLeastPages", leastPages))
+	if env.tracer.Enabled() {
+		env.tracer.Step("FlushRealTimeService#run", slog.Int("flushLeastPages", leastPages))
 	}
-	s.FlushCommitLog(leastPages)
+	c.flush(leastPages)
 }
 
 func (f *FlushRealTimeService) finalFlush() {
 	for i := 0; i < retryTimesOver; i++ {
-		if done, err := f.s.commitLog.mfq.flush(0); done || err != nil {
+		if done, err := f.c.mfq.flush(0); done || err != nil {
 			break
 		}
 	}
-	f.s.updatePhysicTimestamp()
+	f.c.updatePhysicTimestamp()
 }
 
 func (f *FlushRealTimeService) shutdown() { f.svc.Shutdown() }
@@ -93,26 +93,26 @@ func (f *FlushRealTimeService) shutdown() { f.svc.Shutdown() }
 // interval is also the delay before consumers see a message. The intervals are measured on
 // the store clock. Mirrors CommitLog.CommitRealTimeService.
 type CommitRealTimeService struct {
-	s                   *DefaultMessageStore
+	c                   *CommitLog // its owner (Java: an inner class of CommitLog)
 	svc                 *service.ServiceThread
 	passMu              sync.Mutex // one pass at a time (the service and RunOnce)
 	lastCommitTimestamp int64      // guarded by passMu
 }
 
-func newCommitRealTimeService(s *DefaultMessageStore) *CommitRealTimeService {
-	return &CommitRealTimeService{s: s, svc: service.New("CommitRealTimeService")}
+func newCommitRealTimeService(c *CommitLog) *CommitRealTimeService {
+	return &CommitRealTimeService{c: c, svc: service.New("CommitRealTimeService")}
 }
 
 func (c *CommitRealTimeService) start() {
 	c.svc.Start(func() {
 		for {
 			c.run()
-			if !c.svc.WaitForRunning(c.s.cfg.CommitIntervalCommitLog) {
+			if !c.svc.WaitForRunning(c.c.env.cfg.CommitIntervalCommitLog) {
 				break
 			}
 		}
 		for i := 0; i < retryTimesOver; i++ {
-			if done, err := c.s.commitLog.mfq.commit(0); done || err != nil {
+			if done, err := c.c.mfq.commit(0); done || err != nil {
 				break
 			}
 		}
@@ -128,68 +128,23 @@ func (c *CommitRealTimeService) RunOnce() { c.run() }
 func (c *CommitRealTimeService) run() {
 	c.passMu.Lock()
 	defer c.passMu.Unlock()
-	s := c.s
-	leastPages := s.cfg.CommitCommitLogLeastPages
-	now := s.now()
-	if now >= c.lastCommitTimestamp+s.cfg.CommitCommitLogThoroughInterval.Milliseconds() {
+	cl, env := c.c, c.c.env
+	leastPages := env.cfg.CommitCommitLogLeastPages
+	now := env.clock.now()
+	if now >= c.lastCommitTimestamp+env.cfg.CommitCommitLogThoroughInterval.Milliseconds() {
 		c.lastCommitTimestamp = now
 		leastPages = 0
 	}
-	if s.tracer.Enabled() && s.commitLog.mfq.isAbleToCommit(leastPages) {
-		s.tracer.Step("CommitRealTimeService#run", slog.Int("commitLeastPages", leastPages))
+	if env.tracer.Enabled() && cl.mfq.isAbleToCommit(leastPages) {
+		env.tracer.Step("CommitRealTimeService#run", slog.Int("commitLeastPages", leastPages))
 	}
-	done, err := s.commitLog.mfq.commit(leastPages)
-	if err != nil {
-		s.logError("commit commitlog", err)
-	}
-	if !done {
+	if !cl.commit(leastPages) {
 		c.lastCommitTimestamp = now
-		s.flushCommitLog.svc.Wakeup()
+		cl.flushRealTime.svc.Wakeup()
 	}
 }
 
 func (c *CommitRealTimeService) shutdown() { c.svc.Shutdown() }
-
-// FlushConsumeQueueService flushes every ConsumeQueue every flushIntervalConsumeQueue when at
-// least flushConsumeQueueLeastPages pages are new, and everything plus the checkpoint every
-// flushConsumeQueueThoroughInterval. Mirrors DefaultMessageStore.FlushConsumeQueueService.
-type FlushConsumeQueueService struct {
-	s                  *DefaultMessageStore
-	svc                *service.ServiceThread
-	lastThoroughMillis int64
-}
-
-func newFlushConsumeQueueService(s *DefaultMessageStore) *FlushConsumeQueueService {
-	return &FlushConsumeQueueService{s: s, svc: service.New("FlushConsumeQueueService")}
-}
-
-func (f *FlushConsumeQueueService) start() {
-	f.svc.Start(func() {
-		for f.svc.WaitForRunning(f.s.cfg.FlushIntervalConsumeQueue) {
-			f.doFlush(false)
-		}
-		f.doFlush(true)
-	})
-}
-
-// doFlush flushes the queues; final (shutdown) or a due thorough pass flushes all new data
-// and the checkpoint. Java: FlushConsumeQueueService#doFlush.
-func (f *FlushConsumeQueueService) doFlush(final bool) {
-	s := f.s
-	leastPages := s.cfg.FlushConsumeQueueLeastPages
-	now := s.now()
-	thorough := final
-	if now >= f.lastThoroughMillis+s.cfg.FlushConsumeQueueThoroughInterval.Milliseconds() {
-		f.lastThoroughMillis = now
-		thorough = true
-	}
-	if thorough {
-		leastPages = 0
-	}
-	s.flushConsumeQueues(leastPages, thorough)
-}
-
-func (f *FlushConsumeQueueService) shutdown() { f.svc.Shutdown() }
 
 // isAbleToFlush reports whether the file at the flush point has enough new data.
 func (q *MappedFileQueue) isAbleToFlush(leastPages int) bool {

@@ -62,7 +62,7 @@ type MappedFile struct {
 	writeBuffer atomic.Pointer[[]byte]
 	pool        *TransientStorePool
 	usesPool    bool
-	hooks       *flushHooks
+	hooks       *EventListener // BeforeFlush / Flushed
 	// firstCreateInQueue is true for a file created when its queue had no files.
 	firstCreateInQueue bool
 
@@ -164,31 +164,6 @@ func createAllocated(path string, size int, sparse bool) (*os.File, error) {
 		return nil, fmt.Errorf("sync directory: %w", err)
 	}
 	return f, nil
-}
-
-// flushHooks are MessageStoreConfig's BeforeFlushHook and FlushedHook (nil: none).
-type flushHooks struct {
-	before func(file string)
-	after  func(file string, position int)
-}
-
-func newFlushHooks(cfg *MessageStoreConfig) *flushHooks {
-	if cfg.BeforeFlushHook == nil && cfg.FlushedHook == nil {
-		return nil
-	}
-	return &flushHooks{before: cfg.BeforeFlushHook, after: cfg.FlushedHook}
-}
-
-func (h *flushHooks) beforeFlush(file string) {
-	if h != nil && h.before != nil {
-		h.before(file)
-	}
-}
-
-func (h *flushHooks) flushed(file string, position int) {
-	if h != nil && h.after != nil {
-		h.after(file, position)
-	}
 }
 
 // usePool makes the new, empty file take a write buffer from pool; without a free buffer it

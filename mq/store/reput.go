@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // MessageArrivingListener hears about every message the reput service dispatched to a
@@ -14,7 +15,7 @@ import (
 // logicOffset is the queue's new max offset: the message's queue offset + 1 (units), as Java
 // passes it. Java: org.apache.rocketmq.store.MessageArrivingListener#arriving.
 type MessageArrivingListener interface {
-	Arriving(topic string, queueID int32, logicOffset int64, tagsCode int64, storeTimestamp int64)
+	Arriving(topic string, queueID int32, logicOffset QueueOffset, tagsCode int64, storeTimestamp int64)
 }
 
 // CommitLogDispatcher receives every record the reput service reads. The request's Properties
@@ -23,22 +24,35 @@ type CommitLogDispatcher interface {
 	Dispatch(req *DispatchRequest)
 }
 
+// dispatcherList is the store's dispatchers in order: ConsumeQueue, index, then those added
+// (AddDispatcher). The reput service and abnormal recovery hand every record to it.
+type dispatcherList struct{ list []CommitLogDispatcher }
+
+// dispatch hands one record to every dispatcher. Java: DefaultMessageStore#doDispatch.
+func (d *dispatcherList) dispatch(req *DispatchRequest) {
+	for _, x := range d.list {
+		x.Dispatch(req)
+	}
+}
+
 // commitLogDispatcherBuildConsumeQueue writes a ConsumeQueue unit for NOT and COMMIT
 // records; PREPARED and ROLLBACK records get none.
 // Java: DefaultMessageStore.CommitLogDispatcherBuildConsumeQueue.
-type commitLogDispatcherBuildConsumeQueue struct{ s *DefaultMessageStore }
+type commitLogDispatcherBuildConsumeQueue struct {
+	tracer *trace.Tracer
+	queues *consumeQueueTable
+}
 
 func (d commitLogDispatcherBuildConsumeQueue) Dispatch(req *DispatchRequest) {
-	s := d.s
 	tran := req.SysFlag & sysFlagTransactionMask
-	if s.tracer.Enabled() {
-		s.tracer.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", slog.String("topic", req.Topic),
-			slog.Int("queueId", int(req.QueueID)), slog.Int64("commitLogOffset", req.CommitLogOffset),
-			slog.Int("msgSize", int(req.MsgSize)), slog.Int64("queueOffset", req.ConsumeQueueOffset),
+	if d.tracer.Enabled() {
+		d.tracer.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", slog.String("topic", req.Topic),
+			slog.Int("queueId", int(req.QueueID)), slog.Int64("commitLogOffset", int64(req.CommitLogOffset)),
+			slog.Int("msgSize", int(req.MsgSize)), slog.Int64("queueOffset", int64(req.ConsumeQueueOffset)),
 			slog.Bool("buildUnit", tran == tranNotType || tran == tranCommitType))
 	}
 	if tran == tranNotType || tran == tranCommitType {
-		s.findConsumeQueue(req.Topic, req.QueueID).putMessagePositionInfoWrapper(req)
+		d.queues.find(req.Topic, req.QueueID).putMessagePositionInfoWrapper(req)
 	}
 }
 
@@ -47,34 +61,43 @@ func (d commitLogDispatcherBuildConsumeQueue) Dispatch(req *DispatchRequest) {
 // tells the MessageArrivingListener. It runs every 1 ms; DoReput is one pass.
 // Mirrors DefaultMessageStore.ReputMessageService.
 type ReputMessageService struct {
-	s   *DefaultMessageStore
-	svc *service.ServiceThread
+	env         *storeEnv
+	commitLog   *CommitLog              // read behind the appender
+	dispatchers *dispatcherList         // each record goes to every one
+	listener    MessageArrivingListener // nil: nobody waits for arrivals
+	svc         *service.ServiceThread
 
 	mu sync.Mutex // one pass at a time (the service and direct DoReput calls)
 	// reputFromOffset is the CommitLog offset (bytes) of the next record to dispatch.
-	reputFromOffset atomic.Int64
+	reputFromOffset atomic.Int64 // a CommitLogOffset
 	reader          recordReader
 	req             DispatchRequest // reused for every record (handed to dispatchers by pointer)
 }
 
-func newReputMessageService(s *DefaultMessageStore) *ReputMessageService {
-	r := &ReputMessageService{s: s, svc: service.New("ReputMessageService")}
-	r.reader.delayLevels, _ = ParseDelayLevel(s.cfg.MessageDelayLevel)
+func newReputMessageService(env *storeEnv, commitLog *CommitLog, dispatchers *dispatcherList,
+	listener MessageArrivingListener) *ReputMessageService {
+	r := &ReputMessageService{env: env, commitLog: commitLog, dispatchers: dispatchers, listener: listener,
+		svc: service.New("ReputMessageService")}
+	r.reader.delayLevels, _ = ParseDelayLevel(env.cfg.MessageDelayLevel)
 	return r
 }
 
-// ReputFromOffset is the CommitLog offset (bytes) dispatching continues from.
-func (r *ReputMessageService) ReputFromOffset() int64 { return r.reputFromOffset.Load() }
+// ReputFromOffset is the CommitLog offset dispatching continues from.
+func (r *ReputMessageService) ReputFromOffset() CommitLogOffset {
+	return CommitLogOffset(r.reputFromOffset.Load())
+}
 
-func (r *ReputMessageService) setReputFromOffset(o int64) { r.reputFromOffset.Store(o) }
+func (r *ReputMessageService) setReputFromOffset(o CommitLogOffset) {
+	r.reputFromOffset.Store(int64(o))
+}
 
 // behind is how many written CommitLog bytes are not dispatched yet. Java: ReputMessageService#behind.
 func (r *ReputMessageService) behind() int64 {
-	return r.s.commitLog.getMaxOffset() - r.reputFromOffset.Load()
+	return int64(r.commitLog.getMaxOffset() - r.ReputFromOffset())
 }
 
 func (r *ReputMessageService) isCommitLogAvailable() bool {
-	return r.reputFromOffset.Load() < r.s.commitLog.getMaxOffset()
+	return r.ReputFromOffset() < r.commitLog.getMaxOffset()
 }
 
 func (r *ReputMessageService) start() {
@@ -92,9 +115,9 @@ func (r *ReputMessageService) run() {
 	if !r.isCommitLogAvailable() {
 		return
 	}
-	if r.s.tracer.Enabled() {
-		r.s.tracer.Step("ReputMessageService#run", slog.Int64("reputFromOffset", r.reputFromOffset.Load()),
-			slog.Int64("commitLogMaxOffset", r.s.commitLog.getMaxOffset()))
+	if r.env.tracer.Enabled() {
+		r.env.tracer.Step("ReputMessageService#run", slog.Int64("reputFromOffset", r.reputFromOffset.Load()),
+			slog.Int64("commitLogMaxOffset", int64(r.commitLog.getMaxOffset())))
 	}
 	r.doReput()
 }
@@ -112,25 +135,22 @@ func (r *ReputMessageService) shutdown() {
 func (r *ReputMessageService) doReput() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := r.s
-	cl := s.commitLog
-	if minOff := cl.getMinOffset(); r.reputFromOffset.Load() < minOff {
-		if s.log != nil {
-			s.log.Warn("reputFromOffset is below the commitlog min offset; dispatch fell behind expired files",
-				"reputFromOffset", r.reputFromOffset.Load(), "minOffset", minOff)
-		}
-		r.reputFromOffset.Store(minOff)
+	env, cl := r.env, r.commitLog
+	if minOff := cl.getMinOffset(); r.ReputFromOffset() < minOff {
+		env.log.warn("reputFromOffset is below the commitlog min offset; dispatch fell behind expired files",
+			"reputFromOffset", r.reputFromOffset.Load(), "minOffset", minOff)
+		r.setReputFromOffset(minOff)
 	}
 	if !r.isCommitLogAvailable() {
 		return
 	}
-	if s.tracer.Enabled() {
-		s.tracer.Step("ReputMessageService#doReput", slog.Int64("reputFromOffset", r.reputFromOffset.Load()),
-			slog.Int64("commitLogMaxOffset", cl.getMaxOffset()))
+	if env.tracer.Enabled() {
+		env.tracer.Step("ReputMessageService#doReput", slog.Int64("reputFromOffset", r.reputFromOffset.Load()),
+			slog.Int64("commitLogMaxOffset", int64(cl.getMaxOffset())))
 	}
-	notify := s.listener != nil && s.cfg.BrokerRole != Slave
+	notify := r.listener != nil && env.cfg.BrokerRole != Slave
 	for doNext := true; doNext && r.isCommitLogAvailable(); {
-		res, ok := cl.getData(r.reputFromOffset.Load())
+		res, ok := cl.getData(r.ReputFromOffset())
 		if !ok {
 			break
 		}
@@ -140,24 +160,22 @@ func (r *ReputMessageService) doReput() {
 			d := &r.req
 			switch {
 			case d.Success && d.MsgSize > 0:
-				for _, disp := range s.dispatchers {
-					disp.Dispatch(d)
-				}
+				r.dispatchers.dispatch(d)
 				if notify {
-					s.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp)
+					r.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp)
 				}
 				read += int(d.MsgSize)
 				r.reputFromOffset.Store(from + int64(read))
 			case d.Success: // blank: the rest of this file is empty
-				r.reputFromOffset.Store(cl.rollNextFile(from + int64(read)))
+				r.setReputFromOffset(cl.rollNextFile(CommitLogOffset(from + int64(read))))
 				read = len(res.Data)
 			case d.MsgSize > 0 && read+int(d.MsgSize) <= len(res.Data):
-				s.logError("[BUG] record length does not match its fields; skipped", nil)
+				env.log.error("[BUG] record length does not match its fields; skipped", nil)
 				read += int(d.MsgSize)
 				r.reputFromOffset.Store(from + int64(read))
 			default:
 				// Java (master): log and skip the rest of the readable data.
-				s.logError("[BUG] unreadable record in the commitlog; skipping the rest of the written data", nil)
+				env.log.error("[BUG] unreadable record in the commitlog; skipping the rest of the written data", nil)
 				r.reputFromOffset.Store(from + int64(len(res.Data)))
 				doNext = false
 			}
