@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,4 +290,83 @@ func TestBatchPut(t *testing.T) {
 	bad := newMsg("T", 0, "", "")
 	bad.Body = member[:10]
 	require.Equal(t, MessageIllegal, s.PutMessages(bad).PutMessageStatus)
+}
+
+// replicaRecorder records what CommitLog hands its ReplicaService.
+type replicaRecorder struct{ calls []replicaCall }
+
+type replicaCall struct {
+	wroteOffset CommitLogOffset
+	wroteBytes  int32
+	msgNum      int32
+	topic       string
+}
+
+func (r *replicaRecorder) SubmitReplicaRequest(res *AppendMessageResult, msg *primitive.MessageExtBrokerInner) {
+	r.calls = append(r.calls, replicaCall{res.WroteOffset, res.WroteBytes, res.MsgNum, msg.Topic})
+}
+
+// TestCommitLogReplicaService: a CommitLog built from its collaborators alone (config, clock,
+// running flags, checkpoint; no DefaultMessageStore) calls its ReplicaService after every put
+// it appended — single or batch — with the put's result, whose wroteOffset and wroteBytes name
+// the CommitLog bytes a slave must hold; a refused put does not call it.
+// Java: CommitLog#asyncPutMessage → submitReplicaRequest.
+func TestCommitLogReplicaService(t *testing.T) {
+	dir := t.TempDir()
+	st := smallConfig(dir)
+	opts := st.Options.withDefaults()
+	env := newStoreEnv(&st.MessageStoreConfig, &opts, nil, dir)
+	var flags runningFlags
+	cp := newStoreCheckpoint(filepath.Join(dir, "checkpoint"), env.events())
+	require.NoError(t, cp.open())
+	defer cp.shutdown()
+	c := newCommitLog(&env, &flags, cp, nil, nil)
+	require.NoError(t, c.load())
+	defer c.mfq.shutdown()
+	rec := &replicaRecorder{}
+	c.SetReplicaService(rec)
+
+	r1, req := c.asyncPutMessage(newMsg("T", 0, "first", ""))
+	require.Nil(t, req, "ASYNC_FLUSH: the result is final")
+	require.Equal(t, PutOK, r1.PutMessageStatus)
+	r2, _ := c.asyncPutMessage(newMsg("T", 1, "second", "TagA"))
+	require.Equal(t, PutOK, r2.PutMessageStatus)
+	bad := newMsg("T", 0, "x", "")
+	bad.BornHost = "not-a-host"
+	r3, _ := c.asyncPutMessage(bad)
+	require.Equal(t, MessageIllegal, r3.PutMessageStatus)
+
+	a1, a2 := r1.AppendMessageResult, r2.AppendMessageResult
+	require.Equal(t, a1.WroteOffset+CommitLogOffset(a1.WroteBytes), a2.WroteOffset)
+	require.Equal(t, []replicaCall{
+		{wroteOffset: 0, wroteBytes: a1.WroteBytes, msgNum: 1, topic: "T"},
+		{wroteOffset: a2.WroteOffset, wroteBytes: a2.WroteBytes, msgNum: 1, topic: "T"},
+	}, rec.calls, "one call per appended put, none for the refused one")
+	require.Equal(t, a2.WroteOffset+CommitLogOffset(a2.WroteBytes), c.getMaxOffset(), "the calls cover the log")
+}
+
+// TestConsumeQueueIterator: the get path's iterator reads a queue's units from a queue offset
+// to the end of what is written (queue offset, commitLogOffset, size, tagsCode of each), and
+// refuses an offset below the queue's min offset. Java: ConsumeQueue#getIndexBuffer.
+func TestConsumeQueueIterator(t *testing.T) {
+	s := openStore(t, smallConfig(t.TempDir()), nil, nil)
+	var puts []*AppendMessageResult
+	for i := 0; i < 3; i++ {
+		puts = append(puts, put(t, s, newMsg("T", 0, fmt.Sprint("m", i), "TagA")))
+	}
+	s.DoReput()
+	it, ok := s.ConsumeQueue("T", 0).IterateFrom(1)
+	require.True(t, ok)
+	defer it.Release()
+	for k := 1; k < 3; k++ {
+		u, ok := it.Next()
+		require.True(t, ok, "unit %d", k)
+		require.Equal(t, CqUnit{QueueOffset: QueueOffset(k), CommitLogOffset: puts[k].WroteOffset, Size: puts[k].WroteBytes,
+			TagsCode: tagsString2TagsCode([]byte("TagA"))}, u)
+	}
+	_, ok = it.Next()
+	require.False(t, ok, "nothing past the written end")
+	s.ConsumeQueue("T", 0).minLogicOffset.Store(2 * ConsumeQueueUnitSize)
+	_, ok = s.ConsumeQueue("T", 0).IterateFrom(1)
+	require.False(t, ok, "below the min offset")
 }
