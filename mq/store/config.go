@@ -99,7 +99,7 @@ type MessageStoreConfig struct {
 	OffsetCheckInSlave                bool `prop:"offsetCheckInSlave"`                // false
 	DefaultQueryMaxNum                int  `prop:"defaultQueryMaxNum"`                // 32
 
-	// Cleanup (store-formats.md §10); read by the clean services (clean_service.go).
+	// Cleanup (store-formats.md §10); read by the clean services (clean_commit_log_service.go, clean_consume_queue_service.go).
 	FileReservedTime        int           `prop:"fileReservedTime"`        // hours (72)
 	DeleteWhen              string        `prop:"deleteWhen"`              // hours of day, ';'-separated, "04"
 	DiskMaxUsedSpaceRatio   int           `prop:"diskMaxUsedSpaceRatio"`   // percent (75; used clamped to [10, 95])

@@ -409,3 +409,12 @@ func (cq *ConsumeQueue) destroy() error {
 	cq.minLogicOffset.Store(0)
 	return cq.mfq.destroy()
 }
+
+// deleteExpiredFile deletes the queue's files that only point below the CommitLog offset
+// offset (bytes) and moves the min offset to the first unit at or above it.
+// Java: ConsumeQueue#deleteExpiredFile.
+func (cq *ConsumeQueue) deleteExpiredFile(offset CommitLogOffset) int {
+	n := cq.mfq.deleteExpiredFileByOffset(int64(offset), ConsumeQueueUnitSize)
+	cq.correctMinOffset(offset)
+	return n
+}

@@ -6,45 +6,6 @@ import (
 	"time"
 )
 
-// cleanFirstDelay is the wait before the first cleanup pass. Java: scheduleAtFixedRate(
-// cleanFilesPeriodically, 1000 * 60, cleanResourceInterval).
-const cleanFirstDelay = 60 * time.Second
-
-// diskCheckInterval is the period of the disk-full check (first after 1 s). Java:
-// diskCheckScheduledExecutorService, isSpaceFull every 10 s.
-const diskCheckInterval = 10 * time.Second
-
-// maxManualDeleteFileTimes is how many cleanup passes delete expired files regardless of the
-// hour after a manual request. Java: CleanCommitLogService#MAX_MANUAL_DELETE_FILE_TIMES.
-const maxManualDeleteFileTimes = 20
-
-// CleanFilesPeriodically runs one cleanup pass: expired CommitLog files first, then the
-// ConsumeQueue and index files that only point below the CommitLog's new min offset. The
-// store runs it every cleanResourceInterval (first after 60 s) unless Options.ManualServices.
-// Java: DefaultMessageStore#cleanFilesPeriodically.
-func (s *DefaultMessageStore) CleanFilesPeriodically() {
-	if tr := s.env.tracer; tr.Enabled() {
-		tr.Step("DefaultMessageStore#cleanFilesPeriodically",
-			slog.Int64("commitLogMinOffset", int64(s.commitLog.getMinOffset())),
-			slog.Int64("commitLogMaxOffset", int64(s.commitLog.getMaxOffset())))
-	}
-	s.cleanCommitLog.run()
-	s.cleanConsumeQueue.run()
-}
-
-// ExecuteDeleteFilesManually makes the next 20 cleanup passes delete expired CommitLog files
-// whatever the hour and disk usage (mqadmin deleteExpiredCommitLog).
-// Java: DefaultMessageStore#executeDeleteFilesManually.
-func (s *DefaultMessageStore) ExecuteDeleteFilesManually() {
-	s.cleanCommitLog.manualDeleteFileSeveralTimes.Store(maxManualDeleteFileTimes)
-}
-
-// IsSpaceFull measures the CommitLog partition: above diskSpaceWarningLevelRatio (90 %) the
-// store is marked disk-full and refuses puts (SERVICE_NOT_AVAILABLE) until a later check finds
-// the disk below it. The store runs it every 10 s unless Options.ManualServices.
-// Java: CleanCommitLogService#isSpaceFull.
-func (s *DefaultMessageStore) IsSpaceFull() bool { return s.cleanCommitLog.isSpaceFull() }
-
 // filePacer pauses between two deleted files unless the clean service is stopping.
 type filePacer struct{ stop <-chan struct{} }
 
@@ -179,57 +140,4 @@ func (c *CleanCommitLogService) isSpaceFull() bool {
 		c.env.log.info("commitlog disk space OK, so mark disk ok", "used", used)
 	}
 	return false
-}
-
-// CleanConsumeQueueService follows the CommitLog's min offset: when it moved, each
-// ConsumeQueue deletes its files whose last unit points below it (never its last file) and
-// corrects its min offset, and the index files ending below it are deleted.
-// Mirrors DefaultMessageStore.CleanConsumeQueueService.
-type CleanConsumeQueueService struct {
-	env                   *storeEnv
-	commitLog             *CommitLog // whose min offset it follows
-	queues                *consumeQueueTable
-	index                 *IndexService
-	pacer                 filePacer
-	lastPhysicalMinOffset CommitLogOffset
-}
-
-func newCleanConsumeQueueService(env *storeEnv, commitLog *CommitLog, queues *consumeQueueTable, index *IndexService,
-	pacer filePacer) *CleanConsumeQueueService {
-	return &CleanConsumeQueueService{env: env, commitLog: commitLog, queues: queues, index: index, pacer: pacer}
-}
-
-func (c *CleanConsumeQueueService) run() { c.deleteExpiredFiles() }
-
-// deleteExpiredFiles is one pass. Java: CleanConsumeQueueService#deleteExpiredFiles.
-func (c *CleanConsumeQueueService) deleteExpiredFiles() {
-	minOffset := c.commitLog.getMinOffset()
-	if minOffset <= c.lastPhysicalMinOffset {
-		return
-	}
-	c.lastPhysicalMinOffset = minOffset
-	queues, cqFiles := 0, 0
-	c.queues.forEach(func(cq *ConsumeQueue) {
-		n := cq.deleteExpiredFile(minOffset)
-		if n > 0 {
-			queues++
-			cqFiles += n
-			c.pacer.pause(c.env.cfg.DeleteConsumeQueueFilesInterval)
-		}
-	})
-	indexFiles := c.index.deleteExpiredFile(minOffset)
-	if tr := c.env.tracer; tr.Enabled() {
-		tr.Step("CleanConsumeQueueService#deleteExpiredFiles", slog.Int64("commitLogMinOffset", int64(minOffset)),
-			slog.Int("consumeQueuesTrimmed", queues), slog.Int("consumeQueueFilesDeleted", cqFiles),
-			slog.Int("indexFilesDeleted", indexFiles))
-	}
-}
-
-// deleteExpiredFile deletes the queue's files that only point below the CommitLog offset
-// offset (bytes) and moves the min offset to the first unit at or above it.
-// Java: ConsumeQueue#deleteExpiredFile.
-func (cq *ConsumeQueue) deleteExpiredFile(offset CommitLogOffset) int {
-	n := cq.mfq.deleteExpiredFileByOffset(int64(offset), ConsumeQueueUnitSize)
-	cq.correctMinOffset(offset)
-	return n
 }
