@@ -55,19 +55,9 @@ func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tra
 	if v, ok := lookupProperty([]byte(batch.PropertiesString), propertyDelay); ok && string(v) != "0" {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
-	born, err := hostField(batch.BornHostBytes, batch.BornHost)
-	if err != nil {
+	born, storeHost, ok := messageHosts(batch)
+	if !ok {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
-	}
-	storeHost, err := hostField(batch.StoreHostBytes, batch.StoreHost)
-	if err != nil {
-		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
-	}
-	if born.n == 20 {
-		batch.SysFlag |= sysFlagBornHostV6
-	}
-	if storeHost.n == 20 {
-		batch.SysFlag |= sysFlagStoreHostV6
 	}
 	enc := c.encoders.Get().(*messageExtEncoder)
 	defer c.encoders.Put(enc)

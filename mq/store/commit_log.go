@@ -237,19 +237,9 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) (PutMe
 	if tranType == tranNotType || tranType == tranCommitType {
 		c.applyDelay(msg)
 	}
-	born, err := hostField(msg.BornHostBytes, msg.BornHost)
-	if err != nil {
+	born, storeHost, ok := messageHosts(msg)
+	if !ok {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
-	}
-	storeHost, err := hostField(msg.StoreHostBytes, msg.StoreHost)
-	if err != nil {
-		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
-	}
-	if born.n == 20 {
-		msg.SysFlag |= sysFlagBornHostV6
-	}
-	if storeHost.n == 20 {
-		msg.SysFlag |= sysFlagStoreHostV6
 	}
 
 	enc := c.encoders.Get().(*messageExtEncoder)

@@ -21,13 +21,32 @@ func (c *CommitLog) recoverNormally(maxPhyOffsetOfConsumeQueue CommitLogOffset, 
 		return queues.destroyLogics()
 	}
 	index := max(len(files)-3, 0)
+	var rr recordReader
+	processOffset, _ := c.scanFrom(files, index, &rr, nil)
+	if env.tracer.Enabled() {
+		env.tracer.Step("CommitLog#recoverNormally", slog.String("startFile", env.root.rel(files[index].path)),
+			slog.Int64("processOffset", int64(processOffset)), slog.Int64("maxPhyOffsetOfConsumeQueue", int64(maxPhyOffsetOfConsumeQueue)))
+	}
+	return c.endAt(processOffset, maxPhyOffsetOfConsumeQueue, queues)
+}
+
+// scanFrom checks the records from the start of files[index] on (CRC per checkCRCOnRecover,
+// PHYSICALOFFSET = position), moving to the next file at a blank record, and returns the
+// offset of the first record that fails (or the end of the last file) and how many passed;
+// onRecord, if set, gets each valid record. The scan of CommitLog#recoverNormally and
+// #recoverAbnormally.
+func (c *CommitLog) scanFrom(files []*MappedFile, index int, rr *recordReader, onRecord func(*DispatchRequest)) (CommitLogOffset, int) {
 	mf := files[index]
 	processOffset := CommitLogOffset(mf.fileFromOffset)
 	var fileOffset CommitLogOffset
-	var rr recordReader
+	records := 0
 	for {
-		d := rr.checkMessageAndReturnSize(mf.data[fileOffset:], env.cfg.CheckCRCOnRecover, processOffset+fileOffset)
+		d := rr.checkMessageAndReturnSize(mf.data[fileOffset:], c.env.cfg.CheckCRCOnRecover, processOffset+fileOffset)
 		if d.Success && d.MsgSize > 0 {
+			if onRecord != nil {
+				onRecord(&d)
+			}
+			records++
 			fileOffset += CommitLogOffset(d.MsgSize)
 			continue
 		}
@@ -42,11 +61,13 @@ func (c *CommitLog) recoverNormally(maxPhyOffsetOfConsumeQueue CommitLogOffset, 
 		}
 		break
 	}
-	processOffset += fileOffset
-	if env.tracer.Enabled() {
-		env.tracer.Step("CommitLog#recoverNormally", slog.String("startFile", env.root.rel(files[max(len(files)-3, 0)].path)),
-			slog.Int64("processOffset", int64(processOffset)), slog.Int64("maxPhyOffsetOfConsumeQueue", int64(maxPhyOffsetOfConsumeQueue)))
-	}
+	return processOffset + fileOffset, records
+}
+
+// endAt makes processOffset the end of the log: the flush and commit positions are set there,
+// everything after it is truncated, and so are ConsumeQueue units referring to data at or past
+// it.
+func (c *CommitLog) endAt(processOffset, maxPhyOffsetOfConsumeQueue CommitLogOffset, queues *consumeQueueTable) error {
 	c.mfq.setFlushedAndCommittedWhere(int64(processOffset))
 	if err := c.mfq.truncateDirtyFiles(int64(processOffset)); err != nil {
 		return fmt.Errorf("recover commitlog: %w", err)
@@ -55,7 +76,7 @@ func (c *CommitLog) recoverNormally(maxPhyOffsetOfConsumeQueue CommitLogOffset, 
 		// Java warns on >=; equality is the normal clean-shutdown case (the queues end exactly
 		// where the log ends), so only a real overrun is a warning here.
 		if maxPhyOffsetOfConsumeQueue > processOffset {
-			env.log.warn("consume queues reach past the commitlog end; truncating them",
+			c.env.log.warn("consume queues reach past the commitlog end; truncating them",
 				"maxPhyOffsetOfConsumeQueue", maxPhyOffsetOfConsumeQueue, "processOffset", processOffset)
 		}
 		return queues.truncateDirtyLogicFiles(processOffset)
@@ -94,51 +115,15 @@ func (c *CommitLog) recoverAbnormally(maxPhyOffsetOfConsumeQueue CommitLogOffset
 		}
 	}
 	index = max(index, 0)
-	start := files[index]
-	mf := start
-	processOffset := CommitLogOffset(mf.fileFromOffset)
-	var fileOffset CommitLogOffset
-	var rr recordReader
-	rr.delayLevels = c.delayLevels
-	dispatched := 0
-	for {
-		d := rr.checkMessageAndReturnSize(mf.data[fileOffset:], env.cfg.CheckCRCOnRecover, processOffset+fileOffset)
-		if d.Success && d.MsgSize > 0 {
-			dispatchers.dispatch(&d)
-			dispatched++
-			fileOffset += CommitLogOffset(d.MsgSize)
-			continue
-		}
-		if d.Success && d.MsgSize == 0 {
-			index++
-			if index >= len(files) {
-				break
-			}
-			mf = files[index]
-			processOffset, fileOffset = CommitLogOffset(mf.fileFromOffset), 0
-			continue
-		}
-		break
-	}
-	processOffset += fileOffset
+	rr := recordReader{delayLevels: c.delayLevels}
+	processOffset, dispatched := c.scanFrom(files, index, &rr, dispatchers.dispatch)
 	if env.tracer.Enabled() {
-		env.tracer.Step("CommitLog#recoverAbnormally", slog.String("startFile", env.root.rel(start.path)),
+		env.tracer.Step("CommitLog#recoverAbnormally", slog.String("startFile", env.root.rel(files[index].path)),
 			slog.Int("dispatched", dispatched), slog.Int64("processOffset", int64(processOffset)),
 			slog.Int64("maxPhyOffsetOfConsumeQueue", int64(maxPhyOffsetOfConsumeQueue)))
 	}
-	c.mfq.setFlushedAndCommittedWhere(int64(processOffset))
-	if err := c.mfq.truncateDirtyFiles(int64(processOffset)); err != nil {
-		return fmt.Errorf("recover commitlog: %w", err)
-	}
 	indexService.truncateEnd(processOffset)
-	if maxPhyOffsetOfConsumeQueue >= processOffset {
-		if maxPhyOffsetOfConsumeQueue > processOffset {
-			env.log.warn("consume queues reach past the commitlog end; truncating them",
-				"maxPhyOffsetOfConsumeQueue", maxPhyOffsetOfConsumeQueue, "processOffset", processOffset)
-		}
-		return queues.truncateDirtyLogicFiles(processOffset)
-	}
-	return nil
+	return c.endAt(processOffset, maxPhyOffsetOfConsumeQueue, queues)
 }
 
 // isMappedFileMatchedRecover: the file's first record is a message (magic) with a non-zero
