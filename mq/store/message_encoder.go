@@ -146,6 +146,7 @@ type hostAddr struct {
 }
 
 func (h *hostAddr) bytes() []byte { return h.b[:h.n] }
+
 // messageHosts reads a message's born and store hosts (raw bytes, else "ip:port") and sets
 // the sysFlag bits of IPv6 hosts; false when either cannot be read (MESSAGE_ILLEGAL).
 func messageHosts(msg *primitive.MessageExtBrokerInner) (born, storeHost hostAddr, ok bool) {
@@ -163,7 +164,6 @@ func messageHosts(msg *primitive.MessageExtBrokerInner) (born, storeHost hostAdd
 	}
 	return born, storeHost, true
 }
-
 
 // hostField returns the 8-byte (IPv4) or 20-byte (IPv6) record field for a host: raw if it
 // already has one of those lengths, else parsed from "ip:port", else 8 zero bytes.
