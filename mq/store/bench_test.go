@@ -154,7 +154,7 @@ func BenchmarkDoReput(b *testing.B) {
 		s.DoReput()
 	}
 	b.StopTimer()
-	require.Equal(b, int64(n), s.GetMaxOffsetInQueue("BenchTopic", 0))
+	require.Equal(b, QueueOffset(n), s.GetMaxOffsetInQueue("BenchTopic", 0))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
 }
@@ -330,7 +330,7 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 				err = s.Load()
 				b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/load")
 				require.NoError(b, err)
-				require.Equal(b, int64(records), s.GetMaxOffsetInQueue("BenchTopic", 0))
+				require.Equal(b, QueueOffset(records), s.GetMaxOffsetInQueue("BenchTopic", 0))
 				s.Shutdown() // not started: the abort file stays for the next abnormal pass
 				_ = os.Remove(filepath.Join(dir, "abort"))
 			}
