@@ -327,7 +327,7 @@ func (s *scenario) waitCommitted(group, topic string, want map[int32]int64) erro
 	for {
 		ok := true
 		for q, v := range want {
-			if om.QueryOffset(group, topic, q) != v {
+			if int64(om.QueryOffset(group, topic, q)) != v {
 				ok = false
 			}
 		}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -74,7 +76,7 @@ func TestUpdateThenQueryConsumerOffset(t *testing.T) {
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 		require.Equal(t, off, offsetOf(t, resp))
 	}
-	require.Equal(t, map[string]map[int32]int64{"U@g": {2: 3}}, tb.b.ConsumerOffsetManager().OffsetTable(),
+	require.Equal(t, map[string]map[int32]store.QueueOffset{"U@g": {2: 3}}, tb.b.ConsumerOffsetManager().OffsetTable(),
 		"the table key is topic@group")
 }
 

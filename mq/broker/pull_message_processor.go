@@ -179,7 +179,7 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	}
 	// The commit-offset side effect also happens for a held request, never for a replay.
 	if brokerAllowSuspend && hasCommitOffset && b.storeCfg.BrokerRole != store.Slave {
-		b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
+		b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, store.QueueOffset(h.CommitOffset))
 	}
 	if suspended {
 		return nil

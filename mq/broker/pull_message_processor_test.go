@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -198,7 +200,7 @@ func TestPullCommitOffset(t *testing.T) {
 	h.CommitOffset = 1
 	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
-	require.Equal(t, int64(1), tb.b.ConsumerOffsetManager().QueryOffset("g", "C", 0))
+	require.Equal(t, store.QueueOffset(1), tb.b.ConsumerOffsetManager().QueryOffset("g", "C", 0))
 }
 
 // TestPullTagFilteringNonASCII pins the tag-code rebuild: client-go sends codeSet hashed over
