@@ -263,6 +263,7 @@ func powerCut(t *testing.T, mode string) {
 		r := put(t, s, m)
 		require.Equal(t, QueueOffset(perQueue[int32(i%4)]), r.LogicsOffset)
 		perQueue[int32(i%4)]++
+		s.CommitCommitLog(0) // with the pool a new file's bytes are readable once committed
 		s.DoReput()
 		q := s.QueryMessage("Cut", key, 32, 0, 1<<62)
 		require.Len(t, q.Messages, 1, "new key %s in the index", key)
