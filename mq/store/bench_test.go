@@ -80,18 +80,7 @@ func BenchmarkPutMessageRolling(b *testing.B) {
 	s := openStore(b, benchConfig(b.TempDir()), nil, nil)
 	m := benchMsg()
 	b.SetBytes(int64(calMsgLength(0, 1024, len(m.Topic), len(m.PropertiesString))))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%65536 == 65535 {
-			b.StopTimer()
-			trimCommitLog(s)
-			b.StartTimer()
-		}
-		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
-			b.Fatal(r.PutMessageStatus)
-		}
-	}
+	putLoop(b, s, m)
 }
 
 // BenchmarkPutMessageParallel: several producers contend for the put lock. Old files are
@@ -274,18 +263,7 @@ func BenchmarkCommitLogPutMessage(b *testing.B) {
 	s := openStore(b, cfg, nil, nil)
 	m := benchMsg()
 	b.SetBytes(int64(len(m.Body)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%65536 == 65535 {
-			b.StopTimer()
-			trimCommitLog(s)
-			b.StartTimer()
-		}
-		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
-			b.Fatal(r.PutMessageStatus)
-		}
-	}
+	putLoop(b, s, m)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
 

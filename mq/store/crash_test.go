@@ -38,16 +38,7 @@ func crashConfig(dir string) storeSetup {
 // crashChild puts messages forever, printing "i queueOffset" after each acknowledged put,
 // until the parent kills it.
 func crashChild(dir string) {
-	s, err := newStore(crashConfig(dir), nil, nil)
-	if err != nil {
-		panic(err)
-	}
-	if err := s.Load(); err != nil {
-		panic(err)
-	}
-	if err := s.Start(); err != nil {
-		panic(err)
-	}
+	s := mustStart(crashConfig(dir))
 	w := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
 		r := s.PutMessage(newMsg("Crash", int32(i%3), "msg-"+strconv.Itoa(i), ""))

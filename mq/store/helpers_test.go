@@ -32,6 +32,50 @@ func newStore(st storeSetup, l MessageArrivingListener, tr *trace.Tracer) (*Defa
 	return NewDefaultMessageStore(st.MessageStoreConfig, st.Options, l, tr)
 }
 
+// mustStart builds, loads and starts a store in a crash test's child process (which has no
+// testing.T): any error panics.
+func mustStart(st storeSetup) *DefaultMessageStore {
+	s, err := newStore(st, nil, nil)
+	if err == nil {
+		err = s.Load()
+	}
+	if err == nil {
+		err = s.Start()
+	}
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// putLoop runs b.N puts of m, trimming the CommitLog (timer stopped) every 64 Ki puts.
+func putLoop(b *testing.B, s *DefaultMessageStore, m *msgT) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%65536 == 65535 {
+			b.StopTimer()
+			trimCommitLog(s)
+			b.StartTimer()
+		}
+		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
+			b.Fatal(r.PutMessageStatus)
+		}
+	}
+}
+
+// storeWithOneMessage opens a store in dir, puts one message, dispatches it and shuts down, then
+// returns the setup so a test can damage the files and open it again.
+func storeWithOneMessage(t *testing.T, dir string) storeSetup {
+	t.Helper()
+	cfg := smallConfig(dir)
+	s := openStore(t, cfg, nil, nil)
+	put(t, s, newMsg("T", 0, "a", ""))
+	s.DoReput()
+	s.Shutdown()
+	return cfg
+}
+
 // millisFunc is a clock read from a func of ms (tests move an atomic or a variable).
 type millisFunc func() int64
 

@@ -73,16 +73,7 @@ func powerCutChild(dir, mode string) {
 		}
 		out.printf("SYNC %s %d\n", file, pos)
 	}
-	s, err := newStore(cfg, nil, nil)
-	if err != nil {
-		panic(err)
-	}
-	if err := s.Load(); err != nil {
-		panic(err)
-	}
-	if err := s.Start(); err != nil {
-		panic(err)
-	}
+	s := mustStart(cfg)
 	for g := 0; g < 4; g++ {
 		go func() {
 			for i := 0; ; i++ {
@@ -263,7 +254,8 @@ func powerCut(t *testing.T, mode string) {
 		r := put(t, s, m)
 		require.Equal(t, QueueOffset(perQueue[int32(i%4)]), r.LogicsOffset)
 		perQueue[int32(i%4)]++
-		s.CommitCommitLog(0) // with the pool a new file's bytes are readable once committed
+		for !s.CommitCommitLog(0) { // with the pool a new file's bytes are readable once committed
+		}
 		s.DoReput()
 		q := s.QueryMessage("Cut", key, 32, 0, 1<<62)
 		require.Len(t, q.Messages, 1, "new key %s in the index", key)

@@ -101,33 +101,10 @@ func TestRecoverAbnormallyStartFile(t *testing.T) {
 // units that pointed at the cut record go too, and puts continue there.
 // Java: CommitLog#recoverAbnormally, DefaultMessageStore#truncateDirtyLogicFiles.
 func TestRecoverAbnormallyTornTail(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		damage func(t *testing.T, file string, recStart, recSize int64)
-		keep   int64
-	}{
-		{"garbage after the last record", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize, []byte{0, 0, 0, 99, 0xDA, 0xA3, 0x20, 0xA7, 1, 2, 3})
-		}, 3},
-		{"last record cut short", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize/2, make([]byte, recSize/2))
-		}, 2},
-		{"last record with a bad body CRC", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+88, []byte("X"))
-		}, 2},
-	} {
+	for _, tc := range tornTails([]byte{0, 0, 0, 99, 0xDA, 0xA3, 0x20, 0xA7, 1, 2, 3}) {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := smallConfig(dir)
-			s := openStore(t, cfg, nil, nil)
-			var rs []*AppendMessageResult
-			for i := 0; i < 3; i++ {
-				rs = append(rs, put(t, s, keyedMsg("T", "body", "key", "")))
-			}
-			s.DoReput()
-			crashStore(s)
-			last := rs[2]
-			tc.damage(t, filepath.Join(dir, "commitlog", "00000000000000000000"), int64(last.WroteOffset), int64(last.WroteBytes))
+			cfg := smallConfig(t.TempDir())
+			rs := putThreeAndDamage(t, cfg, func() *msgT { return keyedMsg("T", "body", "key", "") }, crashStore, tc.damage)
 
 			rec := trace.NewRecorder()
 			s2 := openStore(t, cfg, nil, rec.Tracer("b"))

@@ -236,33 +236,11 @@ func TestRestartUndispatched(t *testing.T) {
 // recovery; the ConsumeQueue is truncated to match and new puts continue at the last good
 // record. Java: CommitLog#recoverNormally, ConsumeQueue#truncateDirtyLogicFiles.
 func TestTornTail(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		damage func(t *testing.T, file string, recStart, recSize int64)
-		keep   int64 // messages that survive
-	}{
-		{"garbage after the last record", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize, []byte("garbage-garbage-garbage"))
-		}, 3},
-		{"last record cut short", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize/2, make([]byte, recSize/2))
-		}, 2},
-		{"last record with a bad body CRC", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+88, []byte("X"))
-		}, 2},
-	} {
+	for _, tc := range tornTails([]byte("garbage-garbage-garbage")) {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := smallConfig(dir)
-			s := openStore(t, cfg, nil, nil)
-			var rs []*AppendMessageResult
-			for i := 0; i < 3; i++ {
-				rs = append(rs, put(t, s, newMsg("T", 0, "body", "")))
-			}
-			s.DoReput()
-			s.Shutdown()
-			last := rs[2]
-			tc.damage(t, filepath.Join(dir, "commitlog", "00000000000000000000"), int64(last.WroteOffset), int64(last.WroteBytes))
+			cfg := smallConfig(t.TempDir())
+			rs := putThreeAndDamage(t, cfg, func() *msgT { return newMsg("T", 0, "body", "") },
+				(*DefaultMessageStore).Shutdown, tc.damage)
 
 			s2 := openStore(t, cfg, nil, nil)
 			end := rs[tc.keep-1].WroteOffset + CommitLogOffset(rs[tc.keep-1].WroteBytes)
@@ -296,15 +274,52 @@ func writeAt(t *testing.T, file string, off int64, b []byte) {
 	require.NoError(t, err)
 }
 
+// tornTail is a damage done to the last of three records of the first CommitLog file, and
+// how many of the three survive it.
+type tornTail struct {
+	name   string
+	damage func(t *testing.T, file string, recStart, recSize int64)
+	keep   int64
+}
+
+// tornTails: garbage written after the last record (all three survive), the last record cut
+// short, the last record's body CRC broken (two survive).
+func tornTails(garbage []byte) []tornTail {
+	return []tornTail{
+		{"garbage after the last record", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+recSize, garbage)
+		}, 3},
+		{"last record cut short", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+recSize/2, make([]byte, recSize/2))
+		}, 2},
+		{"last record with a bad body CRC", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+88, []byte("X"))
+		}, 2},
+	}
+}
+
+// putThreeAndDamage puts three messages made by mk into a store over cfg, dispatches them,
+// stops the store with stop (Shutdown or a crash) and damages the last record.
+func putThreeAndDamage(t *testing.T, cfg storeSetup, mk func() *msgT, stop func(*DefaultMessageStore),
+	damage func(t *testing.T, file string, recStart, recSize int64)) []*AppendMessageResult {
+	t.Helper()
+	s := openStore(t, cfg, nil, nil)
+	var rs []*AppendMessageResult
+	for i := 0; i < 3; i++ {
+		rs = append(rs, put(t, s, mk()))
+	}
+	s.DoReput()
+	stop(s)
+	last := rs[2]
+	damage(t, filepath.Join(cfg.StorePathRootDir, "commitlog", "00000000000000000000"), int64(last.WroteOffset), int64(last.WroteBytes))
+	return rs
+}
+
 // TestNoCommitLogDestroysConsumeQueues: no CommitLog files at all ⇒ ConsumeQueues are deleted.
 // Java: CommitLog#recoverNormally (else branch) → destroyLogics.
 func TestNoCommitLogDestroysConsumeQueues(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	s := openStore(t, cfg, nil, nil)
-	put(t, s, newMsg("T", 0, "a", ""))
-	s.DoReput()
-	s.Shutdown()
+	cfg := storeWithOneMessage(t, dir)
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "commitlog")))
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, QueueOffset(0), s2.GetMaxOffsetInQueue("T", 0))
@@ -333,13 +348,7 @@ func TestLockFile(t *testing.T) {
 // TestFileLengthMismatch: a store file whose length differs from the configured size stops the
 // load. Java: MappedFileQueue#doLoad.
 func TestFileLengthMismatch(t *testing.T) {
-	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	s := openStore(t, cfg, nil, nil)
-	put(t, s, newMsg("T", 0, "a", ""))
-	s.DoReput()
-	s.Shutdown()
-
+	cfg := storeWithOneMessage(t, t.TempDir())
 	cfg.MappedFileSizeCommitLog = 8192
 	s2, err := newStore(cfg, nil, nil)
 	require.NoError(t, err)
