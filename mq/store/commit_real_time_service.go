@@ -51,10 +51,9 @@ func (c *CommitRealTimeService) run() {
 	c.passMu.Lock()
 	defer c.passMu.Unlock()
 	cl, env := c.c, c.c.env
-	leastPages := env.cfg.CommitCommitLogLeastPages
 	now := env.clock.now()
-	if now >= c.lastCommitTimestamp+env.cfg.CommitCommitLogThoroughInterval.Milliseconds() {
-		c.lastCommitTimestamp = now
+	leastPages := env.cfg.CommitCommitLogLeastPages
+	if thoroughDue(&c.lastCommitTimestamp, env.cfg.CommitCommitLogThoroughInterval, now) {
 		leastPages = 0
 	}
 	if env.tracer.Enabled() && cl.mfq.isAbleToCommit(leastPages) {

@@ -37,13 +37,8 @@ func (f *FlushConsumeQueueService) doFlush(final bool) {
 	f.passMu.Lock()
 	defer f.passMu.Unlock()
 	cfg := f.env.cfg
+	thorough := thoroughDue(&f.lastThoroughMillis, cfg.FlushConsumeQueueThoroughInterval, f.env.clock.now()) || final
 	leastPages := cfg.FlushConsumeQueueLeastPages
-	now := f.env.clock.now()
-	thorough := final
-	if now >= f.lastThoroughMillis+cfg.FlushConsumeQueueThoroughInterval.Milliseconds() {
-		f.lastThoroughMillis = now
-		thorough = true
-	}
 	if thorough {
 		leastPages = 0
 	}

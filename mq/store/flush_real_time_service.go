@@ -60,9 +60,7 @@ func (f *FlushRealTimeService) run() {
 	defer f.passMu.Unlock()
 	c, env := f.c, f.c.env
 	leastPages := env.cfg.FlushCommitLogLeastPages
-	now := env.clock.now()
-	if now >= f.lastThoroughMillis+env.cfg.FlushCommitLogThoroughInterval.Milliseconds() {
-		f.lastThoroughMillis = now
+	if thoroughDue(&f.lastThoroughMillis, env.cfg.FlushCommitLogThoroughInterval, env.clock.now()) {
 		leastPages = 0
 	}
 	if !c.mfq.isAbleToFlush(leastPages) {
@@ -84,6 +82,17 @@ func (f *FlushRealTimeService) finalFlush() {
 }
 
 func (f *FlushRealTimeService) shutdown() { f.svc.Shutdown() }
+
+// thoroughDue reports whether the thorough interval has passed since *last (store clock, ms),
+// and then moves *last to now: the flush and commit services' "at least every
+// ...ThoroughInterval whatever is new" (a pass with leastPages 0).
+func thoroughDue(last *int64, thorough time.Duration, now int64) bool {
+	if now >= *last+thorough.Milliseconds() {
+		*last = now
+		return true
+	}
+	return false
+}
 
 // isAbleToFlush reports whether the file at the flush point has enough new data.
 func (q *MappedFileQueue) isAbleToFlush(leastPages int) bool {
