@@ -30,8 +30,10 @@ type msgToAppend struct {
 
 // CommitLog is the single append-only log of every message: a MappedFileQueue of
 // mappedFileSizeCommitLog-byte files under commitlog/. One writer at a time appends under
-// putMu; the reput service reads behind it to build ConsumeQueues.
-// Mirrors org.apache.rocketmq.store.CommitLog.
+// putMu; the reput service reads behind it to build ConsumeQueues. It is built from what it
+// uses (the store env, the running flags, the checkpoint, the allocator and the pool) and owns
+// its flush services, as Java's CommitLog does; a ReplicaService, when set, hears of every
+// appended put. Mirrors org.apache.rocketmq.store.CommitLog.
 type CommitLog struct {
 	env        *storeEnv
 	flags      *runningFlags    // shutdown refuses a put that got past the store's status check
