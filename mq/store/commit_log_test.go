@@ -336,13 +336,21 @@ func TestCommitLogReplicaService(t *testing.T) {
 	r3, _ := c.asyncPutMessage(bad)
 	require.Equal(t, MessageIllegal, r3.PutMessageStatus)
 
-	a1, a2 := r1.AppendMessageResult, r2.AppendMessageResult
+	member := unhex(t, "0000001f 00000000 00000000 00000000 00000002 7879 0007 54414753 01 41 02")
+	b := newMsg("T", 0, "", "")
+	b.Body = append(append([]byte(nil), member...), member...)
+	r4, _ := c.asyncPutMessages(b, false)
+	require.Equal(t, PutOK, r4.PutMessageStatus)
+
+	a1, a2, a4 := r1.AppendMessageResult, r2.AppendMessageResult, r4.AppendMessageResult
 	require.Equal(t, a1.WroteOffset+CommitLogOffset(a1.WroteBytes), a2.WroteOffset)
+	require.Equal(t, a2.WroteOffset+CommitLogOffset(a2.WroteBytes), a4.WroteOffset)
 	require.Equal(t, []replicaCall{
 		{wroteOffset: 0, wroteBytes: a1.WroteBytes, msgNum: 1, topic: "T"},
 		{wroteOffset: a2.WroteOffset, wroteBytes: a2.WroteBytes, msgNum: 1, topic: "T"},
-	}, rec.calls, "one call per appended put, none for the refused one")
-	require.Equal(t, a2.WroteOffset+CommitLogOffset(a2.WroteBytes), c.getMaxOffset(), "the calls cover the log")
+		{wroteOffset: a4.WroteOffset, wroteBytes: a4.WroteBytes, msgNum: 2, topic: "T"},
+	}, rec.calls, "one call per appended put (a batch once, for all its members), none for the refused one")
+	require.Equal(t, a4.WroteOffset+CommitLogOffset(a4.WroteBytes), c.getMaxOffset(), "the calls cover the log")
 }
 
 // TestConsumeQueueIterator: the get path's iterator reads a queue's units from a queue offset
