@@ -81,11 +81,11 @@ func TestBrokerCrashRecovery(t *testing.T) {
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
 		require.Equal(t, "body-"+key, string(m.Body))
-		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset)
+		require.Equal(t, int64(a.CommitLogOffset), m.CommitLogOffset)
 	}
 
 	// the CommitLog ends at a whole record
-	records := walkCommitLog(t, dir, scfg.MappedFileSizeCommitLog, ms.GetMinPhyOffset(), ms.GetMaxPhyOffset())
+	records := walkCommitLog(t, dir, scfg.MappedFileSizeCommitLog, int64(ms.GetMinPhyOffset()), int64(ms.GetMaxPhyOffset()))
 	require.GreaterOrEqual(t, len(records), len(acked))
 
 	// ConsumeQueues and CommitLog agree, unit for record
@@ -94,10 +94,10 @@ func TestBrokerCrashRecovery(t *testing.T) {
 		perQueue[m.QueueID] = append(perQueue[m.QueueID], m)
 	}
 	for q, msgs := range perQueue {
-		require.Equal(t, int64(len(msgs)), ms.GetMaxOffsetInQueue("Crash", q), "queue %d", q)
+		require.Equal(t, store.QueueOffset(len(msgs)), ms.GetMaxOffsetInQueue("Crash", q), "queue %d", q)
 		for k, m := range msgs {
 			require.Equal(t, int64(k), m.QueueOffset)
-			require.Equal(t, m.CommitLogOffset, ms.GetCommitLogOffsetInQueue("Crash", q, int64(k)), "queue %d unit %d", q, k)
+			require.Equal(t, store.CommitLogOffset(m.CommitLogOffset), ms.GetCommitLogOffsetInQueue("Crash", q, store.QueueOffset(k)), "queue %d unit %d", q, k)
 		}
 	}
 
@@ -108,7 +108,7 @@ func TestBrokerCrashRecovery(t *testing.T) {
 			require.Len(t, r.Messages, 1, k)
 			m, _, err := primitive.DecodeMessage(r.Messages[0])
 			require.NoError(t, err)
-			require.Equal(t, a.CommitLogOffset, m.CommitLogOffset, k)
+			require.Equal(t, int64(a.CommitLogOffset), m.CommitLogOffset, k)
 		}
 	}
 }

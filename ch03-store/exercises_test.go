@@ -73,7 +73,7 @@ func TestExercise1_PhysicalOffsetIsTheSumOfTheSizesBefore(t *testing.T) {
 		require.Equal(t, uint64(off), binary.BigEndian.Uint64(data[off+28:]), "PHYSICALOFFSET field of message %d", i+1)
 		sum += int64(binary.BigEndian.Uint32(data[off:])) // TOTALSIZE
 	}
-	require.Equal(t, sum, a.MessageStore().GetMaxPhyOffset())
+	require.Equal(t, store.CommitLogOffset(sum), a.MessageStore().GetMaxPhyOffset())
 }
 
 // TestExercise2_ARecordThatDoesNotFitLeavesABlank asks: what happens when a record does not fit
@@ -109,16 +109,16 @@ func TestExercise3_AConsumeQueueUnitPointsAtItsRecord(t *testing.T) {
 		sendOK(t, e, a, samples[i])
 	}
 	ms := a.MessageStore()
-	require.Equal(t, int64(0), ms.GetMaxOffsetInQueue(topicName, 0), "units are written by the reput service, not the appender")
+	require.Equal(t, store.QueueOffset(0), ms.GetMaxOffsetInQueue(topicName, 0), "units are written by the reput service, not the appender")
 	ms.ReputMessageService().RunOnce()
 	for q := int32(0); q < 2; q++ {
-		for k := int64(0); k < ms.GetMaxOffsetInQueue(topicName, q); k++ {
+		for k := int64(0); k < int64(ms.GetMaxOffsetInQueue(topicName, q)); k++ {
 			pos := k * store.ConsumeQueueUnitSize
 			fileStart := pos - pos%(2*store.ConsumeQueueUnitSize)
 			cq := readFile(t, filepath.Join(root, "consumequeue", topicName, strconv.Itoa(int(q)), mqtest.FileName(fileStart)))
 			u := cq[pos-fileStart:]
 			phy, size, tags := int64(binary.BigEndian.Uint64(u)), int32(binary.BigEndian.Uint32(u[8:])), int64(binary.BigEndian.Uint64(u[12:]))
-			rec, ok := ms.SelectOneMessageByOffset(phy)
+			rec, ok := ms.SelectOneMessageByOffset(store.CommitLogOffset(phy))
 			require.True(t, ok)
 			m, _, err := primitive.DecodeMessage(rec)
 			require.NoError(t, err)
@@ -128,8 +128,8 @@ func TestExercise3_AConsumeQueueUnitPointsAtItsRecord(t *testing.T) {
 			require.Equal(t, primitive.TagsString2TagsCode(m.Properties[primitive.PropertyTags]), tags)
 		}
 	}
-	require.Equal(t, int64(2), ms.GetMaxOffsetInQueue(topicName, 0))
-	require.Equal(t, int64(1), ms.GetMaxOffsetInQueue(topicName, 1))
+	require.Equal(t, store.QueueOffset(2), ms.GetMaxOffsetInQueue(topicName, 0))
+	require.Equal(t, store.QueueOffset(1), ms.GetMaxOffsetInQueue(topicName, 1))
 }
 
 // TestExercise4_AKeyLookupFindsEveryMessageWithTheKey asks: how does QUERY_MESSAGE find the
@@ -204,8 +204,8 @@ func TestExercise5_ATornTailIsCutOnAbnormalRecovery(t *testing.T) {
 	b, err := e.startBroker("broker-a", crash, false)
 	require.NoError(t, err)
 	ms := b.MessageStore()
-	require.Equal(t, end, ms.GetMaxPhyOffset(), "the log ends at the last whole record")
-	require.Equal(t, int64(2), ms.GetMaxOffsetInQueue(topicName, 1), "message 5 was dispatched by the recovery")
+	require.Equal(t, store.CommitLogOffset(end), ms.GetMaxPhyOffset(), "the log ends at the last whole record")
+	require.Equal(t, store.QueueOffset(2), ms.GetMaxOffsetInQueue(topicName, 1), "message 5 was dispatched by the recovery")
 	require.Len(t, ms.QueryMessage(topicName, "ORDER-1", 32, 0, 1<<62).Messages, 3)
 	require.Equal(t, end, sendOK(t, e, b, samples[0]), "the next record overwrites the torn bytes")
 }
@@ -227,15 +227,15 @@ func TestExercise6_ExpiredFilesAreDeletedAndTheMinOffsetMoves(t *testing.T) {
 
 	e.clock.Add((71 * time.Hour).Milliseconds()) // 02:00 on day 4: neither expired nor the hour
 	ms.CleanFilesPeriodically()
-	require.Equal(t, int64(0), ms.GetMinPhyOffset())
+	require.Equal(t, store.CommitLogOffset(0), ms.GetMinPhyOffset())
 	e.clock.Add((2 * time.Hour).Milliseconds()) // 04:00, 73 h after the files were written
 	ms.CleanFilesPeriodically()
-	require.Equal(t, int64(4096), ms.GetMinPhyOffset())
+	require.Equal(t, store.CommitLogOffset(4096), ms.GetMinPhyOffset())
 	_, err := os.Stat(filepath.Join(root, "commitlog", "00000000000000000000"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 	_, err = os.Stat(filepath.Join(root, "consumequeue", topicName, "0", "00000000000000000000"))
 	require.ErrorIs(t, err, os.ErrNotExist, "both units of queue 0's first file pointed into the deleted file")
-	require.Equal(t, int64(2), ms.GetMinOffsetInQueue(topicName, 0))
+	require.Equal(t, store.QueueOffset(2), ms.GetMinOffsetInQueue(topicName, 0))
 
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 1,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}

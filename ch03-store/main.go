@@ -228,17 +228,14 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	sc.MappedFileSizeCommitLog = 4096
 	sc.MappedFileSizeConsumeQueue = 2 * store.ConsumeQueueUnitSize
 	sc.MaxHashSlotNum, sc.MaxIndexNum = 8, 6
-	sc.ManualServices = true
-	sc.Clock = e.clock.Load
-	sc.Location = time.UTC
-	sc.DiskUsage = e.disk.get
 	sc.DeleteCommitLogFilesInterval, sc.DeleteConsumeQueueFilesInterval = 0, 0
-	sc.PutInLockHook = e.stuck.hook
+	opts := store.Options{ManualServices: true, Clock: storeClock{&e.clock}, Location: time.UTC, DiskUsage: e.disk.get,
+		Events: store.EventListener{PutInLock: e.stuck.hook}}
 	var tr *trace.Tracer
 	if traced {
 		tr = trace.New(e.logger, name)
 	}
-	return e.StartBroker(bc, sc, tr)
+	return e.StartBroker(bc, sc, tr, broker.WithStoreOptions(opts))
 }
 
 func (e *env) shutdown() {
@@ -492,3 +489,8 @@ func (p *stuckPut) hook() {
 }
 
 func (p *stuckPut) unblock() { p.once.Do(func() { close(p.release) }) }
+
+// storeClock reads the chapter's store clock (ms in an atomic).
+type storeClock struct{ ms *atomic.Int64 }
+
+func (c storeClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }

@@ -290,10 +290,10 @@ func utc(ms int64) string {
 func printQueueState(w io.Writer, b *broker.BrokerController) {
 	ms := b.MessageStore()
 	t := mqtest.NewTable(w, "", "min offset", "max offset")
-	t.Row("CommitLog (bytes)", strconv.FormatInt(ms.GetMinPhyOffset(), 10), strconv.FormatInt(ms.GetMaxPhyOffset(), 10))
+	t.Row("CommitLog (bytes)", strconv.FormatInt(int64(ms.GetMinPhyOffset()), 10), strconv.FormatInt(int64(ms.GetMaxPhyOffset()), 10))
 	for q := int32(0); q < 2; q++ {
-		t.Row(fmt.Sprintf("%s/%d (units)", topicName, q), strconv.FormatInt(ms.GetMinOffsetInQueue(topicName, q), 10),
-			strconv.FormatInt(ms.GetMaxOffsetInQueue(topicName, q), 10))
+		t.Row(fmt.Sprintf("%s/%d (units)", topicName, q), strconv.FormatInt(int64(ms.GetMinOffsetInQueue(topicName, q)), 10),
+			strconv.FormatInt(int64(ms.GetMaxOffsetInQueue(topicName, q)), 10))
 	}
 	files := ms.IndexService().IndexFiles()
 	entries := 0

@@ -101,12 +101,9 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]mqtest.Ack,
 	cp := filepath.Join(t.TempDir(), fmt.Sprintf("copy-%d", cycle))
 	require.NoError(t, mqtest.CopyDir(dir, cp))
 	cfg := crashStoreConfig(cp, mode)
-	cfg.ManualServices = true
-	ms, err := store.NewDefaultMessageStore(cfg, nil, nil)
+	ms, err := store.NewDefaultMessageStore(cfg, store.Options{ManualServices: true}, nil, nil)
 	require.NoError(t, err)
-	ok, err := ms.Load()
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, ms.Load())
 	require.NoError(t, ms.Start())
 	defer ms.Shutdown()
 
@@ -116,14 +113,14 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]mqtest.Ack,
 		m, _, err := primitive.DecodeMessage(g.Messages[0])
 		require.NoError(t, err)
 		require.Equal(t, "body-"+key, string(m.Body))
-		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset)
+		require.Equal(t, int64(a.CommitLogOffset), m.CommitLogOffset)
 	}
 	for q := int32(0); q < 4; q++ {
 		for k := ms.GetMinOffsetInQueue("Crash", q); k < ms.GetMaxOffsetInQueue("Crash", q); k++ {
 			m, err := ms.LookMessageByOffset(ms.GetCommitLogOffsetInQueue("Crash", q, k))
 			require.NoError(t, err, "queue %d unit %d", q, k)
 			require.Equal(t, q, m.QueueID)
-			require.Equal(t, k, m.QueueOffset)
+			require.Equal(t, int64(k), m.QueueOffset)
 		}
 	}
 	for key, a := range last {
@@ -131,6 +128,6 @@ func verifyCopy(t *testing.T, dir, mode string, all, last map[string]mqtest.Ack,
 		require.NotEmpty(t, r.Messages, "cycle %d: key %s not in the index", cycle, key)
 		m, _, err := primitive.DecodeMessage(r.Messages[0])
 		require.NoError(t, err)
-		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset, key)
+		require.Equal(t, int64(a.CommitLogOffset), m.CommitLogOffset, key)
 	}
 }

@@ -33,13 +33,13 @@ func newTestEnv(t *testing.T) *env {
 }
 
 // servicesOn lets the store run its own flush services on the wall clock.
-func servicesOn(sc *store.MessageStoreConfig) {
+func servicesOn(sc storeSetup) {
 	sc.ManualServices = false
 	sc.Clock = nil
 }
 
 // brokerWithTopic starts a broker (adjusted) with topic on one queue and a producer for it.
-func brokerWithTopic(t *testing.T, e *env, name, topic string, adjust func(*store.MessageStoreConfig)) (*broker.BrokerController, *producer.DefaultMQProducer) {
+func brokerWithTopic(t *testing.T, e *env, name, topic string, adjust func(storeSetup)) (*broker.BrokerController, *producer.DefaultMQProducer) {
 	t.Helper()
 	b, err := e.startBroker(name, adjust)
 	require.NoError(t, err)
@@ -50,13 +50,13 @@ func brokerWithTopic(t *testing.T, e *env, name, topic string, adjust func(*stor
 }
 
 // recordEnd is the CommitLog offset (bytes) just past the record a send result names.
-func recordEnd(t *testing.T, ms *store.DefaultMessageStore, r *producer.SendResult) int64 {
+func recordEnd(t *testing.T, ms *store.DefaultMessageStore, r *producer.SendResult) store.CommitLogOffset {
 	t.Helper()
 	_, phy, err := primitive.DecodeOffsetMsgID(r.OffsetMsgID)
 	require.NoError(t, err)
-	rec, ok := ms.SelectOneMessageByOffset(phy)
+	rec, ok := ms.SelectOneMessageByOffset(store.CommitLogOffset(phy))
 	require.True(t, ok)
-	return phy + int64(len(rec))
+	return store.CommitLogOffset(phy + int64(len(rec)))
 }
 
 // TestExercise1_SyncFlushSendReturnsAfterItsRecordIsFlushed asks: under SYNC_FLUSH, when does
@@ -67,7 +67,7 @@ func recordEnd(t *testing.T, ms *store.DefaultMessageStore, r *producer.SendResu
 // record. Java: CommitLog#submitFlushRequest, GroupCommitRequest#wakeupCustomer.
 func TestExercise1_SyncFlushSendReturnsAfterItsRecordIsFlushed(t *testing.T) {
 	e := newTestEnv(t)
-	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SyncFlush })
+	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc storeSetup) { sc.FlushDiskType = store.SyncFlush })
 	ms := b.MessageStore()
 	ch := sendAsync(p, syncTopic, "wait for me")
 	require.Eventually(t, func() bool { return ms.GroupCommitService().PendingRequests() == 1 }, 10*time.Second, time.Millisecond)
@@ -76,14 +76,14 @@ func TestExercise1_SyncFlushSendReturnsAfterItsRecordIsFlushed(t *testing.T) {
 		t.Fatalf("answered before the flush: %v %v", o.r, o.err)
 	default:
 	}
-	require.Equal(t, int64(0), ms.FlushedWhere())
+	require.Equal(t, store.CommitLogOffset(0), ms.FlushedWhere())
 	ms.GroupCommitService().RunOnce()
 	o := <-ch
 	require.NoError(t, o.err)
 	require.Equal(t, producer.SendOK, o.r.SendStatus)
 	require.GreaterOrEqual(t, ms.FlushedWhere(), recordEnd(t, ms, o.r))
 
-	b2, p2 := brokerWithTopic(t, e, "broker-s", "TopicS", func(sc *store.MessageStoreConfig) {
+	b2, p2 := brokerWithTopic(t, e, "broker-s", "TopicS", func(sc storeSetup) {
 		sc.FlushDiskType = store.SyncFlush
 		servicesOn(sc)
 	})
@@ -102,7 +102,7 @@ func TestExercise1_SyncFlushSendReturnsAfterItsRecordIsFlushed(t *testing.T) {
 // Java: GroupCommitService#swapRequests, #doCommit.
 func TestExercise2_ConcurrentSendersShareAGroupCommit(t *testing.T) {
 	e := newTestEnv(t)
-	b, err := e.startBroker("broker-a", func(sc *store.MessageStoreConfig) {
+	b, err := e.startBroker("broker-a", func(sc storeSetup) {
 		sc.FlushDiskType = store.SyncFlush
 		servicesOn(sc)
 	})
@@ -142,7 +142,7 @@ func TestExercise2_ConcurrentSendersShareAGroupCommit(t *testing.T) {
 // Java: MappedFile#getReadPosition (committedPosition with a write buffer).
 func TestExercise3_AReaderNeverSeesUncommittedBytes(t *testing.T) {
 	e := newTestEnv(t)
-	pool := func(sc *store.MessageStoreConfig) {
+	pool := func(sc storeSetup) {
 		sc.TransientStorePoolEnable = true
 		sc.TransientStorePoolSize = 3
 	}
@@ -157,19 +157,19 @@ func TestExercise3_AReaderNeverSeesUncommittedBytes(t *testing.T) {
 	_, ok := ms.GetCommitLogData(0)
 	require.False(t, ok, "no committed byte to read")
 	ms.ReputMessageService().RunOnce()
-	require.Equal(t, int64(0), ms.GetMaxOffsetInQueue(asyncTopic, 0))
+	require.Equal(t, store.QueueOffset(0), ms.GetMaxOffsetInQueue(asyncTopic, 0))
 	g := ms.GetMessage("g", asyncTopic, 0, 0, 32, nil)
 	require.Equal(t, 0, g.MessageCount)
 
 	ms.CommitRealTimeService().RunOnce() // the first pass is thorough
 	data, ok := ms.GetCommitLogData(0)
 	require.True(t, ok)
-	require.Equal(t, ms.MaxWrotePosition(), int64(data.Size()))
+	require.Equal(t, ms.MaxWrotePosition(), store.CommitLogOffset(data.Size()))
 	data.Release()
 	ms.ReputMessageService().RunOnce()
-	require.Equal(t, int64(3), ms.GetMaxOffsetInQueue(asyncTopic, 0))
+	require.Equal(t, store.QueueOffset(3), ms.GetMaxOffsetInQueue(asyncTopic, 0))
 
-	b2, p2 := brokerWithTopic(t, e, "broker-c", "TopicC", func(sc *store.MessageStoreConfig) {
+	b2, p2 := brokerWithTopic(t, e, "broker-c", "TopicC", func(sc storeSetup) {
 		pool(sc)
 		servicesOn(sc)
 	})
@@ -186,7 +186,7 @@ func TestExercise3_AReaderNeverSeesUncommittedBytes(t *testing.T) {
 				return
 			default:
 			}
-			res, ok := ms2.GetCommitLogData(off)
+			res, ok := ms2.GetCommitLogData(store.CommitLogOffset(off))
 			if !ok {
 				runtime.Gosched()
 				continue
@@ -233,7 +233,7 @@ func TestExercise3_AReaderNeverSeesUncommittedBytes(t *testing.T) {
 // Java: FlushRealTimeService#run, MappedFile#isAbleToFlush.
 func TestExercise4_FlushLeastPagesHoldsBackASmallFlush(t *testing.T) {
 	e := newTestEnv(t)
-	b, p := brokerWithTopic(t, e, "broker-a", asyncTopic, func(*store.MessageStoreConfig) {})
+	b, p := brokerWithTopic(t, e, "broker-a", asyncTopic, func(storeSetup) {})
 	ms := b.MessageStore()
 	flush := ms.FlushRealTimeService()
 	flush.RunOnce() // the first pass is thorough
@@ -245,7 +245,7 @@ func TestExercise4_FlushLeastPagesHoldsBackASmallFlush(t *testing.T) {
 	}
 	send(2, 6000) // 12330 bytes: page 3
 	flush.RunOnce()
-	require.Equal(t, int64(0), ms.FlushedWhere(), "3 pages < flushCommitLogLeastPages")
+	require.Equal(t, store.CommitLogOffset(0), ms.FlushedWhere(), "3 pages < flushCommitLogLeastPages")
 	send(1, 6000) // page 4
 	flush.RunOnce()
 	require.Equal(t, ms.GetMaxPhyOffset(), ms.FlushedWhere())
@@ -271,11 +271,11 @@ func TestExercise5_AStalledFlushAnswersFlushDiskTimeout(t *testing.T) {
 	e := newTestEnv(t)
 	release := make(chan struct{})
 	var stalled atomic.Bool
-	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) {
+	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc storeSetup) {
 		sc.FlushDiskType = store.SyncFlush
 		servicesOn(sc)
 		sc.SyncFlushTimeout = 200 * time.Millisecond
-		sc.BeforeFlushHook = func(file string) {
+		sc.Events.BeforeFlush = func(file string) {
 			if stalled.Load() && strings.HasPrefix(file, "commitlog/") {
 				<-release
 			}
@@ -289,7 +289,7 @@ func TestExercise5_AStalledFlushAnswersFlushDiskTimeout(t *testing.T) {
 	require.Equal(t, int64(0), r.QueueOffset)
 	_, phy, err := primitive.DecodeOffsetMsgID(r.OffsetMsgID)
 	require.NoError(t, err)
-	m, err := b.MessageStore().LookMessageByOffset(phy)
+	m, err := b.MessageStore().LookMessageByOffset(store.CommitLogOffset(phy))
 	require.NoError(t, err)
 	require.Equal(t, "stalled", string(m.Body))
 	require.Less(t, b.MessageStore().FlushedWhere(), recordEnd(t, b.MessageStore(), r))
@@ -302,7 +302,7 @@ func TestExercise5_AStalledFlushAnswersFlushDiskTimeout(t *testing.T) {
 // pass flushes it all the same. Java: CommitLog#submitFlushRequest (isWaitStoreMsgOK).
 func TestExercise6_WaitFalseDoesNotWaitForTheDisk(t *testing.T) {
 	e := newTestEnv(t)
-	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SyncFlush })
+	b, p := brokerWithTopic(t, e, "broker-a", syncTopic, func(sc storeSetup) { sc.FlushDiskType = store.SyncFlush })
 	ms := b.MessageStore()
 	msg := &primitive.Message{Topic: syncTopic, Body: []byte("no wait")}
 	msg.PutProperty(primitive.PropertyWaitStoreMsgOK, "false")

@@ -97,7 +97,7 @@ func run(w io.Writer, cfg config) (err error) {
 // syncFlush is sections 0–3: broker-a with SYNC_FLUSH.
 func (e *env) syncFlush() error {
 	mqtest.Say(e.out, "== 0. a name server and broker-a: flushDiskType=SYNC_FLUSH, syncFlushTimeout=5000 ms ==")
-	a, err := e.startBroker("broker-a", func(sc *store.MessageStoreConfig) { sc.FlushDiskType = store.SyncFlush })
+	a, err := e.startBroker("broker-a", func(sc storeSetup) { sc.FlushDiskType = store.SyncFlush })
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (e *env) syncFlush() error {
 // asyncFlushWithPool is section 4: broker-b with ASYNC_FLUSH and the TransientStorePool.
 func (e *env) asyncFlushWithPool() error {
 	mqtest.Say(e.out, "== 4. 异步刷盘 — broker-b: ASYNC_FLUSH, transientStorePoolEnable=true, 3 write buffers of 64 KiB ==")
-	b, err := e.startBroker("broker-b", func(sc *store.MessageStoreConfig) {
+	b, err := e.startBroker("broker-b", func(sc storeSetup) {
 		sc.TransientStorePoolEnable = true
 		sc.TransientStorePoolSize = 3
 	})
@@ -266,7 +266,7 @@ func (e *env) startNamesrv() (err error) {
 
 // startBroker starts a traced master with 64 KiB CommitLog files whose store runs with
 // ManualServices and the shared clock; adjust sets the flush settings.
-func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (*broker.BrokerController, error) {
+func (e *env) startBroker(name string, adjust func(storeSetup)) (*broker.BrokerController, error) {
 	bc := embedded.BrokerConfig(name, e.Namesrv.Addr())
 	bc.BrokerClusterName = clusterName
 	bc.BrokerFastFailureEnable = false
@@ -275,11 +275,9 @@ func (e *env) startBroker(name string, adjust func(*store.MessageStoreConfig)) (
 	sc.MappedFileSizeCommitLog = fileSize
 	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
 	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
-	sc.ManualServices = true
-	sc.Clock = e.clock.Load
-	sc.Location = time.UTC
-	adjust(&sc)
-	return e.StartBroker(bc, sc, trace.New(e.logger, name))
+	opts := store.Options{ManualServices: true, Clock: storeClock{&e.clock}, Location: time.UTC}
+	adjust(storeSetup{&sc, &opts})
+	return e.StartBroker(bc, sc, trace.New(e.logger, name), broker.WithStoreOptions(opts))
 }
 
 // startProducer starts a producer whose round robin starts after seed (seed+1 is its first
@@ -330,3 +328,15 @@ func sendAsync(p *producer.DefaultMQProducer, topic, body string) <-chan sendOut
 func clockString(ms int64) string {
 	return fmt.Sprintf("epoch+%dms", ms-epoch.UnixMilli())
 }
+
+// storeSetup is what startBroker's adjust may change: RocketMQ's store config and the store's
+// Go-only options.
+type storeSetup struct {
+	*store.MessageStoreConfig
+	*store.Options
+}
+
+// storeClock reads the chapter's store clock (ms in an atomic).
+type storeClock struct{ ms *atomic.Int64 }
+
+func (c storeClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }

@@ -16,6 +16,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -235,10 +236,10 @@ func TestExercise7_SixteenRetriesThenTheDLQ(t *testing.T) {
 	mu.Unlock()
 
 	dlq := protocol.GetDLQTopic(clusterGroup)
-	require.Equal(t, int64(1), st.GetMaxOffsetInQueue(dlq, 0), "one dead letter")
-	phy, _, _, ok := st.ReadConsumeQueueUnit(dlq, 0, 0)
+	require.Equal(t, store.QueueOffset(1), st.GetMaxOffsetInQueue(dlq, 0), "one dead letter")
+	u, ok := st.ReadConsumeQueueUnit(dlq, 0, 0)
 	require.True(t, ok)
-	m, err := st.LookMessageByOffset(phy)
+	m, err := st.LookMessageByOffset(u.CommitLogOffset)
 	require.NoError(t, err)
 	require.Equal(t, "Hello RocketMQ 1", string(m.Body))
 	require.Equal(t, int32(17), m.ReconsumeTimes)

@@ -176,11 +176,10 @@ type scenario struct {
 func newScenario(dir string, cfg config, logger *slog.Logger, clk *clock.Manual) (*scenario, error) {
 	c, err := embedded.Start(embedded.Config{
 		Dir: dir, Brokers: 1, Logger: logger,
+		StoreOptions: func(int) store.Options { return store.Options{ManualServices: true, Clock: clk} },
 		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			sc.MappedFileSizeCommitLog = 64 << 10
 			sc.MappedFileSizeConsumeQueue = 100 * 20
-			sc.ManualServices = true
-			sc.Clock = func() int64 { return clock.Millis(clk) }
 			if cfg.MessageDelayLevel != "" {
 				sc.MessageDelayLevel = cfg.MessageDelayLevel
 			}
@@ -293,7 +292,7 @@ func (s *scenario) waitCommitted(group, topic string, want map[int32]int64) erro
 	om := s.broker().ConsumerOffsetManager()
 	err := mqtest.WaitUntil(10*time.Second, func() bool {
 		for q, v := range want {
-			if om.QueryOffset(group, topic, q) != v {
+			if int64(om.QueryOffset(group, topic, q)) != v {
 				return false
 			}
 		}

@@ -149,9 +149,9 @@ func (p *AdminBrokerProcessor) getMinOffset(req *remoting.RemotingCommand) *remo
 }
 
 // offsetResponse is SUCCESS with header offset.
-func offsetResponse(offset int64) *remoting.RemotingCommand {
+func offsetResponse(offset store.QueueOffset) *remoting.RemotingCommand {
 	resp := remoting.NewResponse(protocol.Success, "")
-	h := protocol.OffsetResponseHeader{Offset: offset}
+	h := protocol.OffsetResponseHeader{Offset: int64(offset)}
 	resp.ExtFields = h.Encode()
 	return resp
 }

@@ -46,12 +46,12 @@ const (
 type messageStore interface {
 	AsyncPutMessage(msg *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
 	AsyncPutMessages(batch *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
-	GetMessage(group, topic string, queueID int32, offset int64, maxMsgNums int32, filter store.MessageFilter) *store.GetMessageResult
-	GetMaxOffsetInQueue(topic string, queueID int32) int64
-	GetMinOffsetInQueue(topic string, queueID int32) int64
-	GetOffsetInQueueByTime(topic string, queueID int32, timestampMs int64) int64
-	CheckInDiskByConsumeOffset(topic string, queueID int32, consumeOffset int64) bool
-	LookMessageByOffset(commitLogOffset int64) (*primitive.MessageExt, error)
+	GetMessage(group, topic string, queueID int32, offset store.QueueOffset, maxMsgNums int32, filter store.MessageFilter) *store.GetMessageResult
+	GetMaxOffsetInQueue(topic string, queueID int32) store.QueueOffset
+	GetMinOffsetInQueue(topic string, queueID int32) store.QueueOffset
+	GetOffsetInQueueByTime(topic string, queueID int32, timestampMs int64) store.QueueOffset
+	CheckInDiskByConsumeOffset(topic string, queueID int32, consumeOffset store.QueueOffset) bool
+	LookMessageByOffset(commitLogOffset store.CommitLogOffset) (*primitive.MessageExt, error)
 }
 
 // ErrBrokerState is returned when the life-cycle methods are called out of order.
@@ -67,6 +67,7 @@ type BrokerController struct {
 	cfg       BrokerConfig
 	serverCfg remoting.ServerConfig
 	storeCfg  store.MessageStoreConfig
+	storeOpts store.Options // the store's Go-only options (WithStoreOptions)
 	tr        *trace.Tracer
 	log       *slog.Logger
 	// clock is the broker's one clock (WithClock); see options.go for who reads it.
@@ -189,18 +190,17 @@ func (b *BrokerController) Initialize() error {
 	if err := b.loadConfigFiles(); err != nil {
 		return err
 	}
-	ms, err := store.NewDefaultMessageStore(b.storeCfg, b.messageArrivingListener, b.tr)
+	if b.storeOpts.Clock == nil {
+		b.storeOpts.Clock = b.clock // one clock per broker unless the store was given its own
+	}
+	ms, err := store.NewDefaultMessageStore(b.storeCfg, b.storeOpts, b.messageArrivingListener, b.tr)
 	if err != nil {
 		return fmt.Errorf("broker: create message store: %w", err)
 	}
 	b.messageStore = ms
 	b.store = ms
-	ok, err := ms.Load()
-	if err != nil {
+	if err := ms.Load(); err != nil {
 		return fmt.Errorf("broker: load message store: %w", err)
-	}
-	if !ok {
-		return fmt.Errorf("broker: load message store failed")
 	}
 	b.storeLoaded = true
 	if err := b.initScheduleMessageService(); err != nil {

@@ -34,7 +34,7 @@ func decodeRegistration(t *testing.T, req *remoting.RemotingCommand) (protocol.R
 // UNREGISTER_BROKER.
 func TestRegisterBrokerAll(t *testing.T) {
 	ns := startRecordingNamesrv(t)
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) { c.NamesrvAddr = ns.addr() })
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) { c.NamesrvAddr = ns.addr() })
 
 	regs := ns.registrations()
 	require.Len(t, regs, 1, "Start registers once, synchronously")
@@ -92,7 +92,7 @@ func TestRegisterBrokerAll(t *testing.T) {
 // permission. Java: BrokerController#registerBrokerAll.
 func TestRegisterWithReadOnlyBroker(t *testing.T) {
 	ns := startRecordingNamesrv(t)
-	startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
 		c.NamesrvAddr = ns.addr()
 		c.BrokerPermission = 4
 	})

@@ -37,10 +37,10 @@ func newStuckPut() *stuckPut {
 }
 
 func (p *stuckPut) option(fastFailureEnable bool) testOption {
-	return func(c *BrokerConfig, s *store.MessageStoreConfig) {
+	return func(c *BrokerConfig, s storeSetup) {
 		c.BrokerFastFailureEnable = fastFailureEnable
-		s.Clock = p.clock.Load
-		s.PutInLockHook = func() {
+		s.Clock = millisClock{&p.clock}
+		s.Events.PutInLock = func() {
 			if p.armed.CompareAndSwap(true, false) {
 				p.entered <- struct{}{}
 				<-p.release
@@ -106,7 +106,7 @@ func TestFastFailurePageCacheBusy(t *testing.T) {
 	require.Equal(t, int32(protocol.Success), r.Code, r.Remark)
 	tb.waitDispatched(t, "FF", 0, 2)
 	time.Sleep(10 * time.Millisecond) // nothing else arrives
-	require.Equal(t, int64(2), tb.b.MessageStore().GetMaxOffsetInQueue("FF", 0), "only warm-up and stuck were stored")
+	require.Equal(t, store.QueueOffset(2), tb.b.MessageStore().GetMaxOffsetInQueue("FF", 0), "only warm-up and stuck were stored")
 }
 
 // TestFastFailureTimeout: a send that waited in the send queue at least
@@ -145,7 +145,7 @@ func TestFastFailureServiceRuns(t *testing.T) {
 		t.Skip("waits for the sweep's first run (1 s)")
 	}
 	p := newStuckPut()
-	tb := startTestBroker(t, nil, p.option(true), func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, p.option(true), func(c *BrokerConfig, _ storeSetup) {
 		c.WaitTimeMillsInSendQueue = 20 * time.Millisecond
 	})
 	t.Cleanup(p.unblock)

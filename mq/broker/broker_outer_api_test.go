@@ -9,7 +9,6 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // dataVersionNamesrv is a stand-in name server for QUERY_DATA_VERSION and REGISTER_BROKER: it
@@ -140,7 +139,7 @@ func TestRegisterBrokerAllDecodesAnswer(t *testing.T) {
 func TestRegisterBrokerAllWithForceRegister(t *testing.T) {
 	require.True(t, DefaultBrokerConfig().ForceRegister, "Java's default")
 	ns := startDataVersionNamesrv(t)
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
 		c.NamesrvAddr = ns.addr()
 		c.ForceRegister = false
 	})

@@ -11,7 +11,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // consumerList asks GET_CONSUMER_LIST_BY_GROUP and decodes the list.
@@ -149,7 +148,7 @@ func TestUnregisterClient(t *testing.T) {
 // refreshed within channelExpiredTimeout is closed and removed.
 func TestScanNotActiveChannel(t *testing.T) {
 	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	tb := startTestBrokerOn(t, clk, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	tb := startTestBrokerOn(t, clk, nil, func(c *BrokerConfig, _ storeSetup) {
 		c.ClientHousekeepingInterval = time.Hour // driven by hand below
 	})
 	heartbeat(t, tb.client, tb.addr, "10.0.0.1@1", "cg")

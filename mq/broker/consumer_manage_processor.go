@@ -5,6 +5,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // ConsumerManageProcessor answers GET_CONSUMER_LIST_BY_GROUP (38), UPDATE_CONSUMER_OFFSET (15)
@@ -63,7 +64,7 @@ func (p *ConsumerManageProcessor) updateConsumerOffset(ch *remoting.Channel, req
 	if err := h.Decode(req.ExtFields); err != nil {
 		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad update consumer offset request header: %v", err))
 	}
-	p.b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
+	p.b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, store.QueueOffset(h.CommitOffset))
 	return remoting.NewResponse(protocol.Success, "")
 }
 
@@ -88,7 +89,7 @@ func (p *ConsumerManageProcessor) queryConsumerOffset(req *remoting.RemotingComm
 		return remoting.NewResponse(protocol.QueryNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
 	}
 	resp := remoting.NewResponse(protocol.Success, "")
-	rh := protocol.QueryConsumerOffsetResponseHeader{Offset: offset}
+	rh := protocol.QueryConsumerOffsetResponseHeader{Offset: int64(offset)}
 	resp.ExtFields = rh.Encode()
 	return resp
 }

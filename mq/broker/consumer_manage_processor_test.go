@@ -6,9 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 func (tb *testBroker) queryOffset(t *testing.T, group, topic string, queueID int32) *remoting.RemotingCommand {
@@ -41,7 +42,7 @@ func TestQueryConsumerOffset(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tb := startTestBroker(t, nil, func(_ *BrokerConfig, s *store.MessageStoreConfig) {
+			tb := startTestBroker(t, nil, func(_ *BrokerConfig, s storeSetup) {
 				s.AccessMessageInMemoryMaxRatio = c.ratio
 			})
 			tb.createTopic(t, "Q", 1)
@@ -63,7 +64,7 @@ func TestQueryConsumerOffset(t *testing.T) {
 // TestUpdateThenQueryConsumerOffset pins ConsumerManageProcessor#updateConsumerOffset: stored
 // unconditionally (a smaller offset overwrites), then answered by QUERY_CONSUMER_OFFSET.
 func TestUpdateThenQueryConsumerOffset(t *testing.T) {
-	tb := startTestBroker(t, nil, func(_ *BrokerConfig, s *store.MessageStoreConfig) { s.AccessMessageInMemoryMaxRatio = 0 })
+	tb := startTestBroker(t, nil, func(_ *BrokerConfig, s storeSetup) { s.AccessMessageInMemoryMaxRatio = 0 })
 	tb.sendOK(t, "U", 2, "", []byte("m"))
 	tb.waitDispatched(t, "U", 2, 1)
 	require.Equal(t, int32(protocol.QueryNotFound), tb.queryOffset(t, "g", "U", 2).Code)
@@ -75,7 +76,7 @@ func TestUpdateThenQueryConsumerOffset(t *testing.T) {
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 		require.Equal(t, off, offsetOf(t, resp))
 	}
-	require.Equal(t, map[string]map[int32]int64{"U@g": {2: 3}}, tb.b.ConsumerOffsetManager().OffsetTable(),
+	require.Equal(t, map[string]map[int32]store.QueueOffset{"U@g": {2: 3}}, tb.b.ConsumerOffsetManager().OffsetTable(),
 		"the table key is topic@group")
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // TopicGroupSeparator joins topic and group in the offset table key ("TopicTest@group1").
@@ -18,7 +19,7 @@ import (
 const TopicGroupSeparator = "@"
 
 // ConsumerOffsetManager keeps the committed consumer offsets: "topic@group" → queueId → the next
-// ConsumeQueue offset to consume (ConsumeQueue units, not bytes).
+// queue offset to consume (a store.QueueOffset: ConsumeQueue units, not bytes).
 // Mirrors org.apache.rocketmq.broker.offset.ConsumerOffsetManager.
 //
 // The table is kept in config/consumerOffset.json (store-formats.md §7.3) once
@@ -27,7 +28,7 @@ const TopicGroupSeparator = "@"
 // per queue).
 type ConsumerOffsetManager struct {
 	mu          sync.RWMutex
-	offsetTable map[string]map[int32]int64
+	offsetTable map[string]map[int32]store.QueueOffset
 
 	// file persists the table (path, write serialization).
 	file configFile
@@ -35,20 +36,20 @@ type ConsumerOffsetManager struct {
 
 // NewConsumerOffsetManager returns an empty manager.
 func NewConsumerOffsetManager() *ConsumerOffsetManager {
-	return &ConsumerOffsetManager{offsetTable: map[string]map[int32]int64{}}
+	return &ConsumerOffsetManager{offsetTable: map[string]map[int32]store.QueueOffset{}}
 }
 
 // CommitOffset stores offset for (group, topic, queueID) unconditionally: a smaller value
 // overwrites a larger one, as Java does (it only logs a warning). clientHost is for logs.
 // Java: ConsumerOffsetManager#commitOffset.
-func (m *ConsumerOffsetManager) CommitOffset(clientHost, group, topic string, queueID int32, offset int64) {
+func (m *ConsumerOffsetManager) CommitOffset(clientHost, group, topic string, queueID int32, offset store.QueueOffset) {
 	_ = clientHost
 	key := topic + TopicGroupSeparator + group
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	q := m.offsetTable[key]
 	if q == nil {
-		q = map[int32]int64{}
+		q = map[int32]store.QueueOffset{}
 		m.offsetTable[key] = q
 	}
 	q[queueID] = offset
@@ -56,7 +57,7 @@ func (m *ConsumerOffsetManager) CommitOffset(clientHost, group, topic string, qu
 
 // QueryOffset returns the committed offset of (group, topic, queueID), or -1 when none is stored.
 // Java: ConsumerOffsetManager#queryOffset(group, topic, queueId).
-func (m *ConsumerOffsetManager) QueryOffset(group, topic string, queueID int32) int64 {
+func (m *ConsumerOffsetManager) QueryOffset(group, topic string, queueID int32) store.QueueOffset {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if q, ok := m.offsetTable[topic+TopicGroupSeparator+group]; ok {
@@ -69,7 +70,7 @@ func (m *ConsumerOffsetManager) QueryOffset(group, topic string, queueID int32) 
 
 // QueryOffsets returns a copy of queueId → offset of (group, topic) (nil when none).
 // Java: ConsumerOffsetManager#queryOffset(group, topic).
-func (m *ConsumerOffsetManager) QueryOffsets(group, topic string) map[int32]int64 {
+func (m *ConsumerOffsetManager) QueryOffsets(group, topic string) map[int32]store.QueueOffset {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	q, ok := m.offsetTable[topic+TopicGroupSeparator+group]
@@ -95,10 +96,10 @@ func (m *ConsumerOffsetManager) WhichGroupByTopic(topic string) []string {
 }
 
 // OffsetTable returns a deep copy of the whole table ("topic@group" → queueId → offset).
-func (m *ConsumerOffsetManager) OffsetTable() map[string]map[int32]int64 {
+func (m *ConsumerOffsetManager) OffsetTable() map[string]map[int32]store.QueueOffset {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := make(map[string]map[int32]int64, len(m.offsetTable))
+	out := make(map[string]map[int32]store.QueueOffset, len(m.offsetTable))
 	for k, q := range m.offsetTable {
 		out[k] = maps.Clone(q)
 	}
@@ -106,8 +107,8 @@ func (m *ConsumerOffsetManager) OffsetTable() map[string]map[int32]int64 {
 }
 
 // SetOffsetTable replaces the whole table (a loader's entry point); the map is copied.
-func (m *ConsumerOffsetManager) SetOffsetTable(t map[string]map[int32]int64) {
-	cp := make(map[string]map[int32]int64, len(t))
+func (m *ConsumerOffsetManager) SetOffsetTable(t map[string]map[int32]store.QueueOffset) {
+	cp := make(map[string]map[int32]store.QueueOffset, len(t))
 	for k, q := range t {
 		cp[k] = maps.Clone(q)
 	}
@@ -157,7 +158,7 @@ func (m *ConsumerOffsetManager) Encode() ([]byte, error) {
 			}
 			b.WriteString(strconv.FormatInt(int64(q), 10))
 			b.WriteByte(':')
-			b.WriteString(strconv.FormatInt(t[key][q], 10))
+			b.WriteString(strconv.FormatInt(int64(t[key][q]), 10))
 		}
 		if len(t[key]) > 0 {
 			b.WriteString("\n\t\t")
@@ -185,18 +186,18 @@ func (m *ConsumerOffsetManager) Decode(data []byte) error {
 	if err := json.Unmarshal(std, &f); err != nil {
 		return err
 	}
-	t := make(map[string]map[int32]int64, len(f.OffsetTable))
+	t := make(map[string]map[int32]store.QueueOffset, len(f.OffsetTable))
 	for key, queues := range f.OffsetTable {
 		if queues == nil {
 			continue
 		}
-		q := make(map[int32]int64, len(queues))
+		q := make(map[int32]store.QueueOffset, len(queues))
 		for id, off := range queues {
 			n, err := strconv.ParseInt(id, 10, 32)
 			if err != nil {
 				return fmt.Errorf("offsetTable %q: queue id %q: %w", key, id, err)
 			}
-			q[int32(n)] = off
+			q[int32(n)] = store.QueueOffset(off)
 		}
 		t[key] = q
 	}

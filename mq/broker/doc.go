@@ -8,6 +8,7 @@
 //	broker_config.go                  BrokerConfig (RocketMQ keys in `prop` tags), properties reader/printer
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
 //	options.go                        Option, WithClock: the broker's one clock (outside its configs)
+//	broker_store_options.go           WithStoreOptions: the store's Go-only options (store.Options)
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
 //	                                  servers, processors), start, registerBrokerAll, shutdown
 //	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect, ConfigManager

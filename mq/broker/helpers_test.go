@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,18 @@ type testBroker struct {
 }
 
 // testOption adjusts the configs before the broker starts.
-type testOption func(*BrokerConfig, *store.MessageStoreConfig)
+type testOption func(*BrokerConfig, storeSetup)
+
+// millisClock is a store clock read from ms in an atomic the test moves.
+type millisClock struct{ ms *atomic.Int64 }
+
+func (c millisClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
+
+// storeSetup is the store's side of a testOption: RocketMQ's config and the Go-only options.
+type storeSetup struct {
+	*store.MessageStoreConfig
+	*store.Options
+}
 
 // startTestBroker starts a broker with small store files and no name server; Shutdown runs at
 // cleanup.
@@ -46,10 +58,11 @@ func startTestBrokerOn(t testing.TB, clk clock.Clock, tr *trace.Tracer, opts ...
 	storeCfg.StorePathRootDir = t.TempDir()
 	storeCfg.MappedFileSizeCommitLog = 256 << 10
 	storeCfg.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
+	var storeOpts store.Options
 	for _, o := range opts {
-		o(&cfg, &storeCfg)
+		o(&cfg, storeSetup{&storeCfg, &storeOpts})
 	}
-	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, tr, WithClock(clk))
+	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, tr, WithClock(clk), WithStoreOptions(storeOpts))
 	require.NoError(t, err)
 	_, err = Start(b)
 	require.NoError(t, err)
@@ -203,6 +216,6 @@ func (n *recordingNamesrv) unregistrations() []*remoting.RemotingCommand {
 // (a send is answered once it is in the CommitLog; the ConsumeQueue follows a moment later).
 func (tb *testBroker) waitDispatched(t *testing.T, topic string, queueID int32, n int64) {
 	t.Helper()
-	require.Eventually(t, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue(topic, queueID) == n },
+	require.Eventually(t, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue(topic, queueID) == store.QueueOffset(n) },
 		5*time.Second, time.Millisecond, "dispatch of %s/%d to %d", topic, queueID, n)
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -143,19 +145,19 @@ func TestRebuildTagCodes(t *testing.T) {
 // TestConsumerOffsetManager pins commitOffset/queryOffset (-1 when none) and the table form.
 func TestConsumerOffsetManager(t *testing.T) {
 	m := NewConsumerOffsetManager()
-	require.Equal(t, int64(-1), m.QueryOffset("g", "T", 0))
+	require.Equal(t, store.QueueOffset(-1), m.QueryOffset("g", "T", 0))
 	m.CommitOffset("client", "g", "T", 0, 10)
 	m.CommitOffset("client", "g", "T", 1, 5)
 	m.CommitOffset("client", "g", "T", 0, 8)
-	require.Equal(t, int64(8), m.QueryOffset("g", "T", 0), "smaller offsets overwrite")
-	require.Equal(t, map[int32]int64{0: 8, 1: 5}, m.QueryOffsets("g", "T"))
+	require.Equal(t, store.QueueOffset(8), m.QueryOffset("g", "T", 0), "smaller offsets overwrite")
+	require.Equal(t, map[int32]store.QueueOffset{0: 8, 1: 5}, m.QueryOffsets("g", "T"))
 	require.Equal(t, []string{"g"}, m.WhichGroupByTopic("T"))
 	tbl := m.OffsetTable()
 	tbl["T@g"][0] = 99
-	require.Equal(t, int64(8), m.QueryOffset("g", "T", 0), "OffsetTable is a copy")
-	m.SetOffsetTable(map[string]map[int32]int64{"X@h": {3: 4}})
-	require.Equal(t, int64(4), m.QueryOffset("h", "X", 3))
-	require.Equal(t, int64(-1), m.QueryOffset("g", "T", 0))
+	require.Equal(t, store.QueueOffset(8), m.QueryOffset("g", "T", 0), "OffsetTable is a copy")
+	m.SetOffsetTable(map[string]map[int32]store.QueueOffset{"X@h": {3: 4}})
+	require.Equal(t, store.QueueOffset(4), m.QueryOffset("h", "X", 3))
+	require.Equal(t, store.QueueOffset(-1), m.QueryOffset("g", "T", 0))
 }
 
 // TestSubscriptionGroupManager pins auto-creation with Java's defaults.

@@ -9,7 +9,8 @@ type Option func(*BrokerController)
 // WithClock sets the broker's one clock; nil or absent means clock.System. It is the time of
 // the DataVersions of topics.json and subscriptionGroup.json, of client channel expiry, of long
 // polling (a held pull's suspend time and its deadline) and of fast failure (the age of queued
-// requests, stamped by the broker's worker pools). The remoting servers and the name-server
+// requests, stamped by the broker's worker pools), and the message store's unless
+// WithStoreOptions gives the store a clock of its own. The remoting servers and the name-server
 // client keep the system clock: connection idleness is wall time, so a chapter that moves the
 // broker's clock by hours does not close its connections.
 func WithClock(c clock.Clock) Option { return func(b *BrokerController) { b.clock = clock.Or(c) } }

@@ -185,23 +185,23 @@ func TestConsumerOffsetManagerJavaFile(t *testing.T) {
 	m := NewConsumerOffsetManager()
 	m.CommitOffset("", "stale", "T", 0, 1)
 	require.NoError(t, m.Decode([]byte(javaConsumerOffsetJSON)))
-	require.Equal(t, map[string]map[int32]int64{
+	require.Equal(t, map[string]map[int32]store.QueueOffset{
 		"%RETRY%group1@group1":                       {0: 0},
 		"TopicTest@group1":                           {0: 250, 1: 248, 2: 251, 3: 249},
 		"RMQ_SYS_TRANS_HALF_TOPIC@CID_RMQ_SYS_TRANS": {0: 26},
 	}, m.OffsetTable(), "the file replaces the table")
-	require.Equal(t, int64(251), m.QueryOffset("group1", "TopicTest", 2))
+	require.Equal(t, store.QueueOffset(251), m.QueryOffset("group1", "TopicTest", 2))
 
 	require.NoError(t, m.Decode([]byte(`{"dataVersion":{"counter":1},"offsetTable":{"T@g":{"0":5,"7":9}}}`)))
-	require.Equal(t, map[string]map[int32]int64{"T@g": {0: 5, 7: 9}}, m.OffsetTable())
+	require.Equal(t, map[string]map[int32]store.QueueOffset{"T@g": {0: 5, 7: 9}}, m.OffsetTable())
 
 	for _, b := range []string{`{"offsetTable":{"T@g":{x:1}}}`, `{"offsetTable":{"T@g":{"99999999999":1}}}`,
 		`{"offsetTable":{"T@g":{0:"a"}}}`, `{"offsetTable":`} {
 		require.Error(t, m.Decode([]byte(b)), b)
-		require.Equal(t, int64(9), m.QueryOffset("g", "T", 7), "nothing changes on error: %s", b)
+		require.Equal(t, store.QueueOffset(9), m.QueryOffset("g", "T", 7), "nothing changes on error: %s", b)
 	}
 
-	m.SetOffsetTable(map[string]map[int32]int64{
+	m.SetOffsetTable(map[string]map[int32]store.QueueOffset{
 		"TopicTest@group1":     {3: 249, 0: 250, 1: 248, 2: 251},
 		"%RETRY%group1@group1": {0: 0},
 		"Empty@g":              {},
@@ -263,8 +263,8 @@ func TestSubscriptionGroupManagerJavaFile(t *testing.T) {
 }
 
 // persistTestStore is a small store config rooted at dir.
-func persistTestStore(dir string) func(*BrokerConfig, *store.MessageStoreConfig) {
-	return func(_ *BrokerConfig, s *store.MessageStoreConfig) { s.StorePathRootDir = dir }
+func persistTestStore(dir string) testOption {
+	return func(_ *BrokerConfig, s storeSetup) { s.StorePathRootDir = dir }
 }
 
 // TestBrokerLoadsJavaWrittenFiles: a store whose config/ holds Java-written files starts with
@@ -323,7 +323,7 @@ func TestRestartKeepsTopicsOffsetsGroupsAndMessages(t *testing.T) {
 	require.Equal(t, topicsBefore, tb2.b.TopicConfigManager().TopicConfigTable())
 	require.Equal(t, versionBefore, tb2.b.TopicConfigManager().DataVersion(), "the DataVersion survives too")
 	require.Equal(t, groupsBefore, tb2.b.SubscriptionGroupManager().SubscriptionGroupTable())
-	require.Equal(t, map[int32]int64{0: 2, 1: 7}, tb2.b.ConsumerOffsetManager().QueryOffsets("cg", "AutoTopic"))
+	require.Equal(t, map[int32]store.QueueOffset{0: 2, 1: 7}, tb2.b.ConsumerOffsetManager().QueryOffsets("cg", "AutoTopic"))
 	created := tb2.b.TopicConfigManager().SelectTopicConfig("Created")
 	require.NotNil(t, created)
 	require.Equal(t, protocol.TopicConfig{TopicName: "Created", ReadQueueNums: 3, WriteQueueNums: 3, Perm: 6,
@@ -370,7 +370,7 @@ func TestTopicsAndGroupsPersistOnChange(t *testing.T) {
 // consumerOffsetManager.persist()).
 func TestConsumerOffsetsPersistPeriodically(t *testing.T) {
 	dir := t.TempDir()
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, s *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, s storeSetup) {
 		s.StorePathRootDir = dir
 		c.FlushConsumerOffsetInterval = 20 * time.Millisecond
 	})
@@ -387,7 +387,7 @@ func TestConsumerOffsetsPersistPeriodically(t *testing.T) {
 // taken by a directory) is retried by the periodic persist pass once the cause is gone.
 func TestFailedPersistIsRetried(t *testing.T) {
 	dir := t.TempDir()
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, s *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, s storeSetup) {
 		s.StorePathRootDir = dir
 		c.FlushConsumerOffsetInterval = 20 * time.Millisecond
 	})
@@ -429,7 +429,7 @@ func TestCorruptConfigFiles(t *testing.T) {
 			case "topics":
 				require.NotNil(t, tb.b.TopicConfigManager().SelectTopicConfig("TopicTest"), "loaded from .bak")
 			case "offsets":
-				require.Equal(t, int64(26), tb.b.ConsumerOffsetManager().QueryOffset("CID_RMQ_SYS_TRANS", "RMQ_SYS_TRANS_HALF_TOPIC", 0))
+				require.Equal(t, store.QueueOffset(26), tb.b.ConsumerOffsetManager().QueryOffset("CID_RMQ_SYS_TRANS", "RMQ_SYS_TRANS_HALF_TOPIC", 0))
 			case "groups":
 				require.Contains(t, tb.b.SubscriptionGroupManager().SubscriptionGroupTable(), "handEdited")
 			}

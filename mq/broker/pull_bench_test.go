@@ -45,7 +45,7 @@ func storePullFixture(b *testing.B, tb *testBroker, topic string) {
 // "loopback" is the whole round trip over a remoting client on 127.0.0.1, client allocations
 // included. Run with: go test ./mq/broker -run XXX -bench BenchmarkPullMessage
 func BenchmarkPullMessage(b *testing.B) {
-	tb := startTestBroker(b, nil, func(_ *BrokerConfig, sc *store.MessageStoreConfig) {
+	tb := startTestBroker(b, nil, func(_ *BrokerConfig, sc storeSetup) {
 		sc.MappedFileSizeCommitLog = 1 << 20 // the fixture fits in one file
 		sc.MappedFileSizeConsumeQueue = 1000 * store.ConsumeQueueUnitSize
 	})

@@ -112,12 +112,12 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	}
 	filter := NewExpressionMessageFilter(&sub)
 
-	r := b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, h.MaxMsgNums, filter)
+	r := b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, store.QueueOffset(h.QueueOffset), h.MaxMsgNums, filter)
 	if r == nil {
 		return respond(resp, protocol.SystemError, "store getMessage return null")
 	}
 	resp.Remark = r.Status.String()
-	rh.NextBeginOffset, rh.MinOffset, rh.MaxOffset = r.NextBeginOffset, r.MinOffset, r.MaxOffset
+	rh.NextBeginOffset, rh.MinOffset, rh.MaxOffset = int64(r.NextBeginOffset), int64(r.MinOffset), int64(r.MaxOffset)
 	// slaveReadEnable is not built: a master always suggests itself. On a slave Java first sets
 	// PULL_RETRY_IMMEDIATELY, but the status mapping below overwrites it (remoting-protocol.md §4.6).
 	rh.SuggestWhichBrokerID = masterID
@@ -173,12 +173,12 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 		tr.Step("PullMessageProcessor#processRequest", slog.String("topic", h.Topic),
 			slog.Int("queueId", int(h.QueueID)), slog.Int64("queueOffset", h.QueueOffset),
 			slog.String("status", r.Status.String()), slog.Int("code", int(resp.Code)),
-			slog.Int("messages", r.MessageCount), slog.Int64("nextBeginOffset", r.NextBeginOffset),
+			slog.Int("messages", r.MessageCount), slog.Int64("nextBeginOffset", int64(r.NextBeginOffset)),
 			slog.Bool("suspended", suspended), slog.Bool("wakeup", !brokerAllowSuspend))
 	}
 	// The commit-offset side effect also happens for a held request, never for a replay.
 	if brokerAllowSuspend && hasCommitOffset && b.storeCfg.BrokerRole != store.Slave {
-		b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
+		b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, store.QueueOffset(h.CommitOffset))
 	}
 	if suspended {
 		return nil

@@ -153,7 +153,7 @@ func TestPullHeldUntilMessageArrives(t *testing.T) {
 // the hold are shortPollingTimeMills) or by a direct CheckHoldRequest.
 func TestPullHeldTimesOut(t *testing.T) {
 	t.Run("short polling sweep", func(t *testing.T) {
-		tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+		tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
 			c.LongPollingEnable = false
 			c.ShortPollingTime = 100 * time.Millisecond
 		})
@@ -248,7 +248,7 @@ func TestPullCommitOffset(t *testing.T) {
 	h.CommitOffset = 1
 	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
-	require.Equal(t, int64(1), tb.b.ConsumerOffsetManager().QueryOffset("g", "C", 0))
+	require.Equal(t, store.QueueOffset(1), tb.b.ConsumerOffsetManager().QueryOffset("g", "C", 0))
 }
 
 // TestPullTagFilteringNonASCII pins the tag-code rebuild: client-go sends codeSet hashed over

@@ -11,6 +11,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -55,7 +56,7 @@ func (m *ManyPullRequest) cloneListAndClear() []*PullRequest {
 
 // holdStore is the part of the message store the hold service reads.
 type holdStore interface {
-	GetMaxOffsetInQueue(topic string, queueID int32) int64
+	GetMaxOffsetInQueue(topic string, queueID int32) store.QueueOffset
 }
 
 // PullRequestHoldService holds pulls that found no message and answers them when a message
@@ -153,7 +154,7 @@ func (s *PullRequestHoldService) CheckHoldRequest() {
 			continue
 		}
 		topic, queueID := key[:i], int32(qid)
-		s.notifyMessageArriving(topic, queueID, s.store.GetMaxOffsetInQueue(topic, queueID), 0, false)
+		s.notifyMessageArriving(topic, queueID, int64(s.store.GetMaxOffsetInQueue(topic, queueID)), 0, false)
 	}
 }
 
@@ -185,7 +186,7 @@ func (s *PullRequestHoldService) notifyMessageArriving(topic string, queueID int
 	for _, r := range requests {
 		newest := maxOffset
 		if newest <= r.PullFromThisOffset {
-			newest = s.store.GetMaxOffsetInQueue(topic, queueID)
+			newest = int64(s.store.GetMaxOffsetInQueue(topic, queueID))
 		}
 		if newest > r.PullFromThisOffset {
 			if !haveTags || r.MessageFilter == nil || r.MessageFilter.IsMatchedByConsumeQueue(tagsCode) {
@@ -236,9 +237,9 @@ type NotifyMessageArrivingListener struct {
 
 // Arriving implements store.MessageArrivingListener. logicOffset is the queue's max offset after
 // the message (ConsumeQueue units). Java: NotifyMessageArrivingListener#arriving.
-func (l *NotifyMessageArrivingListener) Arriving(topic string, queueID int32, logicOffset int64, tagsCode int64, storeTimestamp int64) {
+func (l *NotifyMessageArrivingListener) Arriving(topic string, queueID int32, logicOffset store.QueueOffset, tagsCode int64, storeTimestamp int64) {
 	if l.hold == nil {
 		return
 	}
-	l.hold.NotifyMessageArriving(topic, queueID, logicOffset, tagsCode)
+	l.hold.NotifyMessageArriving(topic, queueID, int64(logicOffset), tagsCode)
 }

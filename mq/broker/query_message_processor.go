@@ -8,6 +8,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // queryMessageThreadPoolNums is the worker count of QUERY_MESSAGE and VIEW_MESSAGE_BY_ID:
@@ -108,7 +109,7 @@ func (p *QueryMessageProcessor) queryMessage(req *remoting.RemotingCommand) *rem
 	}
 	resp.ExtFields = map[string]string{
 		"indexLastUpdateTimestamp": strconv.FormatInt(r.IndexLastUpdateTimestamp, 10),
-		"indexLastUpdatePhyoffset": strconv.FormatInt(r.IndexLastUpdatePhyoffset, 10),
+		"indexLastUpdatePhyoffset": strconv.FormatInt(int64(r.IndexLastUpdatePhyoffset), 10),
 	}
 	return resp
 }
@@ -121,7 +122,7 @@ func (p *QueryMessageProcessor) viewMessageByID(req *remoting.RemotingCommand) *
 	if !ok || err != nil {
 		return remoting.NewResponse(remoting.SystemError, fmt.Sprintf("bad view message request header: offset=%q", v))
 	}
-	rec, found := p.b.messageStore.SelectOneMessageByOffset(offset)
+	rec, found := p.b.messageStore.SelectOneMessageByOffset(store.CommitLogOffset(offset))
 	if tr := p.b.tr; tr.Enabled() {
 		tr.Step("QueryMessageProcessor#viewMessageById", slog.Int64("offset", offset), slog.Bool("found", found))
 	}

@@ -14,7 +14,7 @@ import (
 // (the store owns the service in Java; store/schedule sits above the store here, so the broker
 // wires it).
 func (b *BrokerController) initScheduleMessageService() error {
-	sms, err := schedule.NewScheduleMessageService(b.messageStore, schedule.ConfigFromStore(&b.storeCfg), b.tr)
+	sms, err := schedule.NewScheduleMessageService(b.messageStore, schedule.ConfigFromStore(&b.storeCfg, b.messageStore.Options()), b.tr)
 	if err != nil {
 		return fmt.Errorf("broker: create schedule message service: %w", err)
 	}

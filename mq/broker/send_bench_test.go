@@ -15,7 +15,7 @@ import (
 // sends queueId -1 so the broker picks one. Run with:
 // go test ./mq/broker -run XXX -bench BenchmarkSendMessage
 func BenchmarkSendMessage(b *testing.B) {
-	tb := startTestBroker(b, nil, func(_ *BrokerConfig, sc *store.MessageStoreConfig) {
+	tb := startTestBroker(b, nil, func(_ *BrokerConfig, sc storeSetup) {
 		sc.MappedFileSizeCommitLog = 64 << 20
 		sc.MappedFileSizeConsumeQueue = 300000 * store.ConsumeQueueUnitSize
 	})

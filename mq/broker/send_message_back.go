@@ -73,7 +73,7 @@ func (p *SendMessageProcessor) asyncConsumerSendMsgBack(ch *remoting.Channel, re
 		return remoting.NewResponse(protocol.NoPermission,
 			fmt.Sprintf("the topic[%s] sending message is forbidden", newTopic)), nil
 	}
-	msgExt, err := b.store.LookMessageByOffset(h.Offset)
+	msgExt, err := b.store.LookMessageByOffset(store.CommitLogOffset(h.Offset))
 	if err != nil || msgExt == nil {
 		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("look message by offset failed, %d", h.Offset)), nil
 	}

@@ -23,8 +23,8 @@ const secondLevels = "1s 2s 3s 4s 5s 6s 7s 8s 9s 10s 11s 12s 13s 14s 15s 16s 17s
 // fakeClock starts the store clock at a fixed time; tests move it to make delayed messages due.
 func fakeClock(clock *atomic.Int64) testOption {
 	clock.Store(1700000000000)
-	return func(_ *BrokerConfig, sc *store.MessageStoreConfig) {
-		sc.Clock = clock.Load
+	return func(_ *BrokerConfig, sc storeSetup) {
+		sc.Clock = millisClock{clock}
 		sc.MessageDelayLevel = secondLevels
 	}
 }
@@ -117,7 +117,7 @@ func TestConsumerSendMsgBackRetryPath(t *testing.T) {
 	require.Equal(t, int32(2), again.ReconsumeTimes)
 	require.Equal(t, origID, again.Properties[primitive.PropertyOriginMessageID], "the first id is kept")
 	require.Equal(t, "TopicA", again.Properties[primitive.PropertyRetryTopic], "RETRY_TOPIC is not overwritten")
-	raw, ok := tb.b.MessageStore().SelectOneMessageByOffset(again.CommitLogOffset)
+	raw, ok := tb.b.MessageStore().SelectOneMessageByOffset(store.CommitLogOffset(again.CommitLogOffset))
 	require.True(t, ok)
 	require.Equal(t, 1, strings.Count(string(raw), "REAL_TOPIC\x01"), "one REAL_TOPIC in the stored properties")
 
@@ -210,7 +210,7 @@ func TestConsumerSendMsgBackDecision(t *testing.T) {
 // by offset failed"; a group with retryQueueNums 0 is answered SUCCESS and the message dropped;
 // a header without group is SYSTEM_ERROR. Java: asyncConsumerSendMsgBack's early returns.
 func TestConsumerSendMsgBackRefusals(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
 		c.AutoCreateSubscriptionGroup = false
 	})
 	_, offset := tb.sendReconsumed(t, "TopicR", 0, "x")
@@ -240,7 +240,7 @@ func TestConsumerSendMsgBackRefusals(t *testing.T) {
 // TestConsumerSendMsgBackReadOnlyBroker: a broker without write permission refuses with
 // NO_PERMISSION (16).
 func TestConsumerSendMsgBackReadOnlyBroker(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
 		c.BrokerPermission = int(protocol.PermRead)
 	})
 	resp := tb.sendBack(t, "g", 0, 0, 16)

@@ -123,7 +123,7 @@ func TestSendChecks(t *testing.T) {
 // TestSendWithoutAutoCreate: with autoCreateTopicEnable=false there is no TBW102, so an unknown
 // topic is TOPIC_NOT_EXIST (17), which client-go retries on another queue.
 func TestSendWithoutAutoCreate(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) { c.AutoCreateTopicEnable = false })
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) { c.AutoCreateTopicEnable = false })
 	require.Nil(t, tb.b.TopicConfigManager().SelectTopicConfig(protocol.DefaultTopic))
 	resp := tb.send(t, "Unknown", 0, "", []byte("x"))
 	require.Equal(t, int32(protocol.TopicNotExist), resp.Code)
@@ -167,7 +167,7 @@ func TestSendRetryTopicToDLQ(t *testing.T) {
 	require.Equal(t, int32(1), dlq.WriteQueueNums)
 	require.Equal(t, int32(6), dlq.Perm)
 	tb.waitDispatched(t, "%DLQ%g", 0, 1)
-	require.Equal(t, int64(0), tb.b.MessageStore().GetMaxOffsetInQueue("%RETRY%g", 0))
+	require.Equal(t, store.QueueOffset(0), tb.b.MessageStore().GetMaxOffsetInQueue("%RETRY%g", 0))
 }
 
 // batchEntry encodes one batch member as client-go does (remoting-protocol.md §6.2).
@@ -227,10 +227,10 @@ func TestSendTransactionRefused(t *testing.T) {
 func TestSendSyncFlush(t *testing.T) {
 	var stall atomic.Bool
 	release := make(chan struct{})
-	tb := startTestBroker(t, nil, func(_ *BrokerConfig, sc *store.MessageStoreConfig) {
+	tb := startTestBroker(t, nil, func(_ *BrokerConfig, sc storeSetup) {
 		sc.FlushDiskType = store.SyncFlush
 		sc.SyncFlushTimeout = 100 * time.Millisecond
-		sc.BeforeFlushHook = func(file string) {
+		sc.Events.BeforeFlush = func(file string) {
 			if stall.Load() && strings.HasPrefix(file, "commitlog/") {
 				<-release
 			}
@@ -270,7 +270,7 @@ func TestSendSyncFlush(t *testing.T) {
 // (SEND_BATCH_MESSAGE) path alike where both have the check. Java: AbstractSendMessageProcessor
 // #msgCheck, SendMessageProcessor#asyncSendMessage / #asyncSendBatchMessage / #handleRetryAndDLQ.
 func TestSendRefusalsExact(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) { c.AutoCreateSubscriptionGroup = false })
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) { c.AutoCreateSubscriptionGroup = false })
 	tcm := tb.b.TopicConfigManager()
 	noWrite := protocol.NewTopicConfig("NoWriteQueues")
 	noWrite.ReadQueueNums, noWrite.WriteQueueNums = 4, 0
@@ -340,7 +340,7 @@ func TestSendRefusalsExact(t *testing.T) {
 // TestSendOrderTopicOnReadOnlyBroker pins msgCheck's first check: a broker without write
 // permission refuses sends to an order topic (NO_PERMISSION naming brokerIP1), single and batch.
 func TestSendOrderTopicOnReadOnlyBroker(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ *store.MessageStoreConfig) { c.BrokerPermission = int(protocol.PermRead) })
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) { c.BrokerPermission = int(protocol.PermRead) })
 	order := protocol.NewTopicConfig("OrderTopic")
 	order.Order = true
 	tb.b.TopicConfigManager().UpdateTopicConfig(*order)

@@ -30,6 +30,9 @@ type Config struct {
 	// Customize, if set, adjusts each broker's configs before it is created (small files in
 	// tests, shorter intervals in chapters). i is the broker's index.
 	Customize func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig)
+	// StoreOptions, if set, gives each broker's store its Go-only options (clock, manual
+	// services, event listeners), which MessageStoreConfig does not hold. i is the broker's index.
+	StoreOptions func(i int) store.Options
 	// NamesrvCustomize, if set, adjusts the name server's config.
 	NamesrvCustomize func(nc *namesrv.NamesrvConfig)
 	// NamesrvClock is the name server's clock (nil: the system clock); a test hands it a
@@ -83,7 +86,11 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 	if cfg.Customize != nil {
 		cfg.Customize(i, &bc, &sc)
 	}
-	return StartBroker(bc, nsc, sc, trace.New(cfg.Logger, name), broker.WithClock(cfg.BrokerClock))
+	opts := []broker.Option{broker.WithClock(cfg.BrokerClock)}
+	if cfg.StoreOptions != nil {
+		opts = append(opts, broker.WithStoreOptions(cfg.StoreOptions(i)))
+	}
+	return StartBroker(bc, nsc, sc, trace.New(cfg.Logger, name), opts...)
 }
 
 // StartNamesrv starts a name server whose KV config lives under dir/namesrv, listening on

@@ -172,7 +172,7 @@ func TestOfficialProducerDelayLevel(t *testing.T) {
 	inTopic := func() int64 {
 		var n int64
 		for q := int32(0); q < 4; q++ {
-			n += ms.GetMaxOffsetInQueue(topic, q)
+			n += int64(ms.GetMaxOffsetInQueue(topic, q))
 		}
 		return n
 	}

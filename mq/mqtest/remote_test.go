@@ -55,7 +55,7 @@ func TestRemoteAndSenders(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "body-"+key, string(m.Body))
 		require.Equal(t, key, m.Properties[primitive.PropertyKeys])
-		require.Equal(t, a.CommitLogOffset, m.CommitLogOffset)
+		require.Equal(t, int64(a.CommitLogOffset), m.CommitLogOffset)
 	}
 }
 

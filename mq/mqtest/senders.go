@@ -8,15 +8,16 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // Ack is what a SEND_MESSAGE answer says about a stored message.
 type Ack struct {
 	QueueID int32
 	// QueueOffset is the message's position in its ConsumeQueue (units).
-	QueueOffset int64
+	QueueOffset store.QueueOffset
 	// CommitLogOffset is where its record starts in the CommitLog (bytes), from its offsetMsgId.
-	CommitLogOffset int64
+	CommitLogOffset store.CommitLogOffset
 }
 
 // SendLoad describes the sends of Senders.
@@ -80,7 +81,7 @@ func (s *Senders) send(g int) {
 		q, _ := strconv.Atoi(resp.ExtFields["queueId"])
 		qo, _ := strconv.ParseInt(resp.ExtFields["queueOffset"], 10, 64)
 		s.mu.Lock()
-		s.acked[key] = Ack{QueueID: int32(q), QueueOffset: qo, CommitLogOffset: phy}
+		s.acked[key] = Ack{QueueID: int32(q), QueueOffset: store.QueueOffset(qo), CommitLogOffset: store.CommitLogOffset(phy)}
 		s.mu.Unlock()
 	}
 }

@@ -36,9 +36,9 @@ func StartServers(dir string) (*Servers, error) {
 }
 
 // StartBroker starts a broker from its configs on an ephemeral loopback port (tr nil: untraced)
-// and keeps it for Shutdown.
-func (s *Servers) StartBroker(bc broker.BrokerConfig, sc store.MessageStoreConfig, tr *trace.Tracer) (*broker.BrokerController, error) {
-	b, err := embedded.StartBroker(bc, embedded.LoopbackServer(), sc, tr)
+// and keeps it for Shutdown; opts are the broker's options (its clock, the store's Options).
+func (s *Servers) StartBroker(bc broker.BrokerConfig, sc store.MessageStoreConfig, tr *trace.Tracer, opts ...broker.Option) (*broker.BrokerController, error) {
+	b, err := embedded.StartBroker(bc, embedded.LoopbackServer(), sc, tr, opts...)
 	if err != nil {
 		return nil, err
 	}

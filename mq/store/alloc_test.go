@@ -33,7 +33,7 @@ func TestHotPathAllocations(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	s.DoReput()
 	runtime.ReadMemStats(&after)
-	require.Equal(t, int64(2002), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(2002), s.GetMaxOffsetInQueue("T", 0))
 	require.LessOrEqual(t, after.Mallocs-before.Mallocs, uint64(10), "DoReput of 1000 records")
 
 	get := testing.AllocsPerRun(100, func() { s.GetMessage("g", "T", 0, 10, 32, nil) })

@@ -17,30 +17,20 @@ import (
 // Transaction and delayed batches are MESSAGE_ILLEGAL.
 // Java: DefaultMessageStore#putMessages (MessageExtBatch) → CommitLog#asyncPutMessages.
 func (s *DefaultMessageStore) PutMessages(batch *primitive.MessageExtBrokerInner) PutMessageResult {
-	r, req := s.putMessages(batch)
-	if req != nil {
-		return <-req.out
-	}
-	return r
+	return waitPut(s.putMessages(batch))
 }
 
 // AsyncPutMessages is PutMessages delivering its result on a channel: filled at once, or
 // under SYNC_FLUSH (WAIT not false) once the batch is flushed or its flush timed out.
 // Java: DefaultMessageStore#asyncPutMessages.
 func (s *DefaultMessageStore) AsyncPutMessages(batch *primitive.MessageExtBrokerInner) <-chan PutMessageResult {
-	r, req := s.putMessages(batch)
-	if req != nil {
-		return req.out
-	}
-	ch := make(chan PutMessageResult, 1)
-	ch <- r
-	return ch
+	return putChan(s.putMessages(batch))
 }
 
 func (s *DefaultMessageStore) putMessages(batch *primitive.MessageExtBrokerInner) (PutMessageResult, *GroupCommitRequest) {
-	tracing := s.tracer.Enabled()
+	tracing := s.env.tracer.Enabled()
 	if tracing {
-		s.tracer.Step("DefaultMessageStore#asyncPutMessages", slog.String("topic", batch.Topic),
+		s.env.tracer.Step("DefaultMessageStore#asyncPutMessages", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLength", len(batch.Body)))
 	}
 	if st := s.checkStoreStatus(); st != PutOK {
@@ -54,8 +44,8 @@ func (s *DefaultMessageStore) putMessages(batch *primitive.MessageExtBrokerInner
 
 // asyncPutMessages: Java CommitLog#asyncPutMessages.
 func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tracing bool) (PutMessageResult, *GroupCommitRequest) {
-	s := c.store
-	batch.StoreTimestamp = s.now()
+	env := c.env
+	batch.StoreTimestamp = env.clock.now()
 	if batch.SysFlag&sysFlagTransactionMask != tranNotType {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
@@ -65,32 +55,22 @@ func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tra
 	if v, ok := lookupProperty([]byte(batch.PropertiesString), propertyDelay); ok && string(v) != "0" {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
-	born, err := hostField(batch.BornHostBytes, batch.BornHost)
-	if err != nil {
+	born, storeHost, ok := messageHosts(batch)
+	if !ok {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
-	}
-	storeHost, err := hostField(batch.StoreHostBytes, batch.StoreHost)
-	if err != nil {
-		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
-	}
-	if born.n == 20 {
-		batch.SysFlag |= sysFlagBornHostV6
-	}
-	if storeHost.n == 20 {
-		batch.SysFlag |= sysFlagStoreHostV6
 	}
 	enc := c.encoders.Get().(*messageExtEncoder)
 	defer c.encoders.Put(enc)
 	n, st := enc.encodeBatch(batch, born.bytes(), storeHost.bytes())
 	if tracing {
-		s.tracer.Step("MessageExtEncoder#encode", slog.Int("msgLen", len(enc.buf)), slog.Int("batchSize", n),
+		env.tracer.Step("MessageExtEncoder#encode", slog.Int("msgLen", len(enc.buf)), slog.Int("batchSize", n),
 			slog.String("status", st.String()))
 	}
 	if st != PutOK {
 		return PutMessageResult{PutMessageStatus: st}, nil
 	}
 	m := msgToAppend{inner: batch, encoded: enc.buf, key: topicQueueKey{batch.Topic, batch.QueueID},
-		storeHost: storeHost, batch: true, batchIDs: make([]int64, 0, n)}
+		storeHost: storeHost, batch: true, batchIDs: make([]CommitLogOffset, 0, n)}
 	return c.appendLocked(&m, tracing)
 }
 
@@ -177,7 +157,7 @@ func (e *messageExtEncoder) encodeBatch(batch *primitive.MessageExtBrokerInner, 
 
 // doAppendBatch writes all members of an encoded batch, or the blank END_OF_FILE record if
 // they do not all fit. Java: DefaultAppendMessageCallback#doAppend(MessageExtBatch).
-func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf []byte, ctx appendContext, wroteOffset, queueOffset int64) AppendMessageResult {
+func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf []byte, ctx appendContext, wroteOffset CommitLogOffset, queueOffset QueueOffset) AppendMessageResult {
 	c := cb.c
 	m := ctx.msg
 	maxBlank := len(buf)
@@ -187,8 +167,8 @@ func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf 
 		be.PutUint32(buf[0:], uint32(maxBlank))
 		be.PutUint32(buf[4:], blankMagicCode)
 		if ctx.tracing {
-			c.store.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.String("result", "END_OF_FILE"),
-				slog.Int64("wroteOffset", wroteOffset), slog.Int("blankBytes", maxBlank), slog.Int("msgSize", len(enc)))
+			c.env.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.String("result", "END_OF_FILE"),
+				slog.Int64("wroteOffset", int64(wroteOffset)), slog.Int("blankBytes", maxBlank), slog.Int("msgSize", len(enc)))
 		}
 		return AppendMessageResult{Status: EndOfFile, WroteOffset: wroteOffset, WroteBytes: int32(maxBlank),
 			StoreTimestamp: m.inner.StoreTimestamp, LogicsOffset: queueOffset}
@@ -199,18 +179,18 @@ func (cb *defaultAppendMessageCallback) doAppendBatch(fileFromOffset int64, buf 
 	for p := 0; p < len(enc); {
 		n := int(be.Uint32(enc[p:]))
 		be.PutUint64(enc[p+posQueueOffset:], uint64(queueOffset))
-		be.PutUint64(enc[p+posPhysicalOffset:], uint64(wroteOffset+int64(p)))
+		be.PutUint64(enc[p+posPhysicalOffset:], uint64(wroteOffset+CommitLogOffset(p)))
 		be.PutUint64(enc[p+tsPos:], uint64(m.inner.StoreTimestamp))
-		m.batchIDs = append(m.batchIDs, wroteOffset+int64(p))
+		m.batchIDs = append(m.batchIDs, wroteOffset+CommitLogOffset(p))
 		queueOffset++
 		p += n
 	}
 	copy(buf, enc)
 	c.topicQueueTable[m.key] = queueOffset
 	if ctx.tracing {
-		c.store.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.Int64("wroteOffset", wroteOffset),
-			slog.Int("queueId", int(m.key.queueID)), slog.Int64("queueOffset", begin), slog.Int("msgSize", len(enc)),
-			slog.Int("msgNum", len(m.batchIDs)), slog.String("file", c.store.rel(c.mfq.storePath)+"/"+offset2FileName(fileFromOffset)))
+		c.env.tracer.Step("DefaultAppendMessageCallback#doAppend", slog.Int64("wroteOffset", int64(wroteOffset)),
+			slog.Int("queueId", int(m.key.queueID)), slog.Int64("queueOffset", int64(begin)), slog.Int("msgSize", len(enc)),
+			slog.Int("msgNum", len(m.batchIDs)), slog.String("file", c.env.root.rel(c.mfq.storePath)+"/"+offset2FileName(fileFromOffset)))
 	}
 	return AppendMessageResult{Status: AppendPutOK, WroteOffset: wroteOffset, WroteBytes: int32(len(enc)),
 		StoreTimestamp: m.inner.StoreTimestamp, LogicsOffset: begin, MsgNum: int32(len(m.batchIDs))}
@@ -223,7 +203,7 @@ func (c *CommitLog) batchMsgIDs(m *msgToAppend) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(primitive.CreateOffsetMsgID(m.storeHost.bytes(), off))
+		b.WriteString(primitive.CreateOffsetMsgID(m.storeHost.bytes(), int64(off)))
 	}
 	return b.String()
 }

@@ -26,7 +26,7 @@ func benchMsg() *msgT {
 	return m
 }
 
-func benchConfig(dir string) MessageStoreConfig {
+func benchConfig(dir string) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 << 20
 	cfg.MappedFileSizeConsumeQueue = 300000 * ConsumeQueueUnitSize
@@ -80,18 +80,7 @@ func BenchmarkPutMessageRolling(b *testing.B) {
 	s := openStore(b, benchConfig(b.TempDir()), nil, nil)
 	m := benchMsg()
 	b.SetBytes(int64(calMsgLength(0, 1024, len(m.Topic), len(m.PropertiesString))))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%65536 == 65535 {
-			b.StopTimer()
-			trimCommitLog(s)
-			b.StartTimer()
-		}
-		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
-			b.Fatal(r.PutMessageStatus)
-		}
-	}
+	putLoop(b, s, m)
 }
 
 // BenchmarkPutMessageParallel: several producers contend for the put lock. Old files are
@@ -117,7 +106,7 @@ func BenchmarkPutMessageParallel(b *testing.B) {
 // redispatchSetup writes records once (n 1 KiB messages made by mk) and returns a function
 // that undoes their dispatch — ConsumeQueue positions, index files, reput offset — so each
 // iteration dispatches the same records again without the disk growing.
-func redispatchSetup(b *testing.B, cfg MessageStoreConfig, n int, mk func(i int) *msgT) (*DefaultMessageStore, func()) {
+func redispatchSetup(b *testing.B, cfg storeSetup, n int, mk func(i int) *msgT) (*DefaultMessageStore, func()) {
 	s := openStore(b, cfg, nil, nil)
 	for i := 0; i < n; i++ {
 		if r := s.PutMessage(mk(i)); r.PutMessageStatus != PutOK {
@@ -125,7 +114,7 @@ func redispatchSetup(b *testing.B, cfg MessageStoreConfig, n int, mk func(i int)
 		}
 	}
 	reset := func() {
-		s.forEachConsumeQueue(func(cq *ConsumeQueue) {
+		s.queues.forEach(func(cq *ConsumeQueue) {
 			for _, f := range cq.mfq.MappedFiles() {
 				f.setPositions(0)
 			}
@@ -154,7 +143,7 @@ func BenchmarkDoReput(b *testing.B) {
 		s.DoReput()
 	}
 	b.StopTimer()
-	require.Equal(b, int64(n), s.GetMaxOffsetInQueue("BenchTopic", 0))
+	require.Equal(b, QueueOffset(n), s.GetMaxOffsetInQueue("BenchTopic", 0))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
 }
@@ -215,7 +204,7 @@ func BenchmarkGetMessage(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		g := s.GetMessage("g", "BenchTopic", 0, int64(i%(n-32)), 32, nil)
+		g := s.GetMessage("g", "BenchTopic", 0, QueueOffset(i%(n-32)), 32, nil)
 		if g.MessageCount != 32 {
 			b.Fatal(g.Status, g.MessageCount)
 		}
@@ -274,18 +263,7 @@ func BenchmarkCommitLogPutMessage(b *testing.B) {
 	s := openStore(b, cfg, nil, nil)
 	m := benchMsg()
 	b.SetBytes(int64(len(m.Body)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%65536 == 65535 {
-			b.StopTimer()
-			trimCommitLog(s)
-			b.StartTimer()
-		}
-		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
-			b.Fatal(r.PutMessageStatus)
-		}
-	}
+	putLoop(b, s, m)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
 
@@ -303,15 +281,15 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 	cfg.MappedFileSizeCommitLog = 1 << 30
 	cfg.MessageIndexEnable = false
 	cfg.WarmMappedFileEnable = false
-	s, err := NewDefaultMessageStore(cfg, nil, nil)
+	s, err := newStore(cfg, nil, nil)
 	require.NoError(b, err)
-	_, err = s.Load()
+	err = s.Load()
 	require.NoError(b, err)
 	require.NoError(b, s.Start())
 	m := benchMsg()
 	s.commitLog.mfq.allocate = nil // exactly one file
 	records := 0
-	for s.GetMaxPhyOffset() < int64(cfg.MappedFileSizeCommitLog)-4096 {
+	for s.GetMaxPhyOffset() < CommitLogOffset(cfg.MappedFileSizeCommitLog)-4096 {
 		s.PutMessage(m)
 		records++
 	}
@@ -324,13 +302,13 @@ func BenchmarkRecovery1GiB(b *testing.B) {
 				if mode == "abnormal" {
 					require.NoError(b, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
 				}
-				s, err := NewDefaultMessageStore(cfg, nil, nil)
+				s, err := newStore(cfg, nil, nil)
 				require.NoError(b, err)
 				start := time.Now()
-				_, err = s.Load()
+				err = s.Load()
 				b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/load")
 				require.NoError(b, err)
-				require.Equal(b, int64(records), s.GetMaxOffsetInQueue("BenchTopic", 0))
+				require.Equal(b, QueueOffset(records), s.GetMaxOffsetInQueue("BenchTopic", 0))
 				s.Shutdown() // not started: the abort file stays for the next abnormal pass
 				_ = os.Remove(filepath.Join(dir, "abort"))
 			}

@@ -20,41 +20,50 @@ const checkpointFileSize = 4096
 // flush and shutdown). Mirrors org.apache.rocketmq.store.StoreCheckpoint.
 // Deviation: written with pwrite + fdatasync instead of through a mapping (24 bytes).
 type StoreCheckpoint struct {
-	f                  *os.File
-	mu                 sync.Mutex // serializes flush and close
+	path               string
+	events             *EventListener // BeforeFlush / Flushed around the fdatasync
+	f                  *os.File       // nil until open and after shutdown
+	mu                 sync.Mutex     // serializes open, flush and close
 	physicMsgTimestamp atomic.Int64
 	logicsMsgTimestamp atomic.Int64
 	indexMsgTimestamp  atomic.Int64
-	hooks              *flushHooks
 }
 
-// openStoreCheckpoint opens (or creates, 4096 zero bytes) the checkpoint file and reads it.
-func openStoreCheckpoint(path string) (*StoreCheckpoint, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// newStoreCheckpoint is the checkpoint at path, not open yet (the store's parts hold it from
+// their construction; Load opens it).
+func newStoreCheckpoint(path string, events *EventListener) *StoreCheckpoint {
+	return &StoreCheckpoint{path: path, events: events}
+}
+
+// open opens (or creates, 4096 zero bytes) the checkpoint file and reads it.
+func (c *StoreCheckpoint) open() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("store: open checkpoint: %w", err)
+		return fmt.Errorf("store: open checkpoint: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("store: stat checkpoint: %w", err)
+		return fmt.Errorf("store: stat checkpoint: %w", err)
 	}
 	if st.Size() < checkpointFileSize {
 		if err := allocateFile(int(f.Fd()), checkpointFileSize); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("store: allocate checkpoint: %w", err)
+			return fmt.Errorf("store: allocate checkpoint: %w", err)
 		}
 	}
 	var b [24]byte
 	if _, err := f.ReadAt(b[:], 0); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("store: read checkpoint: %w", err)
+		return fmt.Errorf("store: read checkpoint: %w", err)
 	}
-	c := &StoreCheckpoint{f: f}
+	c.f = f
 	c.physicMsgTimestamp.Store(int64(binary.BigEndian.Uint64(b[0:])))
 	c.logicsMsgTimestamp.Store(int64(binary.BigEndian.Uint64(b[8:])))
 	c.indexMsgTimestamp.Store(int64(binary.BigEndian.Uint64(b[16:])))
-	return c, nil
+	return nil
 }
 
 // PhysicMsgTimestamp, LogicsMsgTimestamp and IndexMsgTimestamp are the in-memory values (ms).
@@ -95,11 +104,11 @@ func (c *StoreCheckpoint) Flush() error {
 	if _, err := c.f.WriteAt(b[:], 0); err != nil {
 		return fmt.Errorf("store: write checkpoint: %w", err)
 	}
-	c.hooks.beforeFlush("checkpoint")
+	c.events.beforeFlush("checkpoint")
 	if err := unix.Fdatasync(int(c.f.Fd())); err != nil {
 		return fmt.Errorf("store: sync checkpoint: %w", err)
 	}
-	c.hooks.flushed("checkpoint", len(b))
+	c.events.flushed("checkpoint", len(b))
 	return nil
 }
 

@@ -33,7 +33,7 @@ func newCleanT(t *testing.T) *cleanT {
 	cfg.MappedFileSizeConsumeQueue = 5 * ConsumeQueueUnitSize
 	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 8, 6
 	cfg.Location = time.UTC
-	cfg.Clock = c.clock.Load
+	cfg.Clock = millisFunc(c.clock.Load)
 	cfg.DiskUsage = func(string) float64 { return c.usage.Load().(float64) }
 	cfg.DeleteCommitLogFilesInterval, cfg.DeleteConsumeQueueFilesInterval = 0, 0
 	c.s = openStore(t, cfg, nil, c.rec.Tracer("b"))
@@ -83,7 +83,7 @@ func TestCleanExpiredFiles(t *testing.T) {
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 1, c.files(), "every file but the active one")
 	minPhy := c.s.GetMinPhyOffset()
-	require.Equal(t, int64(4*4096), minPhy)
+	require.Equal(t, CommitLogOffset(4*4096), minPhy)
 	a := stepAttrs(t, c.rec, "CleanCommitLogService#deleteExpiredFiles")
 	require.Equal(t, map[string]string{"timeup": "true", "spacefull": "false", "manual": "false", "cleanAtOnce": "false",
 		"fileReservedTimeHours": "72", "deleted": "4", "commitLogMinOffset": "16384"}, a)
@@ -94,12 +94,12 @@ func TestCleanExpiredFiles(t *testing.T) {
 
 	// 36 records lived in the deleted files: the queue's first kept unit is number 36
 	cq := c.s.ConsumeQueue("T", 0)
-	require.Equal(t, int64(36), cq.GetMinOffsetInQueue())
-	require.Equal(t, int64(40), cq.GetMaxOffsetInQueue())
+	require.Equal(t, QueueOffset(36), cq.GetMinOffsetInQueue())
+	require.Equal(t, QueueOffset(40), cq.GetMaxOffsetInQueue())
 	require.Len(t, cq.mfq.MappedFiles(), 1, "7 of 8 ConsumeQueue files only pointed below the min offset")
 	g := c.s.GetMessage("g", "T", 0, 3, 32, nil)
 	require.Equal(t, OffsetTooSmall, g.Status)
-	require.Equal(t, int64(36), g.NextBeginOffset)
+	require.Equal(t, QueueOffset(36), g.NextBeginOffset)
 	g = c.s.GetMessage("g", "T", 0, 36, 32, nil)
 	require.Equal(t, Found, g.Status)
 	require.Equal(t, 4, g.MessageCount)
@@ -132,7 +132,7 @@ func TestCleanStopsAtFirstUnexpired(t *testing.T) {
 	c.clock.Add((73 * time.Hour).Milliseconds())
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 3, c.files(), "only the first: the second is young")
-	require.Equal(t, int64(4096), c.s.GetMinPhyOffset())
+	require.Equal(t, CommitLogOffset(4096), c.s.GetMinPhyOffset())
 }
 
 // TestCleanWhenDiskFull: outside deleteWhen, a partition above diskMaxUsedSpaceRatio (75 %)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,9 +66,9 @@ func TestPutWorkedExample(t *testing.T) {
 	m := newMsg("TopicTest", 1, "Hello", "")
 	m.PropertiesString = exampleProps
 	r := put(t, s, m)
-	require.Equal(t, int64(0), r.WroteOffset)
+	require.Equal(t, CommitLogOffset(0), r.WroteOffset)
 	require.Equal(t, int32(137), r.WroteBytes)
-	require.Equal(t, int64(0), r.LogicsOffset)
+	require.Equal(t, QueueOffset(0), r.LogicsOffset)
 	require.Equal(t, exampleStore, r.StoreTimestamp)
 	require.Equal(t, "C0A8010A00002A9F0000000000000000", r.MsgID)
 
@@ -95,12 +96,12 @@ func TestPutWorkedExample(t *testing.T) {
 	cqRaw, err := os.ReadFile(filepath.Join(dir, "consumequeue", "TopicTest", "1", "00000000000000000000"))
 	require.NoError(t, err)
 	require.Equal(t, unit, cqRaw[:20])
-	require.Equal(t, int64(1), s.GetMaxOffsetInQueue("TopicTest", 1))
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("TopicTest", 1))
 
 	// next record starts at 137
 	r2 := put(t, s, newMsg("TopicTest", 1, "Hello", "TagA"))
-	require.Equal(t, int64(137), r2.WroteOffset)
-	require.Equal(t, int64(1), r2.LogicsOffset)
+	require.Equal(t, CommitLogOffset(137), r2.WroteOffset)
+	require.Equal(t, QueueOffset(1), r2.LogicsOffset)
 }
 
 // TestRollToNextFile: a record that does not fit (record + 8 > bytes left) leaves the 8-byte
@@ -111,16 +112,16 @@ func TestRollToNextFile(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, smallConfig(dir), nil, nil)
 	body := strings.Repeat("x", 1000) // record = 91 + 1000 + 1 + 22 = 1114 bytes
-	var offsets []int64
+	var offsets []CommitLogOffset
 	for i := 0; i < 4; i++ {
 		r := put(t, s, newMsg("T", 0, body, ""))
 		offsets = append(offsets, r.WroteOffset)
-		require.Equal(t, int64(i), r.LogicsOffset)
+		require.Equal(t, QueueOffset(i), r.LogicsOffset)
 	}
 	size := int64(calMsgLength(0, 1000, 1, len("CLUSTER\x01DefaultCluster")))
 	require.Equal(t, int64(1114), size)
 	// 3 records = 3342 bytes; 3342 + 1114 + 8 > 4096: the 4th goes to the next file
-	require.Equal(t, []int64{0, size, 2 * size, 4096}, offsets)
+	require.Equal(t, []CommitLogOffset{0, CommitLogOffset(size), CommitLogOffset(2 * size), 4096}, offsets)
 
 	raw, err := os.ReadFile(filepath.Join(dir, "commitlog", "00000000000000000000"))
 	require.NoError(t, err)
@@ -132,8 +133,8 @@ func TestRollToNextFile(t *testing.T) {
 
 	// the reput skips the blank and dispatches all four
 	s.DoReput()
-	require.Equal(t, int64(4), s.GetMaxOffsetInQueue("T", 0))
-	require.Equal(t, int64(4096+size), s.GetMaxPhyOffset())
+	require.Equal(t, QueueOffset(4), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, CommitLogOffset(4096+size), s.GetMaxPhyOffset())
 	require.Zero(t, s.DispatchBehindBytes())
 	g := s.GetMessage("g", "T", 0, 0, 32, nil)
 	require.Equal(t, Found, g.Status)
@@ -143,7 +144,7 @@ func TestRollToNextFile(t *testing.T) {
 		require.Equal(t, messageMagicCode, binary.BigEndian.Uint32(m[4:]), "never a blank record")
 		require.Equal(t, uint64(offsets[i]), binary.BigEndian.Uint64(m[posPhysicalOffset:]))
 	}
-	require.Equal(t, []int64{0, 1, 2, 3}, g.MessageQueueOffsets)
+	require.Equal(t, []QueueOffset{0, 1, 2, 3}, g.MessageQueueOffsets)
 	require.Len(t, g.Body(), 4*int(size))
 }
 
@@ -201,13 +202,13 @@ func TestPreparedGetsNoUnit(t *testing.T) {
 	p := newMsg("T", 0, "half", "")
 	p.SysFlag = tranPreparedType
 	rp := put(t, s, p)
-	require.Equal(t, int64(0), rp.LogicsOffset)
+	require.Equal(t, QueueOffset(0), rp.LogicsOffset)
 	c := newMsg("T", 0, "commit", "")
 	c.SysFlag = tranCommitType
-	require.Equal(t, int64(1), put(t, s, c).LogicsOffset)
+	require.Equal(t, QueueOffset(1), put(t, s, c).LogicsOffset)
 	s.DoReput()
-	require.Equal(t, int64(2), s.GetMaxOffsetInQueue("T", 0))
-	require.Equal(t, rp.WroteOffset+int64(rp.WroteBytes), s.GetCommitLogOffsetInQueue("T", 0, 1))
+	require.Equal(t, QueueOffset(2), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, rp.WroteOffset+CommitLogOffset(rp.WroteBytes), s.GetCommitLogOffsetInQueue("T", 0, 1))
 }
 
 // TestDelayedMessage: DELAY = L redirects to SCHEDULE_TOPIC_XXXX queue L-1 with REAL_TOPIC and
@@ -220,10 +221,10 @@ func TestDelayedMessage(t *testing.T) {
 	m.PropertiesString += "\x02DELAY\x013"
 	put(t, s, m)
 	s.DoReput()
-	require.Equal(t, int64(1), s.GetMaxOffsetInQueue(scheduleTopic, 2))
-	_, _, tags, ok := s.readUnit(scheduleTopic, 2, 0)
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue(scheduleTopic, 2))
+	u, ok := s.ReadConsumeQueueUnit(scheduleTopic, 2, 0)
 	require.True(t, ok)
-	require.Equal(t, exampleStore+10000, tags)
+	require.Equal(t, exampleStore+10000, u.TagsCode)
 	msg, err := s.LookMessageByOffset(0)
 	require.NoError(t, err)
 	require.Equal(t, "T", msg.Properties["REAL_TOPIC"])
@@ -271,22 +272,109 @@ func TestBatchPut(t *testing.T) {
 	r := s.PutMessages(b)
 	require.Equal(t, PutOK, r.PutMessageStatus)
 	require.Equal(t, int32(2), r.AppendMessageResult.MsgNum)
-	require.Equal(t, int64(1), r.AppendMessageResult.LogicsOffset)
+	require.Equal(t, QueueOffset(1), r.AppendMessageResult.LogicsOffset)
 	ids := strings.Split(r.AppendMessageResult.MsgID, ",")
 	require.Len(t, ids, 2)
 	s.DoReput()
-	require.Equal(t, int64(3), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(3), s.GetMaxOffsetInQueue("T", 0))
 	msg, err := s.LookMessageByOffset(s.GetCommitLogOffsetInQueue("T", 0, 2))
 	require.NoError(t, err)
 	require.Equal(t, []byte("xy"), msg.Body)
 	require.Equal(t, int64(2), msg.QueueOffset)
 	require.Equal(t, ids[1], msg.OffsetMsgID)
 	require.Equal(t, map[string]string{"TAGS": "A", "CLUSTER": "DefaultCluster"}, msg.Properties)
-	rec, _ := s.SelectOneMessageByOffset(msg.CommitLogOffset)
+	rec, _ := s.SelectOneMessageByOffset(CommitLogOffset(msg.CommitLogOffset))
 	require.True(t, strings.HasSuffix(string(rec), "TAGS\x01A\x02CLUSTER\x01DefaultCluster"), "one separator between member and envelope")
 
 	// an illegal member
 	bad := newMsg("T", 0, "", "")
 	bad.Body = member[:10]
 	require.Equal(t, MessageIllegal, s.PutMessages(bad).PutMessageStatus)
+}
+
+// replicaRecorder records what CommitLog hands its ReplicaService.
+type replicaRecorder struct{ calls []replicaCall }
+
+type replicaCall struct {
+	wroteOffset CommitLogOffset
+	wroteBytes  int32
+	msgNum      int32
+	topic       string
+}
+
+func (r *replicaRecorder) SubmitReplicaRequest(res *AppendMessageResult, msg *primitive.MessageExtBrokerInner) {
+	r.calls = append(r.calls, replicaCall{res.WroteOffset, res.WroteBytes, res.MsgNum, msg.Topic})
+}
+
+// TestCommitLogReplicaService: a CommitLog built from its collaborators alone (config, clock,
+// running flags, checkpoint; no DefaultMessageStore) calls its ReplicaService after every put
+// it appended — single or batch — with the put's result, whose wroteOffset and wroteBytes name
+// the CommitLog bytes a slave must hold; a refused put does not call it.
+// Java: CommitLog#asyncPutMessage → submitReplicaRequest.
+func TestCommitLogReplicaService(t *testing.T) {
+	dir := t.TempDir()
+	st := smallConfig(dir)
+	opts := st.Options.withDefaults()
+	env := newStoreEnv(&st.MessageStoreConfig, &opts, nil, dir)
+	var flags runningFlags
+	cp := newStoreCheckpoint(filepath.Join(dir, "checkpoint"), env.events())
+	require.NoError(t, cp.open())
+	defer cp.shutdown()
+	c := newCommitLog(&env, &flags, cp, nil, nil)
+	require.NoError(t, c.load())
+	defer c.mfq.shutdown()
+	rec := &replicaRecorder{}
+	c.SetReplicaService(rec)
+
+	r1, req := c.asyncPutMessage(newMsg("T", 0, "first", ""))
+	require.Nil(t, req, "ASYNC_FLUSH: the result is final")
+	require.Equal(t, PutOK, r1.PutMessageStatus)
+	r2, _ := c.asyncPutMessage(newMsg("T", 1, "second", "TagA"))
+	require.Equal(t, PutOK, r2.PutMessageStatus)
+	bad := newMsg("T", 0, "x", "")
+	bad.BornHost = "not-a-host"
+	r3, _ := c.asyncPutMessage(bad)
+	require.Equal(t, MessageIllegal, r3.PutMessageStatus)
+
+	member := unhex(t, "0000001f 00000000 00000000 00000000 00000002 7879 0007 54414753 01 41 02")
+	b := newMsg("T", 0, "", "")
+	b.Body = append(append([]byte(nil), member...), member...)
+	r4, _ := c.asyncPutMessages(b, false)
+	require.Equal(t, PutOK, r4.PutMessageStatus)
+
+	a1, a2, a4 := r1.AppendMessageResult, r2.AppendMessageResult, r4.AppendMessageResult
+	require.Equal(t, a1.WroteOffset+CommitLogOffset(a1.WroteBytes), a2.WroteOffset)
+	require.Equal(t, a2.WroteOffset+CommitLogOffset(a2.WroteBytes), a4.WroteOffset)
+	require.Equal(t, []replicaCall{
+		{wroteOffset: 0, wroteBytes: a1.WroteBytes, msgNum: 1, topic: "T"},
+		{wroteOffset: a2.WroteOffset, wroteBytes: a2.WroteBytes, msgNum: 1, topic: "T"},
+		{wroteOffset: a4.WroteOffset, wroteBytes: a4.WroteBytes, msgNum: 2, topic: "T"},
+	}, rec.calls, "one call per appended put (a batch once, for all its members), none for the refused one")
+	require.Equal(t, a4.WroteOffset+CommitLogOffset(a4.WroteBytes), c.getMaxOffset(), "the calls cover the log")
+}
+
+// TestConsumeQueueIterator: the get path's iterator reads a queue's units from a queue offset
+// to the end of what is written (queue offset, commitLogOffset, size, tagsCode of each), and
+// refuses an offset below the queue's min offset. Java: ConsumeQueue#getIndexBuffer.
+func TestConsumeQueueIterator(t *testing.T) {
+	s := openStore(t, smallConfig(t.TempDir()), nil, nil)
+	var puts []*AppendMessageResult
+	for i := 0; i < 3; i++ {
+		puts = append(puts, put(t, s, newMsg("T", 0, fmt.Sprint("m", i), "TagA")))
+	}
+	s.DoReput()
+	it, ok := s.ConsumeQueue("T", 0).IterateFrom(1)
+	require.True(t, ok)
+	defer it.Release()
+	for k := 1; k < 3; k++ {
+		u, ok := it.Next()
+		require.True(t, ok, "unit %d", k)
+		require.Equal(t, CqUnit{QueueOffset: QueueOffset(k), CommitLogOffset: puts[k].WroteOffset, Size: puts[k].WroteBytes,
+			TagsCode: tagsString2TagsCode([]byte("TagA"))}, u)
+	}
+	_, ok = it.Next()
+	require.False(t, ok, "nothing past the written end")
+	s.ConsumeQueue("T", 0).minLogicOffset.Store(2 * ConsumeQueueUnitSize)
+	_, ok = s.ConsumeQueue("T", 0).IterateFrom(1)
+	require.False(t, ok, "below the min offset")
 }

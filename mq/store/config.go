@@ -28,7 +28,8 @@ const (
 
 // MessageStoreConfig holds the store's settings. Each field's prop tag is its RocketMQ
 // properties key; a time.Duration field is written in milliseconds in properties files (the
-// unit of the Java field). Fields tagged prop:"-" are Go-only knobs for tests and chapters.
+// unit of the Java field). It holds only RocketMQ's keys: what tests and chapters choose
+// besides (clock, manual services, event listeners) is in Options.
 // Mirrors org.apache.rocketmq.store.config.MessageStoreConfig (4.9.x).
 type MessageStoreConfig struct {
 	// StorePathRootDir is the store root (default $HOME/store).
@@ -98,7 +99,7 @@ type MessageStoreConfig struct {
 	OffsetCheckInSlave                bool `prop:"offsetCheckInSlave"`                // false
 	DefaultQueryMaxNum                int  `prop:"defaultQueryMaxNum"`                // 32
 
-	// Cleanup (store-formats.md §10); read by the clean services (clean_service.go).
+	// Cleanup (store-formats.md §10); read by the clean services (clean_commit_log_service.go, clean_consume_queue_service.go).
 	FileReservedTime        int           `prop:"fileReservedTime"`        // hours (72)
 	DeleteWhen              string        `prop:"deleteWhen"`              // hours of day, ';'-separated, "04"
 	DiskMaxUsedSpaceRatio   int           `prop:"diskMaxUsedSpaceRatio"`   // percent (75; used clamped to [10, 95])
@@ -129,43 +130,6 @@ type MessageStoreConfig struct {
 	HaTransferBatchSize     int           `prop:"haTransferBatchSize"`     // bytes (32 KiB)
 	HaMasterAddress         string        `prop:"haMasterAddress"`         // "host:port", empty
 	HaSlaveFallbehindMax    int64         `prop:"haSlaveFallbehindMax"`    // bytes (256 MiB)
-
-	// Clock returns the store time in ms (nil = wall clock). Tests inject it so record bytes
-	// are reproducible.
-	Clock func() int64 `prop:"-"`
-	// ManualServices makes Start run no background goroutines (reput, flush, clean, disk
-	// check): the caller drives DoReput, FlushCommitLog, FlushConsumeQueue,
-	// CleanFilesPeriodically and IsSpaceFull step by step, so a chapter's trace is
-	// deterministic. Not a RocketMQ setting.
-	ManualServices bool `prop:"-"`
-	// Location is the time zone of the hours in DeleteWhen and of index file names
-	// (yyyyMMddHHmmssSSS); nil is the local zone, as in Java.
-	Location *time.Location `prop:"-"`
-	// DiskUsage returns the used fraction (0..1) of the partition holding path, or -1 when
-	// path does not exist; nil measures it with statfs. Tests inject it to play a full disk.
-	// Java: UtilAll#getDiskPartitionSpaceUsedPercent.
-	DiskUsage func(path string) float64 `prop:"-"`
-	// DiskSpaceWarningLevelRatio (0.90): above it the disk is marked full and puts are refused
-	// (SERVICE_NOT_AVAILABLE). DiskSpaceCleanForciblyRatio (0.85): above it expired or not,
-	// CommitLog files are deleted. Java reads both from system properties
-	// (rocketmq.broker.diskSpaceWarningLevelRatio, rocketmq.broker.diskSpaceCleanForciblyRatio).
-	DiskSpaceWarningLevelRatio  float64 `prop:"-"`
-	DiskSpaceCleanForciblyRatio float64 `prop:"-"`
-	// PutInLockHook, when set, is called by every put inside the CommitLog put lock, after the
-	// lock time was taken. Tests and chapters make it block to play a put stuck in a slow page
-	// fault: the page cache then looks busy (OS_PAGECACHE_BUSY, broker fast failure). Not a
-	// RocketMQ setting.
-	PutInLockHook func() `prop:"-"`
-	// BeforeFlushHook, when set, is called before every flush system call (fdatasync or msync)
-	// of a store file, with the file's path relative to the store root ("commitlog/0000…",
-	// "consumequeue/T/0/0000…", "index/…", "checkpoint"). Tests and chapters block in it to
-	// play a slow disk. Not a RocketMQ setting.
-	BeforeFlushHook func(file string) `prop:"-"`
-	// FlushedHook, when set, is called after every successful flush system call with the file
-	// (as in BeforeFlushHook) and the position (bytes) up to which the file is now known to be
-	// on disk (the whole file for an index file, 24 for the checkpoint). Tests use it to play a
-	// power cut: every byte past the last reported position may be lost. Not a RocketMQ setting.
-	FlushedHook func(file string, position int) `prop:"-"`
 }
 
 // DefaultMessageStoreConfig returns RocketMQ 4.9's defaults with StorePathRootDir = $HOME/store.
@@ -215,8 +179,6 @@ func DefaultMessageStoreConfig() MessageStoreConfig {
 		MaxHashSlotNum:                    5000000,
 		MaxIndexNum:                       5000000 * 4,
 		MaxMsgsNumBatch:                   64,
-		DiskSpaceWarningLevelRatio:        0.90,
-		DiskSpaceCleanForciblyRatio:       0.85,
 		HaListenPort:                      10912,
 		HaSendHeartbeatInterval:           5 * time.Second,
 		HaHousekeepingInterval:            20 * time.Second,

@@ -19,11 +19,13 @@ const ConsumeQueueUnitSize = 20
 // writes it; readers use the atomically published write position.
 // Mirrors org.apache.rocketmq.store.ConsumeQueue.
 type ConsumeQueue struct {
-	store    *DefaultMessageStore
-	topic    string
-	queueID  int32
-	mfq      *MappedFileQueue
-	fileSize int
+	env        *storeEnv
+	checkpoint *StoreCheckpoint // unit store times (logicsMsgTimestamp)
+	flags      *runningFlags    // a failed write marks the logics queues broken
+	topic      string
+	queueID    int32
+	mfq        *MappedFileQueue
+	fileSize   int
 
 	// maxPhysicOffset is the end (offset + size, bytes) of the last CommitLog record indexed;
 	// -1 before any. Written by the reput goroutine (and recovery).
@@ -34,11 +36,12 @@ type ConsumeQueue struct {
 	unit [ConsumeQueueUnitSize]byte // scratch for the writer
 }
 
-func newConsumeQueue(s *DefaultMessageStore, topic string, queueID int32) *ConsumeQueue {
-	dir := filepath.Join(s.cfg.ConsumeQueueDir(), topic, strconv.Itoa(int(queueID)))
-	cq := &ConsumeQueue{store: s, topic: topic, queueID: queueID, fileSize: s.cfg.ConsumeQueueFileSize()}
-	cq.mfq = newMappedFileQueue(dir, s.rel(dir), cq.fileSize, nil, nil)
-	cq.mfq.hooks = s.hooks
+func newConsumeQueue(env *storeEnv, checkpoint *StoreCheckpoint, flags *runningFlags, topic string, queueID int32) *ConsumeQueue {
+	dir := filepath.Join(env.cfg.ConsumeQueueDir(), topic, strconv.Itoa(int(queueID)))
+	cq := &ConsumeQueue{env: env, checkpoint: checkpoint, flags: flags, topic: topic, queueID: queueID,
+		fileSize: env.cfg.ConsumeQueueFileSize()}
+	cq.mfq = newMappedFileQueue(dir, env.root.rel(dir), cq.fileSize, nil, nil)
+	cq.mfq.hooks = env.events()
 	cq.maxPhysicOffset.Store(-1)
 	return cq
 }
@@ -48,7 +51,9 @@ func (cq *ConsumeQueue) Topic() string  { return cq.topic }
 func (cq *ConsumeQueue) QueueID() int32 { return cq.queueID }
 
 // MaxPhysicOffset is the end (bytes) of the last CommitLog record this queue indexes, or -1.
-func (cq *ConsumeQueue) MaxPhysicOffset() int64 { return cq.maxPhysicOffset.Load() }
+func (cq *ConsumeQueue) MaxPhysicOffset() CommitLogOffset {
+	return CommitLogOffset(cq.maxPhysicOffset.Load())
+}
 
 func (cq *ConsumeQueue) load() error { return cq.mfq.load() }
 
@@ -149,8 +154,8 @@ func (cq *ConsumeQueue) zeroStaleUnits() {
 // from the last file backwards, a file whose first unit is already past is deleted; in the
 // first file that is not, the write position is set after the last unit below phyOffset.
 // Java: ConsumeQueue#truncateDirtyLogicFiles.
-func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset int64) error {
-	cq.maxPhysicOffset.Store(phyOffset)
+func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset CommitLogOffset) error {
+	cq.maxPhysicOffset.Store(int64(phyOffset))
 	be := binary.BigEndian
 	for {
 		mf := cq.mfq.LastMappedFile()
@@ -159,7 +164,7 @@ func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset int64) error {
 		}
 		mf.setPositions(0)
 		first := int64(be.Uint64(mf.data[0:]))
-		if first >= phyOffset {
+		if first >= int64(phyOffset) {
 			if err := cq.mfq.deleteLastMappedFile(); err != nil {
 				return err
 			}
@@ -168,7 +173,7 @@ func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset int64) error {
 		for i := 0; i < cq.fileSize; i += ConsumeQueueUnitSize {
 			offset := int64(be.Uint64(mf.data[i:]))
 			size := int32(be.Uint32(mf.data[i+8:]))
-			if offset < 0 || size <= 0 || offset >= phyOffset {
+			if offset < 0 || size <= 0 || offset >= int64(phyOffset) {
 				break
 			}
 			mf.setPositions(i + ConsumeQueueUnitSize)
@@ -183,7 +188,7 @@ func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset int64) error {
 
 // getLastOffset is the end (bytes) of the CommitLog record indexed by the last unit, or -1.
 // Java: ConsumeQueue#getLastOffset.
-func (cq *ConsumeQueue) getLastOffset() int64 {
+func (cq *ConsumeQueue) getLastOffset() CommitLogOffset {
 	mf := cq.mfq.LastMappedFile()
 	if mf == nil || mf.WrotePosition() < ConsumeQueueUnitSize {
 		return -1
@@ -198,12 +203,12 @@ func (cq *ConsumeQueue) getLastOffset() int64 {
 	if offset < 0 || size <= 0 {
 		return -1
 	}
-	return offset + int64(size)
+	return CommitLogOffset(offset + int64(size))
 }
 
 // correctMinOffset sets the min offset to the first unit of the first file that points at or
 // beyond the CommitLog's min offset phyMinOffset. Java: ConsumeQueue#correctMinOffset.
-func (cq *ConsumeQueue) correctMinOffset(phyMinOffset int64) {
+func (cq *ConsumeQueue) correctMinOffset(phyMinOffset CommitLogOffset) {
 	mf := cq.mfq.FirstMappedFile()
 	if mf == nil {
 		return
@@ -214,7 +219,7 @@ func (cq *ConsumeQueue) correctMinOffset(phyMinOffset int64) {
 	}
 	defer r.Release()
 	for i := 0; i+ConsumeQueueUnitSize <= len(r.Data); i += ConsumeQueueUnitSize {
-		if int64(binary.BigEndian.Uint64(r.Data[i:])) >= phyMinOffset {
+		if CommitLogOffset(binary.BigEndian.Uint64(r.Data[i:])) >= phyMinOffset {
 			cq.minLogicOffset.Store(mf.fileFromOffset + int64(i))
 			return
 		}
@@ -222,14 +227,14 @@ func (cq *ConsumeQueue) correctMinOffset(phyMinOffset int64) {
 }
 
 // GetMinOffsetInQueue is the first valid queue offset (units). Java: ConsumeQueue#getMinOffsetInQueue.
-func (cq *ConsumeQueue) GetMinOffsetInQueue() int64 {
-	return cq.minLogicOffset.Load() / ConsumeQueueUnitSize
+func (cq *ConsumeQueue) GetMinOffsetInQueue() QueueOffset {
+	return QueueOffset(cq.minLogicOffset.Load() / ConsumeQueueUnitSize)
 }
 
 // GetMaxOffsetInQueue is the number of units written: the next queue offset (units).
 // Java: ConsumeQueue#getMaxOffsetInQueue.
-func (cq *ConsumeQueue) GetMaxOffsetInQueue() int64 {
-	return cq.mfq.getMaxOffset() / ConsumeQueueUnitSize
+func (cq *ConsumeQueue) GetMaxOffsetInQueue() QueueOffset {
+	return QueueOffset(cq.mfq.getMaxOffset() / ConsumeQueueUnitSize)
 }
 
 // putMessagePositionInfoWrapper writes the unit for one dispatched record and records its
@@ -237,36 +242,35 @@ func (cq *ConsumeQueue) GetMaxOffsetInQueue() int64 {
 // Deviation: Java retries a failed write 30 times a second apart before marking the logic
 // queues broken; we mark them at once (puts then get SERVICE_NOT_AVAILABLE).
 func (cq *ConsumeQueue) putMessagePositionInfoWrapper(d *DispatchRequest) {
-	s := cq.store
-	if !s.cqWritable() {
+	if !cq.flags.isCQWriteable() {
 		return
 	}
 	ok, err := cq.putMessagePositionInfo(d.CommitLogOffset, d.MsgSize, d.TagsCode, d.ConsumeQueueOffset)
 	if !ok {
-		s.logError(fmt.Sprintf("consume queue %s/%d can not be written", cq.topic, cq.queueID), err)
-		s.makeLogicsQueueError()
+		cq.env.log.error(fmt.Sprintf("consume queue %s/%d can not be written", cq.topic, cq.queueID), err)
+		cq.flags.logicsError.Store(true)
 		return
 	}
-	if s.cfg.BrokerRole == Slave {
-		s.checkpoint.setPhysicMsgTimestamp(d.StoreTimestamp)
+	if cq.env.cfg.BrokerRole == Slave {
+		cq.checkpoint.setPhysicMsgTimestamp(d.StoreTimestamp)
 	}
-	s.checkpoint.setLogicsMsgTimestamp(d.StoreTimestamp)
+	cq.checkpoint.setLogicsMsgTimestamp(d.StoreTimestamp)
 }
 
 // putMessagePositionInfo appends the unit (offset, size, tagsCode) at queue offset cqOffset.
 // A unit whose offset + size ≤ maxPhysicOffset was already written and is skipped (replay is
 // idempotent); so is a cqOffset below the current end. A queue whose first file is created at
 // a non-zero offset gets its leading units filled with blanks. Java: ConsumeQueue#putMessagePositionInfo.
-func (cq *ConsumeQueue) putMessagePositionInfo(offset int64, size int32, tagsCode int64, cqOffset int64) (bool, error) {
-	s := cq.store
-	if offset+int64(size) <= cq.maxPhysicOffset.Load() {
+func (cq *ConsumeQueue) putMessagePositionInfo(offset CommitLogOffset, size int32, tagsCode int64, cqOffset QueueOffset) (bool, error) {
+	env := cq.env
+	if int64(offset)+int64(size) <= cq.maxPhysicOffset.Load() {
 		return true, nil
 	}
 	be := binary.BigEndian
 	be.PutUint64(cq.unit[0:], uint64(offset))
 	be.PutUint32(cq.unit[8:], uint32(size))
 	be.PutUint64(cq.unit[12:], uint64(tagsCode))
-	expect := cqOffset * ConsumeQueueUnitSize
+	expect := int64(cqOffset) * ConsumeQueueUnitSize
 	mf, err := cq.mfq.getLastMappedFile(expect, true)
 	if err != nil || mf == nil {
 		return false, err
@@ -281,17 +285,17 @@ func (cq *ConsumeQueue) putMessagePositionInfo(offset int64, size int32, tagsCod
 		if expect < current {
 			return true, nil // built already
 		}
-		if expect != current && s.log != nil {
-			s.log.Warn("[BUG] logic queue order maybe wrong", "topic", cq.topic, "queueId", cq.queueID,
+		if expect != current {
+			env.log.warn("[BUG] logic queue order maybe wrong", "topic", cq.topic, "queueId", cq.queueID,
 				"expectLogicOffset", expect, "currentLogicOffset", current)
 		}
 	}
-	if s.tracer.Enabled() {
-		s.tracer.Step("ConsumeQueue#putMessagePositionInfo", slog.String("topic", cq.topic), slog.Int("queueId", int(cq.queueID)),
-			slog.Int64("cqOffset", cqOffset), slog.Int64("commitLogOffset", offset), slog.Int("size", int(size)),
+	if env.tracer.Enabled() {
+		env.tracer.Step("ConsumeQueue#putMessagePositionInfo", slog.String("topic", cq.topic), slog.Int("queueId", int(cq.queueID)),
+			slog.Int64("cqOffset", int64(cqOffset)), slog.Int64("commitLogOffset", int64(offset)), slog.Int("size", int(size)),
 			slog.Int64("tagsCode", tagsCode), slog.String("file", mf.relName))
 	}
-	cq.maxPhysicOffset.Store(offset + int64(size))
+	cq.maxPhysicOffset.Store(int64(offset) + int64(size))
 	if !mf.appendBytes(cq.unit[:]) {
 		return false, fmt.Errorf("store: consume queue file %s is full", mf.path)
 	}
@@ -314,24 +318,85 @@ func (cq *ConsumeQueue) fillPreBlank(mf *MappedFile, untilWhere int64) {
 	}
 }
 
-// getIndexBuffer returns the units from queue offset startIndex (units) to the end of the
-// written part of its file, held. Java: ConsumeQueue#getIndexBuffer.
-func (cq *ConsumeQueue) getIndexBuffer(startIndex int64) (SelectMappedBufferResult, bool) {
-	offset := startIndex * ConsumeQueueUnitSize
+// CqUnit is one ConsumeQueue unit: the message at QueueOffset of its queue lies at
+// CommitLogOffset, Size bytes (its TOTALSIZE); TagsCode is its tag hash, or for
+// SCHEDULE_TOPIC_XXXX its deliver time (ms, store clock). Java: CqUnit (5.x).
+type CqUnit struct {
+	QueueOffset     QueueOffset
+	CommitLogOffset CommitLogOffset
+	Size            int32
+	TagsCode        int64
+}
+
+// ConsumeQueueIterator reads the units of one queue from a queue offset to the end of the
+// written part of the file holding it; it holds that file until Release. Java:
+// ConsumeQueue#getIndexBuffer and the 20-byte stepping of its callers (ConsumeQueue#iterateFrom
+// in 5.x).
+type ConsumeQueueIterator struct {
+	buf  SelectMappedBufferResult
+	next QueueOffset // queue offset of the unit Next returns
+	pos  int         // its byte position in buf
+}
+
+// iterateFrom returns an iterator at queue offset start; false when start is below the
+// queue's min offset or lies in no file.
+func (cq *ConsumeQueue) iterateFrom(start QueueOffset) (ConsumeQueueIterator, bool) {
+	offset := int64(start) * ConsumeQueueUnitSize
 	if offset < cq.minLogicOffset.Load() {
-		return SelectMappedBufferResult{}, false
+		return ConsumeQueueIterator{}, false
 	}
 	mf := cq.mfq.findMappedFileByOffset(offset, false)
 	if mf == nil {
-		return SelectMappedBufferResult{}, false
+		return ConsumeQueueIterator{}, false
 	}
-	return mf.selectMappedBufferFrom(int(offset % int64(cq.fileSize)))
+	buf, ok := mf.selectMappedBufferFrom(int(offset % int64(cq.fileSize)))
+	if !ok {
+		return ConsumeQueueIterator{}, false
+	}
+	return ConsumeQueueIterator{buf: buf, next: start}, true
 }
 
-// rollNextFile is the first queue offset (units) of the file after the one holding index.
+// IterateFrom is iterateFrom for callers outside the store (call Release when done).
+func (cq *ConsumeQueue) IterateFrom(start QueueOffset) (*ConsumeQueueIterator, bool) {
+	it, ok := cq.iterateFrom(start)
+	if !ok {
+		return nil, false
+	}
+	return &it, true
+}
+
+// Next returns the next unit; false at the end of the written part of the file.
+func (it *ConsumeQueueIterator) Next() (CqUnit, bool) {
+	if it.pos+ConsumeQueueUnitSize > it.buf.Size() {
+		return CqUnit{}, false
+	}
+	be := binary.BigEndian
+	b := it.buf.Data[it.pos:]
+	u := CqUnit{QueueOffset: it.next, CommitLogOffset: CommitLogOffset(be.Uint64(b)), Size: int32(be.Uint32(b[8:])),
+		TagsCode: int64(be.Uint64(b[12:]))}
+	it.pos += ConsumeQueueUnitSize
+	it.next++
+	return u, true
+}
+
+// Release lets the file go (it may then be unmapped).
+func (it *ConsumeQueueIterator) Release() { it.buf.Release() }
+
+// getUnit reads the unit at queue offset index: false below the queue's min offset or not
+// written yet.
+func (cq *ConsumeQueue) getUnit(index QueueOffset) (CqUnit, bool) {
+	it, ok := cq.iterateFrom(index)
+	if !ok {
+		return CqUnit{}, false
+	}
+	defer it.Release()
+	return it.Next()
+}
+
+// rollNextFile is the first queue offset of the file after the one holding index.
 // Java: ConsumeQueue#rollNextFile.
-func (cq *ConsumeQueue) rollNextFile(index int64) int64 {
-	units := int64(cq.fileSize / ConsumeQueueUnitSize)
+func (cq *ConsumeQueue) rollNextFile(index QueueOffset) QueueOffset {
+	units := QueueOffset(cq.fileSize / ConsumeQueueUnitSize)
 	return index + units - index%units
 }
 
@@ -345,8 +410,11 @@ func (cq *ConsumeQueue) destroy() error {
 	return cq.mfq.destroy()
 }
 
-// unitAt reads unit i of a held buffer.
-func unitAt(b []byte, i int) (offset int64, size int32, tagsCode int64) {
-	be := binary.BigEndian
-	return int64(be.Uint64(b[i:])), int32(be.Uint32(b[i+8:])), int64(be.Uint64(b[i+12:]))
+// deleteExpiredFile deletes the queue's files that only point below the CommitLog offset
+// offset (bytes) and moves the min offset to the first unit at or above it.
+// Java: ConsumeQueue#deleteExpiredFile.
+func (cq *ConsumeQueue) deleteExpiredFile(offset CommitLogOffset) int {
+	n := cq.mfq.deleteExpiredFileByOffset(int64(offset), ConsumeQueueUnitSize)
+	cq.correctMinOffset(offset)
+	return n
 }

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func crashConfig(dir string) MessageStoreConfig {
+func crashConfig(dir string) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 * 1024
 	cfg.ManualServices = false
@@ -38,16 +38,7 @@ func crashConfig(dir string) MessageStoreConfig {
 // crashChild puts messages forever, printing "i queueOffset" after each acknowledged put,
 // until the parent kills it.
 func crashChild(dir string) {
-	s, err := NewDefaultMessageStore(crashConfig(dir), nil, nil)
-	if err != nil {
-		panic(err)
-	}
-	if ok, err := s.Load(); !ok {
-		panic(err)
-	}
-	if err := s.Start(); err != nil {
-		panic(err)
-	}
+	s := mustStart(crashConfig(dir))
 	w := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
 		r := s.PutMessage(newMsg("Crash", int32(i%3), "msg-"+strconv.Itoa(i), ""))
@@ -93,7 +84,7 @@ func TestCrashRecovery(t *testing.T) {
 		require.GreaterOrEqual(t, s.GetMaxOffsetInQueue("Crash", q), int64(2000/3))
 	}
 	for i, qo := range acked {
-		g := s.GetMessage("g", "Crash", int32(i%3), qo, 1, nil)
+		g := s.GetMessage("g", "Crash", int32(i%3), QueueOffset(qo), 1, nil)
 		require.Equal(t, Found, g.Status, "message %d", i)
 		m, err := decodeRecord(g.Messages[0])
 		require.NoError(t, err)

@@ -2,42 +2,90 @@
 // one ConsumeQueue per (topic, queueId) indexing it, the IndexFiles that find messages by key,
 // the services that build, flush and clean them, the checkpoint, abort and lock files, and
 // recovery at start (normal after a clean shutdown, abnormal after a crash). It writes
-// RocketMQ 4.9's on-disk formats byte for byte (../shared/reference/store-formats.md §1–§10).
+// RocketMQ 4.9's on-disk formats byte for byte (store-formats.md §1–§10).
 //
 // Java: the store module, org.apache.rocketmq.store (DefaultMessageStore, CommitLog,
 // ConsumeQueue, MappedFile, MappedFileQueue, AllocateMappedFileService, StoreCheckpoint,
-// ReputMessageService, CommitLog.GroupCommitService, FlushDiskWatcher,
+// RunningFlags, ReputMessageService, CommitLog.GroupCommitService, FlushDiskWatcher,
 // CommitLog.FlushRealTimeService, CommitLog.CommitRealTimeService, TransientStorePool,
 // FlushConsumeQueueService, index.IndexService, index.IndexFile, CleanCommitLogService,
 // CleanConsumeQueueService).
 //
-// Layer 1: imports only mq/trace, mq/primitive, mq/internal/... and golang.org/x/sys/unix.
-// The broker adapts results to response codes and implements MessageArrivingListener.
-// Linux only (mmap, fallocate, OFD locks).
+// Layer 1: imports only mq/clock, mq/trace, mq/primitive, mq/internal/... and
+// golang.org/x/sys/unix. The broker adapts results to response codes and implements
+// MessageArrivingListener; chapter 9's HA implements ReplicaService. Linux only (mmap,
+// fallocate, OFD locks).
+//
+// # Parts and what each holds
+//
+// DefaultMessageStore is a facade: NewDefaultMessageStore builds each part from what it uses
+// and wires them; no part holds the facade.
+//
+//   - storeEnv (every part): the config, the Options, the clock, the tracer, the operating log,
+//     the store root — values nobody writes.
+//   - CommitLog: its MappedFileQueue (with the allocator and the TransientStorePool), the
+//     running flags, the checkpoint, and its flush services (GroupCommitService,
+//     FlushDiskWatcher, FlushRealTimeService, CommitRealTimeService), which hold their
+//     CommitLog as Java's inner classes do. After each appended put it calls its
+//     ReplicaService (nil: none) with the put's AppendMessageResult. Recovery takes the
+//     ConsumeQueue table, the dispatchers and the IndexService as parameters.
+//   - consumeQueueTable: the ConsumeQueues by topic and queue id; each ConsumeQueue holds its
+//     MappedFileQueue, the checkpoint (unit store times) and the running flags.
+//   - IndexService: the index files, the checkpoint, the running flags.
+//   - dispatcherList: CommitLogDispatcherBuildConsumeQueue (the table),
+//     CommitLogDispatcherBuildIndex (the IndexService), then AddDispatcher's.
+//   - ReputMessageService: the CommitLog, the dispatchers, the MessageArrivingListener.
+//   - FlushConsumeQueueService: the table and the checkpoint.
+//   - CleanCommitLogService: the CommitLog and the running flags; CleanConsumeQueueService:
+//     the CommitLog (its min offset), the table and the IndexService.
+//
+// Offsets: CommitLogOffset (bytes of the CommitLog) and QueueOffset (units of one
+// ConsumeQueue) are distinct types throughout the API. Go-only settings (clock, manual
+// services, time zone, disk usage, disk ratios) and the event hooks (EventListener) are
+// Options, given to the constructor next to MessageStoreConfig, which holds RocketMQ's keys.
 //
 // # Files, in reading order
 //
-//	status.go             PutMessageStatus, GetMessageStatus, AppendMessageResult, results
-//	config.go             MessageStoreConfig (RocketMQ keys in prop tags), defaults, Validate
-//	mapped_file.go        MappedFile: one mmapped, fallocated segment; positions (wrote,
-//	                      committed, flushed); write buffer; commit, flush; hold/release
-//	mapped_file_queue.go  MappedFileQueue: a directory of segments forming one log
-//	transient_store_pool.go  TransientStorePool: mlocked write buffers (transientStorePoolEnable)
-//	allocate.go           AllocateMappedFileService: creates the next CommitLog file ahead
-//	message_encoder.go    record constants, MessageExtEncoder, tag hash, properties lookup
-//	commit_log.go         CommitLog: put under the lock, doAppend, record reader, recovery
-//	batch.go              batch put (SEND_BATCH_MESSAGE)
-//	consume_queue.go      ConsumeQueue: 20-byte units, recovery, truncation
-//	reput.go              ReputMessageService, dispatcher, MessageArrivingListener
-//	index_file.go         IndexFile: header, hash slots, chained entries; the key hash
-//	index_service.go      IndexService, CommitLogDispatcherBuildIndex, QueryMessage
-//	group_commit.go       SYNC_FLUSH: GroupCommitRequest, GroupCommitService, FlushDiskWatcher
-//	flush.go              ASYNC_FLUSH: FlushRealTimeService, CommitRealTimeService (pool);
-//	                      FlushConsumeQueueService
-//	checkpoint.go         StoreCheckpoint
-//	clean_service.go      CleanCommitLogService, CleanConsumeQueueService, the disk check
-//	store.go              DefaultMessageStore: life cycle, recovery, put, get, offsets
-//	sys_linux.go          fallocate, mmap, msync/fdatasync, OFD lock, statfs
+//	status.go                       PutMessageStatus, GetMessageStatus, AppendMessageResult, results
+//	offsets.go                      CommitLogOffset, QueueOffset
+//	config.go                       MessageStoreConfig (RocketMQ keys in prop tags), defaults, Validate
+//	options.go                      Options (clock, manual services, …), EventListener
+//	store_env.go                    storeEnv, the store clock, root, log; RunningFlags
+//	mapped_file.go                  MappedFile: one mmapped, fallocated segment; positions (wrote,
+//	                                committed, flushed); write buffer; commit, flush; hold/release
+//	mapped_file_queue.go            MappedFileQueue: a directory of segments forming one log
+//	transient_store_pool.go         TransientStorePool: mlocked write buffers (transientStorePoolEnable)
+//	allocate.go                     AllocateMappedFileService: creates the next CommitLog file ahead
+//	message_encoder.go              record constants, MessageExtEncoder, tag hash, properties lookup
+//	commit_log.go                   CommitLog: its parts, put under the lock, submitFlushRequest,
+//	                                ReplicaService, appendData, reads
+//	append_message_callback.go      DefaultAppendMessageCallback#doAppend, the queue-offset table
+//	batch.go                        batch put (SEND_BATCH_MESSAGE)
+//	dispatch_request.go             DispatchRequest, the record reader (checkMessageAndReturnSize)
+//	commit_log_recover.go           CommitLog recovery, normal and abnormal
+//	group_commit_service.go         SYNC_FLUSH: GroupCommitRequest, GroupCommitService
+//	flush_disk_watcher.go           FlushDiskWatcher: FLUSH_DISK_TIMEOUT past syncFlushTimeout
+//	flush_real_time_service.go      ASYNC_FLUSH: FlushRealTimeService
+//	commit_real_time_service.go     CommitRealTimeService (the pool's commit)
+//	checkpoint.go                   StoreCheckpoint
+//	consume_queue.go                ConsumeQueue: 20-byte units, recovery, truncation, iterator
+//	consume_queue_table.go          the ConsumeQueues by topic and queue id, their loops
+//	flush_consume_queue_service.go  FlushConsumeQueueService
+//	commit_log_dispatcher.go        MessageArrivingListener, CommitLogDispatcher, the two dispatchers
+//	reput_message_service.go        ReputMessageService
+//	index_file.go                   IndexFile: header, hash slots, chained entries; the key hash
+//	index_service.go                IndexService
+//	clean_commit_log_service.go     CleanCommitLogService, the disk check
+//	clean_consume_queue_service.go  CleanConsumeQueueService
+//	store.go                        DefaultMessageStore: the parts, the constructor
+//	store_load.go                   Load (lock, load, recovery), Start, Shutdown
+//	store_put.go                    PutMessage, the store checks, AppendToCommitLog
+//	store_get.go                    GetMessage (through a ConsumeQueue iterator), lookups by offset
+//	store_offsets.go                offset queries, lookups by time, flush positions, DeleteTopics
+//	store_query.go                  QueryMessage (by key, through the index)
+//	store_clean.go                  CleanFilesPeriodically, IsSpaceFull, manual deletion
+//	store_services.go               the services and flush steps for chapters (ManualServices)
+//	sys_linux.go                    fallocate, mmap, msync/fdatasync, OFD lock, statfs
 //
 // # Directory layout (store root)
 //
@@ -116,13 +164,13 @@
 //   - a short-lived goroutine per full index file flushes it (IndexService.flushes), each
 //     after the one before, so indexMsgTimestamp never passes a file still being written back.
 //
-// With MessageStoreConfig.ManualServices only the allocator runs; callers drive DoReput (or
+// With Options.ManualServices only the allocator runs; callers drive DoReput (or
 // ReputMessageService().RunOnce), GroupCommitService().RunOnce, FlushDiskWatcher().RunOnce,
 // CommitRealTimeService().RunOnce, FlushRealTimeService().RunOnce (or FlushCommitLog,
 // CommitCommitLog), FlushConsumeQueue, CleanFilesPeriodically and IsSpaceFull, so a chapter's
 // trace is deterministic (full index files are then flushed inline). The services' intervals
-// and SYNC_FLUSH deadlines are measured on the store clock (MessageStoreConfig.Clock; without
-// one, wall time for the intervals and a monotonic clock for the deadlines). Shutdown stops
+// and SYNC_FLUSH deadlines are measured on the store clock (Options.Clock, clock.System by
+// default; deadlines on its monotonic reading). Shutdown stops
 // the services, dispatches, commits and flushes what is left, answers SYNC_FLUSH puts still
 // waiting, and waits for every goroutine.
 //
@@ -183,12 +231,14 @@
 //     the guarantee). Readers hold a file (hold/release) while touching its memory; destroy
 //     and shutdown unmap only after the last release.
 //   - MappedFileQueue's file list is copy-on-write (atomic pointer); changes take its mu.
-//   - DefaultMessageStore.cqMu guards the ConsumeQueue table; stateMu the life cycle.
+//   - consumeQueueTable.mu guards the ConsumeQueue table; DefaultMessageStore.stateMu the life
+//     cycle; FlushConsumeQueueService.passMu makes one ConsumeQueue flush pass at a time.
 //   - An IndexFile is written only by the reput goroutine; its header values are atomics,
 //     written through to the mapping, and a new entry is published by the indexCount store.
 //     IndexService.mu guards the file list.
-//   - The running flags (logicsError, indexError, diskFull) are atomics; any of them makes
-//     puts SERVICE_NOT_AVAILABLE and keeps the abort file at shutdown.
+//   - The running flags (runningFlags: shutdown, logicsError, indexError, diskFull) are
+//     atomics shared by the parts; any of them makes puts SERVICE_NOT_AVAILABLE, and all but
+//     shutdown keep the abort file at shutdown.
 //   - GroupCommitService.mu guards requestsWrite (puts append); passMu makes one pass at a time
 //     and guards requestsRead. A GroupCommitRequest completes once (CAS): doCommit and the
 //     FlushDiskWatcher may race to answer it. FlushDiskWatcher.mu guards its queue.

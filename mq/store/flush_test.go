@@ -17,18 +17,18 @@ import (
 )
 
 // syncConfig is smallConfig with SYNC_FLUSH, 64 KiB CommitLog files and a clock the test moves.
-func syncConfig(dir string, clock *atomic.Int64) MessageStoreConfig {
+func syncConfig(dir string, clock *atomic.Int64) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.FlushDiskType = SyncFlush
 	cfg.MappedFileSizeCommitLog = 64 * 1024
 	clock.Store(exampleStore)
-	cfg.Clock = clock.Load
+	cfg.Clock = millisFunc(clock.Load)
 	return cfg
 }
 
 // poolConfig is smallConfig with the TransientStorePool on: 64 KiB CommitLog files and a pool
 // of n buffers.
-func poolConfig(dir string, n int) MessageStoreConfig {
+func poolConfig(dir string, n int) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 * 1024
 	cfg.TransientStorePoolEnable = true
@@ -64,7 +64,7 @@ func TestGroupCommitServesAGroup(t *testing.T) {
 	}
 	gc := s.GroupCommitService()
 	require.Equal(t, 3, gc.PendingRequests())
-	require.Equal(t, int64(0), s.FlushedWhere())
+	require.Equal(t, CommitLogOffset(0), s.FlushedWhere())
 	require.Equal(t, 3, s.FlushDiskWatcher().QueueSize())
 
 	gc.RunOnce()
@@ -72,7 +72,7 @@ func TestGroupCommitServesAGroup(t *testing.T) {
 	for _, ch := range chans {
 		r := <-ch
 		require.Equal(t, PutOK, r.PutMessageStatus)
-		require.LessOrEqual(t, r.AppendMessageResult.WroteOffset+int64(r.AppendMessageResult.WroteBytes), s.FlushedWhere())
+		require.LessOrEqual(t, r.AppendMessageResult.WroteOffset+CommitLogOffset(r.AppendMessageResult.WroteBytes), s.FlushedWhere())
 	}
 	require.Equal(t, s.GetMaxPhyOffset(), s.FlushedWhere())
 	require.Equal(t, exampleStore, s.Checkpoint().PhysicMsgTimestamp())
@@ -121,7 +121,7 @@ func TestSyncFlushWithoutWait(t *testing.T) {
 	r := s.PutMessage(m)
 	require.Equal(t, PutOK, r.PutMessageStatus)
 	require.Equal(t, 0, s.GroupCommitService().PendingRequests())
-	require.Equal(t, int64(0), s.FlushedWhere())
+	require.Equal(t, CommitLogOffset(0), s.FlushedWhere())
 	s.GroupCommitService().RunOnce()
 	require.Equal(t, s.GetMaxPhyOffset(), s.FlushedWhere())
 
@@ -159,7 +159,7 @@ func TestFlushDiskWatcherTimesOut(t *testing.T) {
 	r := <-ch
 	require.Equal(t, FlushDiskTimeout, r.PutMessageStatus)
 	require.NotNil(t, r.AppendMessageResult)
-	require.Equal(t, int64(0), r.AppendMessageResult.WroteOffset)
+	require.Equal(t, CommitLogOffset(0), r.AppendMessageResult.WroteOffset)
 	s.GroupCommitService().RunOnce()
 	require.Equal(t, s.GetMaxPhyOffset(), s.FlushedWhere(), "the group commit still flushes it")
 	select {
@@ -190,7 +190,7 @@ func TestSyncFlushConcurrentPuts(t *testing.T) {
 					errs <- r.PutMessageStatus.String()
 					continue
 				}
-				if end := r.AppendMessageResult.WroteOffset + int64(r.AppendMessageResult.WroteBytes); s.FlushedWhere() < end {
+				if end := r.AppendMessageResult.WroteOffset + CommitLogOffset(r.AppendMessageResult.WroteBytes); s.FlushedWhere() < end {
 					errs <- "answered before its record was flushed"
 				}
 			}
@@ -216,7 +216,7 @@ func TestSyncFlushStalledDisk(t *testing.T) {
 	cfg.ManualServices = false
 	cfg.Clock = nil
 	cfg.SyncFlushTimeout = 50 * time.Millisecond
-	cfg.BeforeFlushHook = func(file string) {
+	cfg.Events.BeforeFlush = func(file string) {
 		if strings.HasPrefix(file, "commitlog/") && stalled.Load() {
 			<-release
 		}
@@ -256,26 +256,26 @@ func TestTransientStorePoolCommitThenFlush(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, poolConfig(dir, 3), nil, nil)
 	r := put(t, s, newMsg("T", 0, "buffered", "TagA"))
-	end := r.WroteOffset + int64(r.WroteBytes)
-	require.Equal(t, int64(0), s.GetMaxPhyOffset(), "readers see committed data only")
-	require.Equal(t, end, s.RemainHowManyDataToCommit())
+	end := r.WroteOffset + CommitLogOffset(r.WroteBytes)
+	require.Equal(t, CommitLogOffset(0), s.GetMaxPhyOffset(), "readers see committed data only")
+	require.Equal(t, int64(end), s.RemainHowManyDataToCommit())
 	s.DoReput()
-	require.Equal(t, int64(0), s.GetMaxOffsetInQueue("T", 0), "nothing to dispatch yet")
+	require.Equal(t, QueueOffset(0), s.GetMaxOffsetInQueue("T", 0), "nothing to dispatch yet")
 	_, ok := s.SelectOneMessageByOffset(0)
 	require.False(t, ok)
 	file := readStoreFile(t, dir, "commitlog/00000000000000000000")
 	require.Equal(t, make([]byte, end), file[:end], "the file has not seen the bytes")
 
 	require.True(t, s.CommitCommitLog(4), "one page is not enough: nothing committed")
-	require.Equal(t, int64(0), s.CommittedWhere())
+	require.Equal(t, CommitLogOffset(0), s.CommittedWhere())
 	require.False(t, s.CommitCommitLog(0), "any byte with least pages 0")
 	require.Equal(t, end, s.CommittedWhere())
 	require.Equal(t, end, s.GetMaxPhyOffset())
-	require.Equal(t, int64(0), s.FlushedWhere())
+	require.Equal(t, CommitLogOffset(0), s.FlushedWhere())
 	file = readStoreFile(t, dir, "commitlog/00000000000000000000")
 	require.Equal(t, uint32(r.WroteBytes), binary.BigEndian.Uint32(file), "committed by pwrite")
 	s.DoReput()
-	require.Equal(t, int64(1), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("T", 0))
 	s.FlushCommitLog(0)
 	require.Equal(t, end, s.FlushedWhere())
 	require.Equal(t, exampleStore, s.Checkpoint().PhysicMsgTimestamp())
@@ -296,7 +296,7 @@ func TestCommitLeastPages(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(exampleStore)
 	cfg := poolConfig(t.TempDir(), 3)
-	cfg.Clock = clock.Load
+	cfg.Clock = millisFunc(clock.Load)
 	s := openStore(t, cfg, nil, nil)
 	crs := s.CommitRealTimeService()
 	crs.RunOnce() // the first pass is thorough (nothing written yet)
@@ -304,16 +304,16 @@ func TestCommitLeastPages(t *testing.T) {
 		put(t, s, newMsg("T", 0, strings.Repeat("x", 4096), ""))
 	}
 	crs.RunOnce()
-	require.Equal(t, int64(0), s.CommittedWhere(), "3 pages < commitCommitLogLeastPages")
+	require.Equal(t, CommitLogOffset(0), s.CommittedWhere(), "3 pages < commitCommitLogLeastPages")
 	put(t, s, newMsg("T", 0, strings.Repeat("x", 4096), ""))
 	crs.RunOnce()
-	require.Equal(t, s.commitLog.mfq.getMaxWrotePosition(), s.CommittedWhere(), "4 pages: committed")
+	require.Equal(t, s.MaxWrotePosition(), s.CommittedWhere(), "4 pages: committed")
 	put(t, s, newMsg("T", 0, "small", ""))
 	crs.RunOnce()
 	require.Less(t, s.CommittedWhere(), s.commitLog.mfq.getMaxWrotePosition())
 	clock.Add(200)
 	crs.RunOnce()
-	require.Equal(t, s.commitLog.mfq.getMaxWrotePosition(), s.CommittedWhere(), "the thorough pass commits any byte")
+	require.Equal(t, s.MaxWrotePosition(), s.CommittedWhere(), "the thorough pass commits any byte")
 }
 
 // TestTransientStorePoolBuffers: a file borrows a buffer when it is created and gives it back,
@@ -325,17 +325,17 @@ func TestTransientStorePoolBuffers(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, poolConfig(dir, 1), nil, nil)
 	require.Equal(t, 1, s.RemainTransientStoreBufferNumbs())
-	var offs []int64
+	var offs []CommitLogOffset
 	for i := 0; i < 5; i++ { // 5 × ~20 KiB: the fourth goes to the second file
 		offs = append(offs, put(t, s, newMsg("T", 0, strings.Repeat(string(rune('a'+i)), 20000), "")).WroteOffset)
 	}
-	require.Equal(t, int64(64*1024), offs[3])
+	require.Equal(t, CommitLogOffset(64*1024), offs[3])
 	files := s.commitLog.mfq.MappedFiles()
 	require.Len(t, files, 2)
 	require.True(t, files[0].UsesWriteBuffer())
 	require.False(t, files[1].UsesWriteBuffer(), "the pool was empty when the second file was created")
 	require.True(t, s.IsTransientStorePoolDeficient())
-	require.Equal(t, int64(64*1024+int64(files[1].WrotePosition())), s.GetMaxPhyOffset(),
+	require.Equal(t, CommitLogOffset(64*1024+int64(files[1].WrotePosition())), s.GetMaxPhyOffset(),
 		"a file without a buffer is readable as written; the first is not committed")
 
 	for !s.CommitCommitLog(0) {
@@ -377,16 +377,16 @@ func TestTransientStorePoolRestart(t *testing.T) {
 	}
 	s.Shutdown()
 	s2 := openStore(t, cfg, nil, nil)
-	require.Equal(t, int64(10), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(10), s2.GetMaxOffsetInQueue("T", 0))
 	g := s2.GetMessage("g", "T", 0, 9, 1, nil)
 	require.Equal(t, Found, g.Status)
 	for _, f := range s2.commitLog.mfq.MappedFiles() {
 		require.False(t, f.UsesWriteBuffer())
 	}
 	r := put(t, s2, newMsg("T", 0, "after", ""))
-	require.Equal(t, r.WroteOffset+int64(r.WroteBytes), s2.GetMaxPhyOffset(), "an old file is written through its mapping")
+	require.Equal(t, r.WroteOffset+CommitLogOffset(r.WroteBytes), s2.GetMaxPhyOffset(), "an old file is written through its mapping")
 	s2.DoReput()
-	require.Equal(t, int64(11), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(11), s2.GetMaxOffsetInQueue("T", 0))
 }
 
 // TestFlushedHook: every flush system call is reported with the file (relative to the store
@@ -395,7 +395,7 @@ func TestFlushedHook(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]int{}
 	cfg := smallConfig(t.TempDir())
-	cfg.FlushedHook = func(file string, pos int) {
+	cfg.Events.Flushed = func(file string, pos int) {
 		mu.Lock()
 		got[file] = pos
 		mu.Unlock()

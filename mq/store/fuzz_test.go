@@ -35,8 +35,8 @@ func FuzzCheckMessageAndReturnSize(f *testing.F) {
 			// where mq/primitive's (stricter: it parses hosts) decoder also accepts the
 			// record, both read the same fields
 			if m, err := decodeRecord(b); err == nil && d.Success && d.MsgSize > 0 {
-				if m.Topic != d.Topic || m.QueueID != d.QueueID || m.QueueOffset != d.ConsumeQueueOffset ||
-					m.CommitLogOffset != d.CommitLogOffset || m.StoreSize != d.MsgSize || m.StoreTimestamp != d.StoreTimestamp {
+				if m.Topic != d.Topic || m.QueueID != d.QueueID || m.QueueOffset != int64(d.ConsumeQueueOffset) ||
+					m.CommitLogOffset != int64(d.CommitLogOffset) || m.StoreSize != d.MsgSize || m.StoreTimestamp != d.StoreTimestamp {
 					t.Fatalf("reader and decoder disagree: %+v vs %+v", d, m)
 				}
 			}

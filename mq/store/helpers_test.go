@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -19,26 +20,85 @@ const (
 	exampleProps       = "TAGS\x01TagA\x02CLUSTER\x01DefaultCluster"
 )
 
+// storeSetup is what a test builds a store from: RocketMQ's config and the Go options, one
+// value so a test can adjust either (cfg.MappedFileSizeCommitLog, cfg.ManualServices).
+type storeSetup struct {
+	MessageStoreConfig
+	Options
+}
+
+// newStore builds (not loads) a store from a setup.
+func newStore(st storeSetup, l MessageArrivingListener, tr *trace.Tracer) (*DefaultMessageStore, error) {
+	return NewDefaultMessageStore(st.MessageStoreConfig, st.Options, l, tr)
+}
+
+// mustStart builds, loads and starts a store in a crash test's child process (which has no
+// testing.T): any error panics.
+func mustStart(st storeSetup) *DefaultMessageStore {
+	s, err := newStore(st, nil, nil)
+	if err == nil {
+		err = s.Load()
+	}
+	if err == nil {
+		err = s.Start()
+	}
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// putLoop runs b.N puts of m, trimming the CommitLog (timer stopped) every 64 Ki puts.
+func putLoop(b *testing.B, s *DefaultMessageStore, m *msgT) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%65536 == 65535 {
+			b.StopTimer()
+			trimCommitLog(s)
+			b.StartTimer()
+		}
+		if r := s.PutMessage(m); r.PutMessageStatus != PutOK {
+			b.Fatal(r.PutMessageStatus)
+		}
+	}
+}
+
+// storeWithOneMessage opens a store in dir, puts one message, dispatches it and shuts down, then
+// returns the setup so a test can damage the files and open it again.
+func storeWithOneMessage(t *testing.T, dir string) storeSetup {
+	t.Helper()
+	cfg := smallConfig(dir)
+	s := openStore(t, cfg, nil, nil)
+	put(t, s, newMsg("T", 0, "a", ""))
+	s.DoReput()
+	s.Shutdown()
+	return cfg
+}
+
+// millisFunc is a clock read from a func of ms (tests move an atomic or a variable).
+type millisFunc func() int64
+
+func (f millisFunc) Now() time.Time { return time.UnixMilli(f()) }
+
 // smallConfig is a store in dir with 4 KiB CommitLog files and 20-unit ConsumeQueue files,
 // services driven by hand and a fixed clock.
-func smallConfig(dir string) MessageStoreConfig {
-	cfg := DefaultMessageStoreConfig()
+func smallConfig(dir string) storeSetup {
+	cfg := storeSetup{MessageStoreConfig: DefaultMessageStoreConfig()}
 	cfg.StorePathRootDir = dir
 	cfg.MappedFileSizeCommitLog = 4096
 	cfg.MappedFileSizeConsumeQueue = 20 * ConsumeQueueUnitSize
 	cfg.ManualServices = true
-	cfg.Clock = func() int64 { return exampleStore }
+	cfg.Clock = millisFunc(func() int64 { return exampleStore })
 	return cfg
 }
 
 // openStore creates, loads and starts a store; it is shut down at the end of the test.
-func openStore(t testing.TB, cfg MessageStoreConfig, l MessageArrivingListener, tr *trace.Tracer) *DefaultMessageStore {
+func openStore(t testing.TB, cfg storeSetup, l MessageArrivingListener, tr *trace.Tracer) *DefaultMessageStore {
 	t.Helper()
-	s, err := NewDefaultMessageStore(cfg, l, tr)
+	s, err := newStore(cfg, l, tr)
 	require.NoError(t, err)
-	ok, err := s.Load()
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, s.Load())
 	require.NoError(t, s.Start())
 	t.Cleanup(s.Shutdown)
 	return s
@@ -94,9 +154,9 @@ type arrival struct {
 	storeTimestamp int64
 }
 
-func (a *arrivals) Arriving(topic string, queueID int32, logicOffset, tagsCode, storeTimestamp int64) {
+func (a *arrivals) Arriving(topic string, queueID int32, logicOffset QueueOffset, tagsCode, storeTimestamp int64) {
 	a.mu.Lock()
-	a.calls = append(a.calls, arrival{topic, queueID, logicOffset, tagsCode, storeTimestamp})
+	a.calls = append(a.calls, arrival{topic, queueID, int64(logicOffset), tagsCode, storeTimestamp})
 	a.mu.Unlock()
 	a.n.Add(1)
 }

@@ -79,7 +79,7 @@ func indexFileSize(hashSlotNum, indexNum int) int {
 // starts with that file's end offset and end time as its begin and end (endPhyOffset,
 // endTimestamp > 0). An existing file must have the size the slot and entry counts give
 // (ErrFileSize). Java: IndexFile#IndexFile.
-func newIndexFile(path string, hashSlotNum, indexNum int, endPhyOffset, endTimestamp int64) (*IndexFile, error) {
+func newIndexFile(path string, hashSlotNum, indexNum int, endPhyOffset CommitLogOffset, endTimestamp int64) (*IndexFile, error) {
 	size := indexFileSize(hashSlotNum, indexNum)
 	mf, err := openMappedFile(path, size, 0, true)
 	if err != nil {
@@ -125,12 +125,12 @@ func (f *IndexFile) FileName() string { return f.mf.name }
 
 // BeginTimestamp, EndTimestamp (ms), BeginPhyOffset, EndPhyOffset (CommitLog bytes),
 // HashSlotCount and IndexCount are the header's values.
-func (f *IndexFile) BeginTimestamp() int64 { return f.beginTimestamp.Load() }
-func (f *IndexFile) EndTimestamp() int64   { return f.endTimestamp.Load() }
-func (f *IndexFile) BeginPhyOffset() int64 { return f.beginPhyOffset.Load() }
-func (f *IndexFile) EndPhyOffset() int64   { return f.endPhyOffset.Load() }
-func (f *IndexFile) HashSlotCount() int32  { return f.hashSlotCount.Load() }
-func (f *IndexFile) IndexCount() int32     { return f.indexCount.Load() }
+func (f *IndexFile) BeginTimestamp() int64           { return f.beginTimestamp.Load() }
+func (f *IndexFile) EndTimestamp() int64             { return f.endTimestamp.Load() }
+func (f *IndexFile) BeginPhyOffset() CommitLogOffset { return CommitLogOffset(f.beginPhyOffset.Load()) }
+func (f *IndexFile) EndPhyOffset() CommitLogOffset   { return CommitLogOffset(f.endPhyOffset.Load()) }
+func (f *IndexFile) HashSlotCount() int32            { return f.hashSlotCount.Load() }
+func (f *IndexFile) IndexCount() int32               { return f.indexCount.Load() }
 
 func (f *IndexFile) putHeader64(pos int, v int64) {
 	binary.BigEndian.PutUint64(f.mf.data[pos:], uint64(v))
@@ -144,13 +144,13 @@ func (f *IndexFile) setEndTimestamp(v int64) {
 	f.endTimestamp.Store(v)
 	f.putHeader64(idxEndTimestamp, v)
 }
-func (f *IndexFile) setBeginPhyOffset(v int64) {
-	f.beginPhyOffset.Store(v)
-	f.putHeader64(idxBeginPhyOffset, v)
+func (f *IndexFile) setBeginPhyOffset(v CommitLogOffset) {
+	f.beginPhyOffset.Store(int64(v))
+	f.putHeader64(idxBeginPhyOffset, int64(v))
 }
-func (f *IndexFile) setEndPhyOffset(v int64) {
-	f.endPhyOffset.Store(v)
-	f.putHeader64(idxEndPhyOffset, v)
+func (f *IndexFile) setEndPhyOffset(v CommitLogOffset) {
+	f.endPhyOffset.Store(int64(v))
+	f.putHeader64(idxEndPhyOffset, int64(v))
 }
 
 // IsWriteFull reports indexCount >= maxIndexNum. Java: IndexFile#isWriteFull.
@@ -194,7 +194,7 @@ func (f *IndexFile) entryPos(n int32) int {
 // at phyOffset stored at storeTimestamp (ms), and makes it the head of its slot's chain.
 // false when the file is full (the caller rolls to a new file) or its disk space cannot be
 // allocated (err set). Java: IndexFile#putKey.
-func (f *IndexFile) putKey(keyHash int32, phyOffset, storeTimestamp int64) (bool, error) {
+func (f *IndexFile) putKey(keyHash int32, phyOffset CommitLogOffset, storeTimestamp int64) (bool, error) {
 	count := f.indexCount.Load()
 	if int(count) >= f.indexNum {
 		return false, nil
@@ -252,7 +252,7 @@ func (f *IndexFile) isTimeMatched(begin, end int64) bool {
 // offset of each entry with that hash stored within [begin, end] (ms), up to maxNum in all.
 // It stops at the chain's end, a broken link, or an entry older than begin. Hash collisions
 // are returned too: callers re-check the message. Java: IndexFile#selectPhyOffset.
-func (f *IndexFile) selectPhyOffset(phyOffsets []int64, keyHash int32, maxNum int, begin, end int64) []int64 {
+func (f *IndexFile) selectPhyOffset(phyOffsets []CommitLogOffset, keyHash int32, maxNum int, begin, end int64) []CommitLogOffset {
 	count := f.indexCount.Load() // entries below count are complete
 	if !f.mf.hold() {
 		return phyOffsets
@@ -271,7 +271,7 @@ func (f *IndexFile) selectPhyOffset(phyOffsets []int64, keyHash int32, maxNum in
 	for next := slotValue; len(phyOffsets) < maxNum; {
 		p := f.entryPos(next)
 		hashRead := int32(be.Uint32(d[p:]))
-		phyRead := int64(be.Uint64(d[p+4:]))
+		phyRead := CommitLogOffset(be.Uint64(d[p+4:]))
 		timeDiff := int64(int32(be.Uint32(d[p+12:])))
 		prev := int32(be.Uint32(d[p+16:]))
 		if timeDiff < 0 {

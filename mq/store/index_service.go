@@ -19,9 +19,9 @@ const indexFileNameLen = 17
 // entries matching the key, and the newest index file's end time (ms) and end offset.
 // Mirrors org.apache.rocketmq.store.index.QueryOffsetResult.
 type QueryOffsetResult struct {
-	PhyOffsets               []int64
+	PhyOffsets               []CommitLogOffset
 	IndexLastUpdateTimestamp int64
-	IndexLastUpdatePhyoffset int64
+	IndexLastUpdatePhyoffset CommitLogOffset
 }
 
 // IndexService keeps the index files (index/<yyyyMMddHHmmssSSS>) and builds them from
@@ -32,7 +32,9 @@ type QueryOffsetResult struct {
 // end time. mu guards the file list; the reput goroutine is the only writer of the files.
 // Mirrors org.apache.rocketmq.store.index.IndexService.
 type IndexService struct {
-	s           *DefaultMessageStore
+	env         *storeEnv
+	checkpoint  *StoreCheckpoint // indexMsgTimestamp once a full file is on disk
+	flags       *runningFlags    // a file that cannot be created marks the index broken
 	hashSlotNum int
 	indexNum    int
 	storePath   string
@@ -46,9 +48,9 @@ type IndexService struct {
 	lastFlush chan struct{} // written by the reput goroutine only
 }
 
-func newIndexService(s *DefaultMessageStore) *IndexService {
-	return &IndexService{s: s, hashSlotNum: s.cfg.MaxHashSlotNum, indexNum: s.cfg.MaxIndexNum,
-		storePath: filepath.Join(s.rootAbs, "index")}
+func newIndexService(env *storeEnv, checkpoint *StoreCheckpoint, flags *runningFlags) *IndexService {
+	return &IndexService{env: env, checkpoint: checkpoint, flags: flags, hashSlotNum: env.cfg.MaxHashSlotNum,
+		indexNum: env.cfg.MaxIndexNum, storePath: filepath.Join(string(env.root), "index")}
 }
 
 // IndexFiles returns a snapshot of the index files, oldest first.
@@ -77,13 +79,13 @@ func (is *IndexService) load(lastExitOK bool) error {
 		case strings.HasSuffix(name, tmpSuffix):
 			_ = os.Remove(filepath.Join(is.storePath, name))
 		case !isIndexFileName(name):
-			is.s.logWarn("skipping a file in the index directory whose name is not a time", "file", name)
+			is.env.log.warn("skipping a file in the index directory whose name is not a time", "file", name)
 		default:
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
-	indexTs := is.s.checkpoint.IndexMsgTimestamp()
+	indexTs := is.checkpoint.IndexMsgTimestamp()
 	for _, name := range names {
 		f, err := newIndexFile(filepath.Join(is.storePath, name), is.hashSlotNum, is.indexNum, 0, 0)
 		if err != nil {
@@ -95,7 +97,7 @@ func (is *IndexService) load(lastExitOK bool) error {
 		// An all-zero header (endPhyOffset and endTimestamp 0) was never flushed: after a power
 		// cut the file may hold anything. Deviation: Java keeps such a file.
 		if !lastExitOK && (f.EndTimestamp() > indexTs || f.EndPhyOffset() == 0 && f.EndTimestamp() == 0) {
-			is.s.logWarn("deleting an index file written after the last checkpoint (unclean exit)",
+			is.env.log.warn("deleting an index file written after the last checkpoint (unclean exit)",
 				"file", name, "endTimestamp", f.EndTimestamp(), "indexMsgTimestamp", indexTs)
 			if err := f.mf.destroy(); err != nil {
 				is.shutdownFiles()
@@ -115,12 +117,12 @@ func (is *IndexService) load(lastExitOK bool) error {
 // point at records that were lost, and at the records that take their place, which a query's
 // caller tells apart by key as it always must (hash collisions).
 // Deviation: Java leaves the index ahead, and new messages at those offsets go unindexed.
-func (is *IndexService) truncateEnd(phyOffset int64) {
+func (is *IndexService) truncateEnd(phyOffset CommitLogOffset) {
 	is.mu.RLock()
 	defer is.mu.RUnlock()
 	if n := len(is.files); n > 0 && is.files[n-1].EndPhyOffset() > phyOffset {
 		f := is.files[n-1]
-		is.s.logWarn("the index reaches past the recovered commitlog end; indexing again from there",
+		is.env.log.warn("the index reaches past the recovered commitlog end; indexing again from there",
 			"file", f.FileName(), "endPhyOffset", f.EndPhyOffset(), "commitlogEnd", phyOffset)
 		f.setEndPhyOffset(phyOffset)
 	}
@@ -129,7 +131,7 @@ func (is *IndexService) truncateEnd(phyOffset int64) {
 // adopt names the file relative to the store root and gives it the flush hooks.
 func (is *IndexService) adopt(f *IndexFile) {
 	f.mf.relName = "index/" + f.mf.name
-	f.mf.hooks = is.s.hooks
+	f.mf.hooks = is.env.events()
 }
 
 func isIndexFileName(name string) bool {
@@ -159,7 +161,6 @@ func indexFileName(ms int64, loc *time.Location) string {
 // a file that cannot be created or allocated the store stops accepting puts (the index would
 // silently miss messages). Java: IndexService#buildIndex.
 func (is *IndexService) buildIndex(req *DispatchRequest) {
-	s := is.s
 	f := is.retryGetAndCreateIndexFile()
 	if f == nil {
 		return
@@ -194,8 +195,8 @@ func (is *IndexService) buildIndex(req *DispatchRequest) {
 			keys++
 		}
 	}
-	if s.tracer.Enabled() {
-		s.tracer.Step("IndexService#buildIndex", slog.Int64("commitLogOffset", req.CommitLogOffset),
+	if tr := is.env.tracer; tr.Enabled() {
+		tr.Step("IndexService#buildIndex", slog.Int64("commitLogOffset", int64(req.CommitLogOffset)),
 			slog.Int("keys", keys), slog.Int("indexCount", int(f.IndexCount())))
 	}
 }
@@ -218,8 +219,8 @@ func (is *IndexService) putKey(f *IndexFile, req *DispatchRequest, keyHash int32
 			return f
 		}
 		if err != nil {
-			is.s.logError("index file cannot be written; stop building the index", err)
-			is.s.indexError.Store(true)
+			is.env.log.error("index file cannot be written; stop building the index", err)
+			is.flags.indexError.Store(true)
 			return nil
 		}
 		if f = is.retryGetAndCreateIndexFile(); f == nil {
@@ -240,14 +241,14 @@ func (is *IndexService) retryGetAndCreateIndexFile() *IndexFile {
 			return f
 		}
 	}
-	is.s.logError("index file cannot be created; mark the index broken", err)
-	is.s.indexError.Store(true)
+	is.env.log.error("index file cannot be created; mark the index broken", err)
+	is.flags.indexError.Store(true)
 	return nil
 }
 
 // getAndCreateLastIndexFile: the newest file if not full, else a new file named by the
 // store clock, which takes the full file's end offset and time as its begin; the full file
-// is flushed (in the background unless ManualServices) and then recorded in the checkpoint.
+// is flushed (in the background unless Options.ManualServices) and then recorded in the checkpoint.
 // Java: IndexService#getAndCreateLastIndexFile.
 //
 // Deviation: if a file of that name exists (two files within one millisecond — tests with a
@@ -266,17 +267,18 @@ func (is *IndexService) getAndCreateLastIndexFile() (*IndexFile, error) {
 	}
 	is.mu.RUnlock()
 
-	var endPhy, endTs int64
+	var endPhy CommitLogOffset
+	var endTs int64
 	if prev != nil {
 		endPhy, endTs = prev.EndPhyOffset(), prev.EndTimestamp()
 	}
 	if err := os.MkdirAll(is.storePath, 0o755); err != nil {
 		return nil, fmt.Errorf("store: create %s: %w", is.storePath, err)
 	}
-	ms := is.s.now()
+	ms := is.env.clock.now()
 	var path string
 	for {
-		path = filepath.Join(is.storePath, indexFileName(ms, is.s.location()))
+		path = filepath.Join(is.storePath, indexFileName(ms, is.env.opts.Location))
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			break
 		}
@@ -291,7 +293,7 @@ func (is *IndexService) getAndCreateLastIndexFile() (*IndexFile, error) {
 	is.files = append(is.files, f)
 	is.mu.Unlock()
 	if prev != nil {
-		if is.s.cfg.ManualServices {
+		if is.env.opts.ManualServices {
 			is.flush(prev)
 		} else {
 			// Deviation: Java starts a thread per full file, so a newer file's flush may finish
@@ -318,13 +320,13 @@ func (is *IndexService) flush(f *IndexFile) {
 		ts = f.EndTimestamp()
 	}
 	if err := f.flush(); err != nil {
-		is.s.logError("flush index file", err)
+		is.env.log.error("flush index file", err)
 		return
 	}
 	if ts > 0 {
-		is.s.checkpoint.SetIndexMsgTimestamp(ts)
-		if err := is.s.checkpoint.Flush(); err != nil {
-			is.s.logError("flush checkpoint", err)
+		is.checkpoint.SetIndexMsgTimestamp(ts)
+		if err := is.checkpoint.Flush(); err != nil {
+			is.env.log.error("flush checkpoint", err)
 		}
 	}
 }
@@ -334,8 +336,8 @@ func (is *IndexService) flush(f *IndexFile) {
 // file that begins before begin. The result also carries the newest file's end time and
 // offset. Java: IndexService#queryOffset.
 func (is *IndexService) queryOffset(topic, key string, maxNum int, begin, end int64) QueryOffsetResult {
-	maxNum = min(maxNum, is.s.cfg.MaxMsgsNumBatch)
-	res := QueryOffsetResult{PhyOffsets: make([]int64, 0, max(maxNum, 0))}
+	maxNum = min(maxNum, is.env.cfg.MaxMsgsNumBatch)
+	res := QueryOffsetResult{PhyOffsets: make([]CommitLogOffset, 0, max(maxNum, 0))}
 	hash := IndexKeyHash(topic + "#" + key)
 	is.mu.RLock()
 	defer is.mu.RUnlock()
@@ -356,13 +358,13 @@ func (is *IndexService) queryOffset(topic, key string, maxNum int, begin, end in
 
 // deleteExpiredFile deletes the oldest files whose endPhyOffset is below offset (the
 // CommitLog's new min offset), never the newest. Java: IndexService#deleteExpiredFile.
-func (is *IndexService) deleteExpiredFile(offset int64) int {
+func (is *IndexService) deleteExpiredFile(offset CommitLogOffset) int {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	n := 0
 	for n < len(is.files)-1 && is.files[n].EndPhyOffset() < offset {
 		if err := is.files[n].mf.destroy(); err != nil {
-			is.s.logError("delete expired index file", err)
+			is.env.log.error("delete expired index file", err)
 			break
 		}
 		n++
@@ -392,7 +394,7 @@ func (is *IndexService) shutdown() {
 	is.mu.Lock()
 	if n := len(is.files); n > 0 {
 		if err := is.files[n-1].flush(); err != nil {
-			is.s.logError("flush index file at shutdown", err)
+			is.env.log.error("flush index file at shutdown", err)
 		}
 	}
 	is.mu.Unlock()
@@ -407,78 +409,3 @@ func (is *IndexService) shutdownFiles() {
 	}
 	is.files = nil
 }
-
-// commitLogDispatcherBuildIndex hands every dispatched record to the IndexService
-// (registered when messageIndexEnable). Java: DefaultMessageStore.CommitLogDispatcherBuildIndex.
-type commitLogDispatcherBuildIndex struct{ s *DefaultMessageStore }
-
-func (d commitLogDispatcherBuildIndex) Dispatch(req *DispatchRequest) {
-	s := d.s
-	if !s.cfg.MessageIndexEnable {
-		return
-	}
-	if s.tracer.Enabled() {
-		s.tracer.Step("CommitLogDispatcherBuildIndex#dispatch", slog.String("topic", req.Topic),
-			slog.Int64("commitLogOffset", req.CommitLogOffset))
-	}
-	s.indexService.buildIndex(req)
-}
-
-// QueryMessageResult is what QueryMessage finds: whole records (copies, in CommitLog order)
-// and the newest index file's end time (ms) and end offset (bytes), which the broker returns
-// in the response header. Mirrors org.apache.rocketmq.store.QueryMessageResult.
-type QueryMessageResult struct {
-	Messages                 [][]byte
-	IndexLastUpdateTimestamp int64
-	IndexLastUpdatePhyoffset int64
-	BufferTotalSize          int
-}
-
-// Body is the records back to back: the body of a QUERY_MESSAGE response.
-func (r *QueryMessageResult) Body() []byte {
-	out := make([]byte, 0, r.BufferTotalSize)
-	for _, m := range r.Messages {
-		out = append(out, m...)
-	}
-	return out
-}
-
-// QueryMessage finds up to maxNum (at most maxMsgsNumBatch, 64) messages whose key — a word
-// of KEYS or the UNIQ_KEY — is key in topic, stored within [begin, end] (ms), through the
-// index. Records the index points at but the CommitLog no longer holds are skipped; a hash
-// collision may return a message with another key (callers that care re-check the keys, as
-// Java's clients do). When the first pass reads nothing, it retries up to twice with the end
-// moved to the store time of the oldest hit. Java: DefaultMessageStore#queryMessage.
-func (s *DefaultMessageStore) QueryMessage(topic, key string, maxNum int, begin, end int64) *QueryMessageResult {
-	res := &QueryMessageResult{}
-	lastQueryMsgTime := end
-	for range 3 {
-		q := s.indexService.queryOffset(topic, key, maxNum, begin, lastQueryMsgTime)
-		if len(q.PhyOffsets) == 0 {
-			break
-		}
-		sort.Slice(q.PhyOffsets, func(i, j int) bool { return q.PhyOffsets[i] < q.PhyOffsets[j] })
-		res.IndexLastUpdateTimestamp, res.IndexLastUpdatePhyoffset = q.IndexLastUpdateTimestamp, q.IndexLastUpdatePhyoffset
-		for m, offset := range q.PhyOffsets {
-			if m > 0 && offset == q.PhyOffsets[m-1] {
-				continue // indexed twice by a replay (see buildIndex); Java returns it twice
-			}
-			rec, ok := s.SelectOneMessageByOffset(offset)
-			if !ok {
-				continue
-			}
-			if m == 0 {
-				lastQueryMsgTime = int64(be64(rec[storeTimestampPos(int32(be32(rec[posSysFlag:]))):]))
-			}
-			res.Messages = append(res.Messages, rec)
-			res.BufferTotalSize += len(rec)
-		}
-		if res.BufferTotalSize > 0 || lastQueryMsgTime < begin {
-			break
-		}
-	}
-	return res
-}
-
-// IndexService returns the index service (its files, for tests and chapters).
-func (s *DefaultMessageStore) IndexService() *IndexService { return s.indexService }

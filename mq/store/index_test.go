@@ -15,7 +15,7 @@ import (
 )
 
 // indexConfig is smallConfig with tiny index files (8 slots, 6 entries: 5 usable) named in UTC.
-func indexConfig(dir string) MessageStoreConfig {
+func indexConfig(dir string) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MaxHashSlotNum = 8
 	cfg.MaxIndexNum = 6
@@ -70,7 +70,7 @@ func TestIndexFileBytes(t *testing.T) {
 	// hashes (Java String#hashCode): T#a 81906 (slot 2), T#e 81910 (slot 2), T#b 81907 (slot 3)
 	for _, k := range []struct {
 		key string
-		phy int64
+		phy CommitLogOffset
 		ts  int64
 	}{{"T#a", 100, t0}, {"T#e", 200, t0 + 5000}, {"T#b", 300, t0 + 9999}} {
 		ok, err := f.putKey(IndexKeyHash(k.key), k.phy, k.ts)
@@ -92,8 +92,8 @@ func TestIndexFileBytes(t *testing.T) {
 	require.Equal(t, want, f.mf.data)
 
 	// lookups walk the slot's chain newest first and keep only the key's own hash
-	require.Equal(t, []int64{100}, f.selectPhyOffset(nil, IndexKeyHash("T#a"), 10, 0, 1<<62))
-	require.Equal(t, []int64{200}, f.selectPhyOffset(nil, IndexKeyHash("T#e"), 10, 0, 1<<62))
+	require.Equal(t, []CommitLogOffset{100}, f.selectPhyOffset(nil, IndexKeyHash("T#a"), 10, 0, 1<<62))
+	require.Equal(t, []CommitLogOffset{200}, f.selectPhyOffset(nil, IndexKeyHash("T#e"), 10, 0, 1<<62))
 	require.Empty(t, f.selectPhyOffset(nil, IndexKeyHash("T#a"), 10, t0+1000, 1<<62), "outside the time window")
 	require.Empty(t, f.selectPhyOffset(nil, IndexKeyHash("T#c"), 10, 0, 1<<62))
 
@@ -106,8 +106,8 @@ func TestIndexFileBytes(t *testing.T) {
 	require.Equal(t, int32(4), g.IndexCount())
 	require.Equal(t, int32(2), g.HashSlotCount())
 	require.Equal(t, t0, g.BeginTimestamp())
-	require.Equal(t, int64(300), g.EndPhyOffset())
-	require.Equal(t, []int64{300}, g.selectPhyOffset(nil, IndexKeyHash("T#b"), 10, 0, 1<<62))
+	require.Equal(t, CommitLogOffset(300), g.EndPhyOffset())
+	require.Equal(t, []CommitLogOffset{300}, g.selectPhyOffset(nil, IndexKeyHash("T#b"), 10, 0, 1<<62))
 
 	// a size that does not match the counts is refused
 	_, err = newIndexFile(path, 8, 4, 0, 0)
@@ -138,7 +138,7 @@ func TestIndexFileFollowsFullFile(t *testing.T) {
 func TestBuildIndexAndQuery(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, indexConfig(dir), nil, nil)
-	var offsets []int64
+	var offsets []CommitLogOffset
 	var last *AppendMessageResult
 	for i := 0; i < 6; i++ {
 		// 3 keys per message: "order-<i%2>", "all" and the UNIQ_KEY; a double space is skipped
@@ -164,7 +164,7 @@ func TestBuildIndexAndQuery(t *testing.T) {
 		m, err := decodeRecord(rec)
 		require.NoError(t, err)
 		require.Equal(t, "m"+strconv.Itoa(i), string(m.Body))
-		require.Equal(t, offsets[i], m.CommitLogOffset)
+		require.Equal(t, int64(offsets[i]), m.CommitLogOffset)
 	}
 	require.Equal(t, last.WroteOffset, q.IndexLastUpdatePhyoffset, "end offset of the newest file: the last record indexed")
 	require.Equal(t, exampleStore, q.IndexLastUpdateTimestamp)
@@ -226,7 +226,7 @@ func TestIndexLoad(t *testing.T) {
 	dir := t.TempDir()
 	cfg := indexConfig(dir)
 	clock := exampleStore
-	cfg.Clock = func() int64 { return clock }
+	cfg.Clock = millisFunc(func() int64 { return clock })
 	s := openStore(t, cfg, nil, nil)
 	for i := 0; i < 4; i++ { // 2 entries each: 8 entries, a full file and a partial one
 		clock += 1000
@@ -317,11 +317,11 @@ func TestIndexDamagedChain(t *testing.T) {
 	require.NoError(t, err)
 	defer ix.mf.shutdown()
 	for i := 0; i < 3; i++ {
-		ok, err := ix.putKey(IndexKeyHash("T#a"), int64(i), 1700000000000)
+		ok, err := ix.putKey(IndexKeyHash("T#a"), CommitLogOffset(i), 1700000000000)
 		require.NoError(t, err)
 		require.True(t, ok)
 	}
 	// entry 1 now points forward at entry 3: 3 → 2 → 1 → 3 → ...
 	binary.BigEndian.PutUint32(ix.mf.data[ix.entryPos(1)+16:], 3)
-	require.Equal(t, []int64{2, 1, 0}, ix.selectPhyOffset(nil, IndexKeyHash("T#a"), 64, 0, math.MaxInt64))
+	require.Equal(t, []CommitLogOffset{2, 1, 0}, ix.selectPhyOffset(nil, IndexKeyHash("T#a"), 64, 0, math.MaxInt64))
 }

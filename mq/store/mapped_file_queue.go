@@ -40,7 +40,7 @@ type MappedFileQueue struct {
 	warm     bool
 	tracer   *trace.Tracer       // set for the CommitLog only
 	pool     *TransientStorePool // write buffers for new files (CommitLog with transientStorePoolEnable)
-	hooks    *flushHooks
+	hooks    *EventListener      // given to each file
 }
 
 func newMappedFileQueue(storePath, relDir string, size int, allocate *AllocateMappedFileService, tr *trace.Tracer) *MappedFileQueue {

@@ -147,6 +147,24 @@ type hostAddr struct {
 
 func (h *hostAddr) bytes() []byte { return h.b[:h.n] }
 
+// messageHosts reads a message's born and store hosts (raw bytes, else "ip:port") and sets
+// the sysFlag bits of IPv6 hosts; false when either cannot be read (MESSAGE_ILLEGAL).
+func messageHosts(msg *primitive.MessageExtBrokerInner) (born, storeHost hostAddr, ok bool) {
+	var err1, err2 error
+	born, err1 = hostField(msg.BornHostBytes, msg.BornHost)
+	storeHost, err2 = hostField(msg.StoreHostBytes, msg.StoreHost)
+	if err1 != nil || err2 != nil {
+		return born, storeHost, false
+	}
+	if born.n == 20 {
+		msg.SysFlag |= sysFlagBornHostV6
+	}
+	if storeHost.n == 20 {
+		msg.SysFlag |= sysFlagStoreHostV6
+	}
+	return born, storeHost, true
+}
+
 // hostField returns the 8-byte (IPv4) or 20-byte (IPv6) record field for a host: raw if it
 // already has one of those lengths, else parsed from "ip:port", else 8 zero bytes.
 func hostField(raw []byte, hostPort string) (hostAddr, error) {

@@ -29,7 +29,7 @@ const (
 
 // powerCutConfig: 64 KiB CommitLog files, 100-unit ConsumeQueue files, index files of 64
 // slots and 200 entries, every service running on the wall clock, a safe index.
-func powerCutConfig(dir, mode string) MessageStoreConfig {
+func powerCutConfig(dir, mode string) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 << 10
 	cfg.MappedFileSizeConsumeQueue = 100 * ConsumeQueueUnitSize
@@ -63,7 +63,7 @@ func (w *lineWriter) printf(format string, a ...any) {
 func powerCutChild(dir, mode string) {
 	var out lineWriter
 	cfg := powerCutConfig(dir, mode)
-	cfg.FlushedHook = func(file string, pos int) {
+	cfg.Events.Flushed = func(file string, pos int) {
 		if file == "checkpoint" {
 			b, err := os.ReadFile(filepath.Join(dir, "checkpoint")) // under the checkpoint's lock: the synced bytes
 			if err == nil {
@@ -73,16 +73,7 @@ func powerCutChild(dir, mode string) {
 		}
 		out.printf("SYNC %s %d\n", file, pos)
 	}
-	s, err := NewDefaultMessageStore(cfg, nil, nil)
-	if err != nil {
-		panic(err)
-	}
-	if ok, err := s.Load(); !ok {
-		panic(err)
-	}
-	if err := s.Start(); err != nil {
-		panic(err)
-	}
+	s := mustStart(cfg)
 	for g := 0; g < 4; g++ {
 		go func() {
 			for i := 0; ; i++ {
@@ -95,7 +86,7 @@ func powerCutChild(dir, mode string) {
 					continue // e.g. the pool is short of buffers for a moment
 				}
 				a := r.AppendMessageResult
-				out.printf("ACK %s %d %d %d %d\n", key, i%4, a.LogicsOffset, a.WroteOffset, a.WroteOffset+int64(a.WroteBytes))
+				out.printf("ACK %s %d %d %d %d\n", key, i%4, a.LogicsOffset, a.WroteOffset, a.WroteOffset+CommitLogOffset(a.WroteBytes))
 			}
 		}()
 	}
@@ -199,7 +190,7 @@ func powerCut(t *testing.T, mode string) {
 
 	cfg.ManualServices = true
 	s := openStore(t, cfg, nil, nil)
-	require.Equal(t, flushedEnd, s.GetMaxPhyOffset(), "the log ends where the last flush ended")
+	require.Equal(t, CommitLogOffset(flushedEnd), s.GetMaxPhyOffset(), "the log ends where the last flush ended")
 
 	lost := 0
 	for _, a := range acks {
@@ -208,21 +199,21 @@ func powerCut(t *testing.T, mode string) {
 			lost++
 			continue
 		}
-		g := s.GetMessage("g", "Cut", a.queueID, a.queueOffset, 1, nil)
+		g := s.GetMessage("g", "Cut", a.queueID, QueueOffset(a.queueOffset), 1, nil)
 		require.Equal(t, Found, g.Status, "%s lost", a.key)
 		if len(g.Messages[0]) == 0 {
-			o, sz, tc, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, a.queueOffset)
-			t.Fatalf("%+v: unit %d %d %d %v; min %d max %d", a, o, sz, tc, ok, s.GetMinOffsetInQueue("Cut", a.queueID), s.GetMaxOffsetInQueue("Cut", a.queueID))
+			u, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, QueueOffset(a.queueOffset))
+			t.Fatalf("%+v: unit %+v %v; min %d max %d", a, u, ok, s.GetMinOffsetInQueue("Cut", a.queueID), s.GetMaxOffsetInQueue("Cut", a.queueID))
 		}
 		m, err := decodeRecord(g.Messages[0])
 		require.NoError(t, err)
 		if a.phy != m.CommitLogOffset {
-			o, sz, tc, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, a.queueOffset)
-			t.Logf("%+v: unit %d %d %d %v; min %d max %d; record %d q%d qo%d", a, o, sz, tc, ok, s.GetMinOffsetInQueue("Cut", a.queueID),
+			u, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, QueueOffset(a.queueOffset))
+			t.Logf("%+v: unit %+v %v; min %d max %d; record %d q%d qo%d", a, u, ok, s.GetMinOffsetInQueue("Cut", a.queueID),
 				s.GetMaxOffsetInQueue("Cut", a.queueID), m.CommitLogOffset, m.QueueID, m.QueueOffset)
 			for k := a.queueOffset - 3; k < a.queueOffset+3; k++ {
-				o, sz, tc, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, k)
-				t.Logf("unit %d: %d %d %d %v", k, o, sz, tc, ok)
+				u, ok := s.ReadConsumeQueueUnit("Cut", a.queueID, QueueOffset(k))
+				t.Logf("unit %d: %+v %v", k, u, ok)
 			}
 		}
 		require.Equal(t, a.phy, m.CommitLogOffset, a.key)
@@ -232,11 +223,11 @@ func powerCut(t *testing.T, mode string) {
 	// ConsumeQueues, index and checkpoint agree with the recovered log, record for record
 	perQueue := map[int32]int64{}
 	var lastTs int64
-	walkLog(t, s, func(off int64, rec []byte) {
+	walkLog(t, s, func(off CommitLogOffset, rec []byte) {
 		m, err := decodeRecord(rec)
 		require.NoError(t, err)
 		require.Equal(t, perQueue[m.QueueID], m.QueueOffset, "queue offsets run without gaps")
-		require.Equal(t, off, s.GetCommitLogOffsetInQueue("Cut", m.QueueID, m.QueueOffset), "the unit points at the record")
+		require.Equal(t, off, s.GetCommitLogOffsetInQueue("Cut", m.QueueID, QueueOffset(m.QueueOffset)), "the unit points at the record")
 		perQueue[m.QueueID]++
 		q := s.QueryMessage("Cut", m.Properties[propertyKeys], 32, 0, 1<<62)
 		if len(q.Messages) != 1 {
@@ -249,7 +240,7 @@ func powerCut(t *testing.T, mode string) {
 		lastTs = m.StoreTimestamp
 	})
 	for q := int32(0); q < 4; q++ {
-		require.Equal(t, perQueue[q], s.GetMaxOffsetInQueue("Cut", q), "queue %d has a unit per record", q)
+		require.Equal(t, QueueOffset(perQueue[q]), s.GetMaxOffsetInQueue("Cut", q), "queue %d has a unit per record", q)
 	}
 	require.LessOrEqual(t, s.Checkpoint().PhysicMsgTimestamp(), lastTs, "the checkpoint claims no lost message as flushed")
 
@@ -261,8 +252,10 @@ func powerCut(t *testing.T, mode string) {
 		m.Properties[primitive.PropertyWaitStoreMsgOK] = "false" // nobody drives the group commit here
 		m.PropertiesString += "\x02KEYS\x01" + key
 		r := put(t, s, m)
-		require.Equal(t, perQueue[int32(i%4)], r.LogicsOffset)
+		require.Equal(t, QueueOffset(perQueue[int32(i%4)]), r.LogicsOffset)
 		perQueue[int32(i%4)]++
+		for !s.CommitCommitLog(0) { // with the pool a new file's bytes are readable once committed
+		}
 		s.DoReput()
 		q := s.QueryMessage("Cut", key, 32, 0, 1<<62)
 		require.Len(t, q.Messages, 1, "new key %s in the index", key)
@@ -292,13 +285,13 @@ func zeroFrom(path string, pos, size int64) error {
 
 // walkLog calls fn for every record of the CommitLog from its min to its max offset, skipping
 // the blank records at file ends.
-func walkLog(t *testing.T, s *DefaultMessageStore, fn func(off int64, rec []byte)) {
+func walkLog(t *testing.T, s *DefaultMessageStore, fn func(off CommitLogOffset, rec []byte)) {
 	t.Helper()
-	size := int64(s.cfg.MappedFileSizeCommitLog)
+	size := CommitLogOffset(s.cfg.MappedFileSizeCommitLog)
 	for off := s.GetMinPhyOffset(); off < s.GetMaxPhyOffset(); {
 		head, ok := s.commitLog.getMessage(off, 8)
 		require.True(t, ok, "record at %d", off)
-		n, magic := int64(binary.BigEndian.Uint32(head.Data)), binary.BigEndian.Uint32(head.Data[4:])
+		n, magic := CommitLogOffset(binary.BigEndian.Uint32(head.Data)), binary.BigEndian.Uint32(head.Data[4:])
 		head.Release()
 		if magic == blankMagicCode {
 			off += size - off%size

@@ -50,22 +50,20 @@ func TestRecoverAbnormallyRedispatches(t *testing.T) {
 	require.NoError(t, err)
 
 	rec := trace.NewRecorder()
-	s2, err := NewDefaultMessageStore(cfg, nil, rec.Tracer("b"))
+	s2, err := newStore(cfg, nil, rec.Tracer("b"))
 	require.NoError(t, err)
-	ok, err := s2.Load()
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, s2.Load())
 	t.Cleanup(s2.Shutdown)
 	// before Start (no catch-up dispatch yet) the queue is whole
-	require.Equal(t, int64(15), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(15), s2.GetMaxOffsetInQueue("T", 0))
 	require.Len(t, s2.QueryMessage("T", "late", 32, 0, 1<<62).Messages, 3)
 	a := stepAttrs(t, rec, "CommitLog#recoverAbnormally")
 	require.Equal(t, "commitlog/00000000000000000000", a["startFile"], "no file is older than the checkpoint time: start at the first")
 	require.Equal(t, "15", a["dispatched"])
-	require.Equal(t, s2.GetMaxPhyOffset(), mustAtoi(t, a["processOffset"]))
+	require.Equal(t, int64(s2.GetMaxPhyOffset()), mustAtoi(t, a["processOffset"]))
 	require.NotContains(t, rec.Labels(), "CommitLog#recoverNormally")
 	require.NoError(t, s2.Start())
-	require.Equal(t, int64(15), put(t, s2, newMsg("T", 0, "next", "")).LogicsOffset)
+	require.Equal(t, QueueOffset(15), put(t, s2, newMsg("T", 0, "next", "")).LogicsOffset)
 }
 
 // TestRecoverAbnormallyStartFile: recovery starts at the newest file whose first message was
@@ -75,7 +73,7 @@ func TestRecoverAbnormallyStartFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := smallConfig(dir)
 	clock := exampleStore
-	cfg.Clock = func() int64 { return clock }
+	cfg.Clock = millisFunc(func() int64 { return clock })
 	s := openStore(t, cfg, nil, nil)
 	for i := 0; i < 30; i++ { // 2 per second; 416-byte records, 9 per 4096-byte file
 		clock += 500
@@ -95,7 +93,7 @@ func TestRecoverAbnormallyStartFile(t *testing.T) {
 	a := stepAttrs(t, rec, "CommitLog#recoverAbnormally")
 	require.Equal(t, "commitlog/00000000000000008192", a["startFile"])
 	require.Equal(t, "12", a["dispatched"])
-	require.Equal(t, int64(30), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(30), s2.GetMaxOffsetInQueue("T", 0))
 }
 
 // TestRecoverAbnormallyTornTail: a crash that left a torn or corrupt record (here written into
@@ -103,43 +101,20 @@ func TestRecoverAbnormallyStartFile(t *testing.T) {
 // units that pointed at the cut record go too, and puts continue there.
 // Java: CommitLog#recoverAbnormally, DefaultMessageStore#truncateDirtyLogicFiles.
 func TestRecoverAbnormallyTornTail(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		damage func(t *testing.T, file string, recStart, recSize int64)
-		keep   int64
-	}{
-		{"garbage after the last record", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize, []byte{0, 0, 0, 99, 0xDA, 0xA3, 0x20, 0xA7, 1, 2, 3})
-		}, 3},
-		{"last record cut short", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize/2, make([]byte, recSize/2))
-		}, 2},
-		{"last record with a bad body CRC", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+88, []byte("X"))
-		}, 2},
-	} {
+	for _, tc := range tornTails([]byte{0, 0, 0, 99, 0xDA, 0xA3, 0x20, 0xA7, 1, 2, 3}) {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := smallConfig(dir)
-			s := openStore(t, cfg, nil, nil)
-			var rs []*AppendMessageResult
-			for i := 0; i < 3; i++ {
-				rs = append(rs, put(t, s, keyedMsg("T", "body", "key", "")))
-			}
-			s.DoReput()
-			crashStore(s)
-			last := rs[2]
-			tc.damage(t, filepath.Join(dir, "commitlog", "00000000000000000000"), last.WroteOffset, int64(last.WroteBytes))
+			cfg := smallConfig(t.TempDir())
+			rs := putThreeAndDamage(t, cfg, func() *msgT { return keyedMsg("T", "body", "key", "") }, crashStore, tc.damage)
 
 			rec := trace.NewRecorder()
 			s2 := openStore(t, cfg, nil, rec.Tracer("b"))
-			end := rs[tc.keep-1].WroteOffset + int64(rs[tc.keep-1].WroteBytes)
+			end := rs[tc.keep-1].WroteOffset + CommitLogOffset(rs[tc.keep-1].WroteBytes)
 			require.Equal(t, end, s2.GetMaxPhyOffset())
-			require.Equal(t, end, mustAtoi(t, stepAttrs(t, rec, "CommitLog#recoverAbnormally")["processOffset"]))
-			require.Equal(t, tc.keep, s2.GetMaxOffsetInQueue("T", 0))
+			require.Equal(t, int64(end), mustAtoi(t, stepAttrs(t, rec, "CommitLog#recoverAbnormally")["processOffset"]))
+			require.Equal(t, QueueOffset(tc.keep), s2.GetMaxOffsetInQueue("T", 0))
 			r := put(t, s2, newMsg("T", 0, "new", ""))
 			require.Equal(t, end, r.WroteOffset)
-			require.Equal(t, tc.keep, r.LogicsOffset)
+			require.Equal(t, QueueOffset(tc.keep), r.LogicsOffset)
 			s2.DoReput()
 			g := s2.GetMessage("g", "T", 0, 0, 32, nil)
 			require.Equal(t, int(tc.keep)+1, g.MessageCount)
@@ -158,7 +133,7 @@ func TestRecoverAbnormallyNoCommitLog(t *testing.T) {
 	crashStore(s)
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "commitlog")))
 	s2 := openStore(t, cfg, nil, nil)
-	require.Equal(t, int64(0), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(0), s2.GetMaxOffsetInQueue("T", 0))
 }
 
 // TestDiskFullKeepsAbort: a store marked disk-full is not writable, so its shutdown keeps the
@@ -193,7 +168,7 @@ func TestRecoverConsumeQueueFileNeverWritten(t *testing.T) {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 << 10
 	s := openStore(t, cfg, nil, nil)
-	var offs []int64
+	var offs []CommitLogOffset
 	for i := 0; i < 100; i++ { // 5 ConsumeQueue files of 20 units
 		offs = append(offs, put(t, s, newMsg("T", 0, "m", "")).WroteOffset)
 	}
@@ -203,8 +178,8 @@ func TestRecoverConsumeQueueFileNeverWritten(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
 
 	s2 := openStore(t, cfg, nil, nil)
-	require.Equal(t, int64(100), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(100), s2.GetMaxOffsetInQueue("T", 0))
 	for k, off := range offs {
-		require.Equal(t, off, s2.GetCommitLogOffsetInQueue("T", 0, int64(k)), "unit %d", k)
+		require.Equal(t, off, s2.GetCommitLogOffsetInQueue("T", 0, QueueOffset(k)), "unit %d", k)
 	}
 }

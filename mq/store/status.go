@@ -64,8 +64,8 @@ func (s AppendMessageStatus) String() string {
 // Mirrors org.apache.rocketmq.store.AppendMessageResult.
 type AppendMessageResult struct {
 	Status AppendMessageStatus
-	// WroteOffset is the CommitLog (physical, bytes) offset of the first record written.
-	WroteOffset int64
+	// WroteOffset is the CommitLog offset of the first record written.
+	WroteOffset CommitLogOffset
 	// WroteBytes is the number of bytes the write position advanced (for END_OF_FILE: all bytes
 	// left in the file, although only the 8-byte blank record was written).
 	WroteBytes int32
@@ -74,8 +74,8 @@ type AppendMessageResult struct {
 	MsgID string
 	// StoreTimestamp is the store time in ms taken inside the put lock.
 	StoreTimestamp int64
-	// LogicsOffset is the queue offset (ConsumeQueue units) of the (first) message.
-	LogicsOffset int64
+	// LogicsOffset is the queue offset of the (first) message.
+	LogicsOffset QueueOffset
 	// MsgNum is the number of messages written (1, or the batch size).
 	MsgNum int32
 }
@@ -129,15 +129,15 @@ func (s GetMessageStatus) String() string {
 // Mirrors org.apache.rocketmq.store.GetMessageResult.
 type GetMessageResult struct {
 	Status GetMessageStatus
-	// NextBeginOffset is where the next pull should start (ConsumeQueue units).
-	NextBeginOffset int64
+	// NextBeginOffset is where the next pull should start.
+	NextBeginOffset QueueOffset
 	// MinOffset and MaxOffset are the queue's bounds at the time of the read (units).
-	MinOffset, MaxOffset int64
+	MinOffset, MaxOffset QueueOffset
 	// Messages are whole stored records (never a blank record), each a copy that stays valid
 	// after the file is unmapped. They share one backing array.
 	Messages [][]byte
 	// MessageQueueOffsets holds each message's queue offset (units), parallel to Messages.
-	MessageQueueOffsets []int64
+	MessageQueueOffsets []QueueOffset
 	// MessageCount is len(Messages); BufferTotalSize the sum of their lengths in bytes.
 	MessageCount    int
 	BufferTotalSize int

@@ -20,15 +20,16 @@ func TestGetMessageStatuses(t *testing.T) {
 	}
 	s.DoReput()
 	// an existing but empty queue: dispatch created T/1 only if a message went there; make one
-	s.findConsumeQueue("Empty", 0)
+	s.queues.find("Empty", 0)
 	for _, tc := range []struct {
 		name          string
 		topic         string
-		offset        int64
+		offset        QueueOffset
 		max           int32
 		status        GetMessageStatus
-		next, count   int64
-		minOff, maxOf int64
+		next          QueueOffset
+		count         int
+		minOff, maxOf QueueOffset
 	}{
 		{"found all", "T", 0, 32, Found, 3, 3, 0, 3},
 		{"found from 1", "T", 1, 32, Found, 3, 2, 0, 3},
@@ -66,18 +67,18 @@ func TestGetMessageFilter(t *testing.T) {
 	g := s.GetMessage("g", "T", 0, 0, 32, tagFilter{codeB: true})
 	require.Equal(t, Found, g.Status)
 	require.Equal(t, 1, g.MessageCount)
-	require.Equal(t, []int64{1}, g.MessageQueueOffsets)
-	require.Equal(t, int64(4), g.NextBeginOffset)
+	require.Equal(t, []QueueOffset{1}, g.MessageQueueOffsets)
+	require.Equal(t, QueueOffset(4), g.NextBeginOffset)
 
 	g = s.GetMessage("g", "T", 0, 0, 32, tagFilter{999: true})
 	require.Equal(t, NoMatchedMessage, g.Status)
-	require.Equal(t, int64(4), g.NextBeginOffset, "nextBeginOffset advances over filtered units")
+	require.Equal(t, QueueOffset(4), g.NextBeginOffset, "nextBeginOffset advances over filtered units")
 	require.Zero(t, g.MessageCount)
 
 	g = s.GetMessage("g", "T", 0, 1, 1, tagFilter{codeA: true})
 	require.Equal(t, Found, g.Status)
-	require.Equal(t, []int64{2}, g.MessageQueueOffsets)
-	require.Equal(t, int64(3), g.NextBeginOffset, "stops after maxMsgNums")
+	require.Equal(t, []QueueOffset{2}, g.MessageQueueOffsets)
+	require.Equal(t, QueueOffset(3), g.NextBeginOffset, "stops after maxMsgNums")
 }
 
 // TestGetMessageBatchLimits: the in-memory byte limit ends a batch, but one message is always
@@ -96,7 +97,7 @@ func TestGetMessageBatchLimits(t *testing.T) {
 	s.DoReput()
 	g := s.GetMessage("g", "T", 0, 0, 32, nil)
 	require.Equal(t, 2, g.MessageCount, "2 × 914 bytes fit in 2000 bytes, a third does not")
-	require.Equal(t, int64(2), g.NextBeginOffset)
+	require.Equal(t, QueueOffset(2), g.NextBeginOffset)
 	g = s.GetMessage("g", "T", 0, 5, 32, nil)
 	require.Equal(t, 1, g.MessageCount, "one message over the byte limit still comes alone")
 	g = s.GetMessage("g", "T", 0, 1, 32, nil)
@@ -125,16 +126,16 @@ func TestConsumeQueueFiles(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	require.Equal(t, []string{"00000000000000000000", "00000000000000000400", "00000000000000000800"}, names)
-	require.Equal(t, int64(45), s.GetMaxOffsetInQueue("T", 2))
+	require.Equal(t, QueueOffset(45), s.GetMaxOffsetInQueue("T", 2))
 	// a pull stops at the end of a ConsumeQueue file
 	g := s.GetMessage("g", "T", 2, 15, 32, nil)
 	require.Equal(t, 5, g.MessageCount)
-	require.Equal(t, int64(20), g.NextBeginOffset)
+	require.Equal(t, QueueOffset(20), g.NextBeginOffset)
 	g = s.GetMessage("g", "T", 2, 20, 32, nil)
 	require.Equal(t, 20, g.MessageCount)
 	// unit k points at message k
 	size := int64(calMsgLength(0, 1, 1, len("CLUSTER\x01DefaultCluster")))
-	require.Equal(t, 44*size, s.GetCommitLogOffsetInQueue("T", 2, 44))
+	require.Equal(t, CommitLogOffset(44*size), s.GetCommitLogOffsetInQueue("T", 2, 44))
 }
 
 // TestIdempotentDispatch: replaying records already indexed writes nothing twice.
@@ -147,7 +148,7 @@ func TestIdempotentDispatch(t *testing.T) {
 	s.DoReput()
 	s.reput.setReputFromOffset(0)
 	s.DoReput()
-	require.Equal(t, int64(3), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(3), s.GetMaxOffsetInQueue("T", 0))
 }
 
 // TestArrivingListener: after each dispatch the listener hears the new max offset
@@ -174,7 +175,7 @@ func TestReputService(t *testing.T) {
 		put(t, s, newMsg("T", 0, "x", ""))
 	}
 	require.Eventually(t, func() bool { return a.n.Load() == 10 }, 5e9, 1e6)
-	require.Equal(t, int64(10), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(10), s.GetMaxOffsetInQueue("T", 0))
 }
 
 // TestRestart: Shutdown, reopen, Load: every message and queue offset is intact and the next
@@ -199,16 +200,16 @@ func TestRestart(t *testing.T) {
 	require.Equal(t, maxPhy, s2.GetMaxPhyOffset())
 	next, ok := s2.commitLog.queueOffset("T", 1)
 	require.True(t, ok, "topicQueueTable rebuilt from the ConsumeQueues")
-	require.Equal(t, int64(5), next)
-	require.Equal(t, int64(5), s2.GetMaxOffsetInQueue("T", 0))
-	require.Equal(t, int64(5), s2.GetMaxOffsetInQueue("T", 1))
+	require.Equal(t, QueueOffset(5), next)
+	require.Equal(t, QueueOffset(5), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(5), s2.GetMaxOffsetInQueue("T", 1))
 	g := s2.GetMessage("g", "T", 1, 0, 32, nil)
 	require.Equal(t, 5, g.MessageCount)
 	msg, err := s2.LookMessageByOffset(last.WroteOffset)
 	require.NoError(t, err)
 	require.Equal(t, int64(4), msg.QueueOffset)
 	r := put(t, s2, newMsg("T", 1, "next", ""))
-	require.Equal(t, int64(5), r.LogicsOffset)
+	require.Equal(t, QueueOffset(5), r.LogicsOffset)
 	require.Equal(t, maxPhy, r.WroteOffset)
 	_, err = os.Stat(filepath.Join(dir, "abort"))
 	require.NoError(t, err, "a running store has an abort file")
@@ -227,49 +228,27 @@ func TestRestartUndispatched(t *testing.T) {
 	s.started = false
 	s.Shutdown()
 	s2 := openStore(t, cfg, nil, nil)
-	require.Equal(t, int64(2), s2.GetMaxOffsetInQueue("T", 0))
-	require.Equal(t, int64(2), put(t, s2, newMsg("T", 0, "c", "")).LogicsOffset)
+	require.Equal(t, QueueOffset(2), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(2), put(t, s2, newMsg("T", 0, "c", "")).LogicsOffset)
 }
 
 // TestTornTail: garbage after the last record, or a record cut short, is truncated by
 // recovery; the ConsumeQueue is truncated to match and new puts continue at the last good
 // record. Java: CommitLog#recoverNormally, ConsumeQueue#truncateDirtyLogicFiles.
 func TestTornTail(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		damage func(t *testing.T, file string, recStart, recSize int64)
-		keep   int64 // messages that survive
-	}{
-		{"garbage after the last record", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize, []byte("garbage-garbage-garbage"))
-		}, 3},
-		{"last record cut short", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+recSize/2, make([]byte, recSize/2))
-		}, 2},
-		{"last record with a bad body CRC", func(t *testing.T, file string, recStart, recSize int64) {
-			writeAt(t, file, recStart+88, []byte("X"))
-		}, 2},
-	} {
+	for _, tc := range tornTails([]byte("garbage-garbage-garbage")) {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := smallConfig(dir)
-			s := openStore(t, cfg, nil, nil)
-			var rs []*AppendMessageResult
-			for i := 0; i < 3; i++ {
-				rs = append(rs, put(t, s, newMsg("T", 0, "body", "")))
-			}
-			s.DoReput()
-			s.Shutdown()
-			last := rs[2]
-			tc.damage(t, filepath.Join(dir, "commitlog", "00000000000000000000"), last.WroteOffset, int64(last.WroteBytes))
+			cfg := smallConfig(t.TempDir())
+			rs := putThreeAndDamage(t, cfg, func() *msgT { return newMsg("T", 0, "body", "") },
+				(*DefaultMessageStore).Shutdown, tc.damage)
 
 			s2 := openStore(t, cfg, nil, nil)
-			end := rs[tc.keep-1].WroteOffset + int64(rs[tc.keep-1].WroteBytes)
+			end := rs[tc.keep-1].WroteOffset + CommitLogOffset(rs[tc.keep-1].WroteBytes)
 			require.Equal(t, end, s2.GetMaxPhyOffset())
-			require.Equal(t, tc.keep, s2.GetMaxOffsetInQueue("T", 0))
+			require.Equal(t, QueueOffset(tc.keep), s2.GetMaxOffsetInQueue("T", 0))
 			r := put(t, s2, newMsg("T", 0, "new", ""))
 			require.Equal(t, end, r.WroteOffset)
-			require.Equal(t, tc.keep, r.LogicsOffset)
+			require.Equal(t, QueueOffset(tc.keep), r.LogicsOffset)
 			s2.DoReput()
 			g := s2.GetMessage("g", "T", 0, 0, 32, nil)
 			require.Equal(t, int(tc.keep)+1, g.MessageCount)
@@ -280,8 +259,8 @@ func TestTornTail(t *testing.T) {
 			// and once more: the new tail is stable across another restart
 			s2.Shutdown()
 			s3 := openStore(t, cfg, nil, nil)
-			require.Equal(t, tc.keep+1, s3.GetMaxOffsetInQueue("T", 0))
-			require.Equal(t, end+int64(r.WroteBytes), s3.GetMaxPhyOffset())
+			require.Equal(t, QueueOffset(tc.keep+1), s3.GetMaxOffsetInQueue("T", 0))
+			require.Equal(t, end+CommitLogOffset(r.WroteBytes), s3.GetMaxPhyOffset())
 		})
 	}
 }
@@ -295,19 +274,56 @@ func writeAt(t *testing.T, file string, off int64, b []byte) {
 	require.NoError(t, err)
 }
 
+// tornTail is a damage done to the last of three records of the first CommitLog file, and
+// how many of the three survive it.
+type tornTail struct {
+	name   string
+	damage func(t *testing.T, file string, recStart, recSize int64)
+	keep   int64
+}
+
+// tornTails: garbage written after the last record (all three survive), the last record cut
+// short, the last record's body CRC broken (two survive).
+func tornTails(garbage []byte) []tornTail {
+	return []tornTail{
+		{"garbage after the last record", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+recSize, garbage)
+		}, 3},
+		{"last record cut short", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+recSize/2, make([]byte, recSize/2))
+		}, 2},
+		{"last record with a bad body CRC", func(t *testing.T, file string, recStart, recSize int64) {
+			writeAt(t, file, recStart+88, []byte("X"))
+		}, 2},
+	}
+}
+
+// putThreeAndDamage puts three messages made by mk into a store over cfg, dispatches them,
+// stops the store with stop (Shutdown or a crash) and damages the last record.
+func putThreeAndDamage(t *testing.T, cfg storeSetup, mk func() *msgT, stop func(*DefaultMessageStore),
+	damage func(t *testing.T, file string, recStart, recSize int64)) []*AppendMessageResult {
+	t.Helper()
+	s := openStore(t, cfg, nil, nil)
+	var rs []*AppendMessageResult
+	for i := 0; i < 3; i++ {
+		rs = append(rs, put(t, s, mk()))
+	}
+	s.DoReput()
+	stop(s)
+	last := rs[2]
+	damage(t, filepath.Join(cfg.StorePathRootDir, "commitlog", "00000000000000000000"), int64(last.WroteOffset), int64(last.WroteBytes))
+	return rs
+}
+
 // TestNoCommitLogDestroysConsumeQueues: no CommitLog files at all ⇒ ConsumeQueues are deleted.
 // Java: CommitLog#recoverNormally (else branch) → destroyLogics.
 func TestNoCommitLogDestroysConsumeQueues(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	s := openStore(t, cfg, nil, nil)
-	put(t, s, newMsg("T", 0, "a", ""))
-	s.DoReput()
-	s.Shutdown()
+	cfg := storeWithOneMessage(t, dir)
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "commitlog")))
 	s2 := openStore(t, cfg, nil, nil)
-	require.Equal(t, int64(0), s2.GetMaxOffsetInQueue("T", 0))
-	require.Equal(t, int64(0), put(t, s2, newMsg("T", 0, "b", "")).LogicsOffset)
+	require.Equal(t, QueueOffset(0), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(0), put(t, s2, newMsg("T", 0, "b", "")).LogicsOffset)
 }
 
 // TestLockFile: a second store on the same directory fails with a clear error; after the first
@@ -316,38 +332,27 @@ func TestLockFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := smallConfig(dir)
 	s := openStore(t, cfg, nil, nil)
-	s2, err := NewDefaultMessageStore(cfg, nil, nil)
+	s2, err := newStore(cfg, nil, nil)
 	require.NoError(t, err)
-	ok, err := s2.Load()
-	require.False(t, ok)
+	err = s2.Load()
 	require.ErrorIs(t, err, ErrStoreLocked)
 	require.Contains(t, err.Error(), "lock")
 	b, err := os.ReadFile(filepath.Join(dir, "lock"))
 	require.NoError(t, err)
 	require.Equal(t, "lock", string(b))
 	s.Shutdown()
-	ok, err = s2.Load()
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, s2.Load())
 	s2.Shutdown()
 }
 
 // TestFileLengthMismatch: a store file whose length differs from the configured size stops the
 // load. Java: MappedFileQueue#doLoad.
 func TestFileLengthMismatch(t *testing.T) {
-	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	s := openStore(t, cfg, nil, nil)
-	put(t, s, newMsg("T", 0, "a", ""))
-	s.DoReput()
-	s.Shutdown()
-
+	cfg := storeWithOneMessage(t, t.TempDir())
 	cfg.MappedFileSizeCommitLog = 8192
-	s2, err := NewDefaultMessageStore(cfg, nil, nil)
+	s2, err := newStore(cfg, nil, nil)
 	require.NoError(t, err)
-	ok, err := s2.Load()
-	require.False(t, ok)
-	require.ErrorIs(t, err, ErrFileSize)
+	require.ErrorIs(t, s2.Load(), ErrFileSize)
 	// the failed load released the lock
 	cfg.MappedFileSizeCommitLog = 4096
 	openStore(t, cfg, nil, nil)
@@ -400,7 +405,7 @@ func TestCheckpointAndAbort(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
 	s2 := openStore(t, cfg, nil, nil)
-	require.Equal(t, int64(1), s2.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(1), s2.GetMaxOffsetInQueue("T", 0))
 	require.Equal(t, exampleStore, s2.Checkpoint().PhysicMsgTimestamp())
 }
 
@@ -418,10 +423,10 @@ func TestFlushLeastPages(t *testing.T) {
 		put(t, s, newMsg("T", 0, strings.Repeat("x", 5000), ""))
 	}
 	s.FlushCommitLog(4)
-	require.Equal(t, s.GetMaxPhyOffset(), mfq.flushedWhere.Load())
+	require.Equal(t, int64(s.GetMaxPhyOffset()), mfq.flushedWhere.Load())
 	put(t, s, newMsg("T", 0, "y", ""))
 	s.FlushCommitLog(0)
-	require.Equal(t, s.GetMaxPhyOffset(), mfq.flushedWhere.Load())
+	require.Equal(t, int64(s.GetMaxPhyOffset()), mfq.flushedWhere.Load())
 	require.Equal(t, exampleStore, s.Checkpoint().PhysicMsgTimestamp())
 }
 
@@ -429,7 +434,7 @@ func TestFlushLeastPages(t *testing.T) {
 func TestGetOffsetInQueueByTime(t *testing.T) {
 	cfg := smallConfig(t.TempDir())
 	now := int64(1000)
-	cfg.Clock = func() int64 { return now }
+	cfg.Clock = millisFunc(func() int64 { return now })
 	s := openStore(t, cfg, nil, nil)
 	for i := 0; i < 5; i++ {
 		now = 1000 + int64(i)*100 // 1000, 1100, ... 1400
@@ -439,10 +444,10 @@ func TestGetOffsetInQueueByTime(t *testing.T) {
 	for _, tc := range []struct{ ts, want int64 }{
 		{0, 0}, {1000, 0}, {1100, 1}, {1149, 1}, {1150, 1}, {1151, 2}, {1400, 4}, {9999, 4},
 	} {
-		require.Equal(t, tc.want, s.GetOffsetInQueueByTime("T", 0, tc.ts), "ts=%d", tc.ts)
+		require.Equal(t, QueueOffset(tc.want), s.GetOffsetInQueueByTime("T", 0, tc.ts), "ts=%d", tc.ts)
 	}
 	require.Equal(t, int64(1200), s.GetMessageStoreTimeStamp("T", 0, 2))
-	require.Equal(t, int64(0), s.GetOffsetInQueueByTime("Nope", 0, 1))
+	require.Equal(t, QueueOffset(0), s.GetOffsetInQueueByTime("Nope", 0, 1))
 }
 
 // TestDeleteTopics removes the topic's queues and offsets.
@@ -456,8 +461,8 @@ func TestDeleteTopics(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "consumequeue", "T"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.Nil(t, s.ConsumeQueue("T", 0))
-	require.Equal(t, int64(1), s.GetMaxOffsetInQueue("U", 0))
-	require.Equal(t, int64(0), put(t, s, newMsg("T", 0, "x", "")).LogicsOffset)
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("U", 0))
+	require.Equal(t, QueueOffset(0), put(t, s, newMsg("T", 0, "x", "")).LogicsOffset)
 }
 
 // TestPutAfterShutdown: a shut-down store refuses puts. Java: checkStoreStatus.
@@ -484,10 +489,10 @@ func TestSlaveRefusesPuts(t *testing.T) {
 	data.Release()
 	require.Error(t, s.AppendToCommitLog(0, []byte{1}), "not at the end of the log")
 	s.DoReput()
-	require.Equal(t, int64(1), s.GetMaxOffsetInQueue("T", 0))
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("T", 0))
 	g := s.GetMessage("g", "T", 0, 9, 32, nil)
 	require.Equal(t, OffsetOverflowBadly, g.Status)
-	require.Equal(t, int64(9), g.NextBeginOffset, "slave keeps the request offset")
+	require.Equal(t, QueueOffset(9), g.NextBeginOffset, "slave keeps the request offset")
 }
 
 // TestFillPreBlank: a queue whose first unit arrives at a non-zero offset starts its file with
@@ -496,12 +501,12 @@ func TestSlaveRefusesPuts(t *testing.T) {
 func TestFillPreBlank(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, smallConfig(dir), nil, nil)
-	cq := s.findConsumeQueue("T", 0)
+	cq := s.queues.find("T", 0)
 	ok, err := cq.putMessagePositionInfo(1000, 100, 7, 25)
 	require.NoError(t, err)
 	require.True(t, ok)
-	require.Equal(t, int64(25), cq.GetMinOffsetInQueue())
-	require.Equal(t, int64(26), cq.GetMaxOffsetInQueue())
+	require.Equal(t, QueueOffset(25), cq.GetMinOffsetInQueue())
+	require.Equal(t, QueueOffset(26), cq.GetMaxOffsetInQueue())
 	raw, err := os.ReadFile(filepath.Join(dir, "consumequeue", "T", "0", "00000000000000000400"))
 	require.NoError(t, err)
 	blank := unhex(t, "0000000000000000 7fffffff 0000000000000000")
@@ -511,5 +516,5 @@ func TestFillPreBlank(t *testing.T) {
 	require.Equal(t, unhex(t, "00000000000003e8 00000064 0000000000000007"), raw[100:120])
 	g := s.GetMessage("g", "T", 0, 3, 32, nil)
 	require.Equal(t, OffsetTooSmall, g.Status)
-	require.Equal(t, int64(25), g.NextBeginOffset)
+	require.Equal(t, QueueOffset(25), g.NextBeginOffset)
 }

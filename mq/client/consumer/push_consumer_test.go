@@ -44,7 +44,7 @@ func TestPushConsumerReceivesAllAndCommits(t *testing.T) {
 		var sum int64
 		for q := int32(0); q < 4; q++ {
 			if v := om.QueryOffset(group, topic, q); v > 0 {
-				sum += v
+				sum += int64(v)
 			}
 		}
 		return sum == 40

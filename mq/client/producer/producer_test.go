@@ -67,7 +67,7 @@ func storedMessage(t *testing.T, c *embedded.Cluster, res *SendResult) *primitiv
 	for _, b := range c.Brokers {
 		if b.BrokerConfig().BrokerName == res.MessageQueue.BrokerName {
 			require.Equal(t, b.BrokerAddr(), host, "the offsetMsgId names the broker's store host")
-			m, err := b.MessageStore().LookMessageByOffset(offset)
+			m, err := b.MessageStore().LookMessageByOffset(store.CommitLogOffset(offset))
 			require.NoError(t, err)
 			return m
 		}
@@ -275,7 +275,7 @@ func TestConcurrentSends(t *testing.T) {
 		var total int64
 		for _, b := range c.Brokers {
 			for q := range int32(4) {
-				total += b.MessageStore().GetMaxOffsetInQueue("ConcT", q)
+				total += int64(b.MessageStore().GetMaxOffsetInQueue("ConcT", q))
 			}
 		}
 		return total

@@ -38,18 +38,19 @@ type Config struct {
 	// Java: MessageStoreConfig#flushDelayOffsetInterval.
 	FlushDelayOffsetInterval time.Duration
 	// ManualServices starts no goroutine: the caller runs DoDeliver and Persist (chapters, so
-	// the trace is deterministic). Not a RocketMQ setting.
+	// the trace is deterministic). Not a RocketMQ setting (store.Options.ManualServices).
 	ManualServices bool
 }
 
-// ConfigFromStore derives the service's Config from the store's: delayOffset.json under its
-// root, its messageDelayLevel, flushDelayOffsetInterval and ManualServices.
-func ConfigFromStore(c *store.MessageStoreConfig) Config {
+// ConfigFromStore derives the service's Config from the store's config and options:
+// delayOffset.json under its root, its messageDelayLevel, flushDelayOffsetInterval and the
+// options' ManualServices.
+func ConfigFromStore(c *store.MessageStoreConfig, o *store.Options) Config {
 	return Config{
 		DelayOffsetPath:          DelayOffsetPath(c.StorePathRootDir),
 		MessageDelayLevel:        c.MessageDelayLevel,
 		FlushDelayOffsetInterval: c.FlushDelayOffsetInterval,
-		ManualServices:           c.ManualServices,
+		ManualServices:           o.ManualServices,
 	}
 }
 

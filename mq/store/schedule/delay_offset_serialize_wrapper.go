@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"maps"
 	"slices"
 	"strconv"
@@ -24,7 +25,7 @@ import (
 //	}
 //
 // Java: DelayOffsetSerializeWrapper#toJson(prettyFormat).
-func encodeOffsetTable(t map[int32]int64, pretty bool) []byte {
+func encodeOffsetTable(t map[int32]store.QueueOffset, pretty bool) []byte {
 	var b bytes.Buffer
 	if pretty {
 		b.WriteString("{\n\t\"offsetTable\":{")
@@ -37,7 +38,7 @@ func encodeOffsetTable(t map[int32]int64, pretty bool) []byte {
 		}
 		b.WriteString(strconv.FormatInt(int64(level), 10))
 		b.WriteByte(':')
-		b.WriteString(strconv.FormatInt(t[level], 10))
+		b.WriteString(strconv.FormatInt(int64(t[level]), 10))
 	}
 	if pretty {
 		if len(t) > 0 {
@@ -53,20 +54,20 @@ func encodeOffsetTable(t map[int32]int64, pretty bool) []byte {
 // decodeOffsetTable reads delayOffset.json: levels quoted or not (fastjson writes them bare,
 // standard JSON quotes them), unknown fields ignored. A level that is not a 32-bit integer is
 // an error. Java: DelayOffsetSerializeWrapper#fromJson.
-func decodeOffsetTable(data []byte) (map[int32]int64, error) {
+func decodeOffsetTable(data []byte) (map[int32]store.QueueOffset, error) {
 	var f struct {
 		OffsetTable map[string]int64 `json:"offsetTable"`
 	}
 	if err := json.Unmarshal(quoteNumericKeys(data), &f); err != nil {
 		return nil, fmt.Errorf("schedule: decode delay offsets: %w", err)
 	}
-	t := make(map[int32]int64, len(f.OffsetTable))
+	t := make(map[int32]store.QueueOffset, len(f.OffsetTable))
 	for k, off := range f.OffsetTable {
 		level, err := strconv.ParseInt(k, 10, 32)
 		if err != nil {
 			return nil, fmt.Errorf("schedule: decode delay offsets: level %q: %w", k, err)
 		}
-		t[int32(level)] = off
+		t[int32(level)] = store.QueueOffset(off)
 	}
 	return t, nil
 }

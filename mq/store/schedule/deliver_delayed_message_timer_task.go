@@ -65,7 +65,8 @@ func (s *ScheduleMessageService) executeOnTimeup(level int32, stopped func() boo
 	}
 	delivered := 0
 	for ; offset < hi && !stopped(); offset++ {
-		offsetPy, _, tagsCode, ok := s.store.ReadConsumeQueueUnit(ScheduleTopic, qid, offset)
+		u, ok := s.store.ReadConsumeQueueUnit(ScheduleTopic, qid, offset)
+		offsetPy, tagsCode := u.CommitLogOffset, u.TagsCode
 		if !ok { // the unit is gone (ConsumeQueue cleaned): nothing to deliver
 			s.updateOffset(level, offset+1)
 			continue
@@ -107,10 +108,10 @@ func (s *ScheduleMessageService) executeOnTimeup(level int32, stopped func() boo
 // deliverMessage puts the message back into its real topic and reports whether the store took
 // it (PUT_OK). Java: DeliverDelayedMessageTimerTask#deliverMessage (synchronous delivery; the
 // asynchronous mode, enableScheduleAsyncDeliver, is not built).
-func (s *ScheduleMessageService) deliverMessage(inner *primitive.MessageExtBrokerInner, level int32, offset int64, msgID string) bool {
+func (s *ScheduleMessageService) deliverMessage(inner *primitive.MessageExtBrokerInner, level int32, offset store.QueueOffset, msgID string) bool {
 	if s.tracer.Enabled() {
 		s.tracer.Step("ScheduleMessageService#deliverMessage", slog.Int("delayLevel", int(level)),
-			slog.Int64("offset", offset), slog.String("topic", inner.Topic), slog.Int("queueId", int(inner.QueueID)),
+			slog.Int64("offset", int64(offset)), slog.String("topic", inner.Topic), slog.Int("queueId", int(inner.QueueID)),
 			slog.Int("reconsumeTimes", int(inner.ReconsumeTimes)))
 	}
 	r := s.store.PutMessage(inner)

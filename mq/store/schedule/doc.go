@@ -16,7 +16,7 @@
 //
 // # Files, in reading order
 //
-//	config.go                              Config, ConfigFromStore, level ↔ queue id
+//	config.go                              Config, ConfigFromStore (config and options), level ↔ queue id
 //	schedule_message_service.go            ScheduleMessageService: offsets, Load, Start, Shutdown, Persist
 //	deliver_delayed_message_timer_task.go  DoDeliver: executeOnTimeup, deliverMessage, messageTimeup
 //	delay_offset_serialize_wrapper.go      delayOffset.json (fastjson dialect) encode/decode
@@ -31,7 +31,7 @@
 //
 // # config/delayOffset.json
 //
-// Level → next SCHEDULE_TOPIC_XXXX queue offset (ConsumeQueue units) still to deliver, written
+// Level → next SCHEDULE_TOPIC_XXXX queue offset (a store.QueueOffset) still to deliver, written
 // by fastjson with the Integer keys unquoted (docs/reference/store-formats.md §7.4):
 //
 //	{
@@ -55,7 +55,8 @@
 //   - ScheduleMessageTimerThread (ServiceThread): DoDeliver 1 s after Start, then every 100 ms.
 //   - ScheduleMessagePersistThread (ServiceThread): Persist every flushDelayOffsetInterval.
 //
-// With Config.ManualServices neither runs: the caller drives DoDeliver and Persist.
+// With Config.ManualServices (ConfigFromStore copies store.Options.ManualServices) neither
+// runs: the caller drives DoDeliver and Persist.
 // deliverMu makes passes take turns (the loop's and a direct DoDeliver); mu guards
 // offsetTable; fileMu serializes file writes; stateMu the life cycle. No lock is held while
 // another is taken except deliverMu → mu (a pass updating an offset) and fileMu → mu (Persist

@@ -15,14 +15,13 @@ import (
 )
 
 // MessageStore is the part of the store the service reads and writes;
-// *store.DefaultMessageStore implements it. Offsets: queue offsets are ConsumeQueue units,
-// commitLogOffset bytes; times are ms from the store's clock (Now).
+// *store.DefaultMessageStore implements it. Times are ms from the store's clock (Now).
 type MessageStore interface {
 	PutMessage(msg *primitive.MessageExtBrokerInner) store.PutMessageResult
-	LookMessageByOffset(commitLogOffset int64) (*primitive.MessageExt, error)
-	GetMinOffsetInQueue(topic string, queueID int32) int64
-	GetMaxOffsetInQueue(topic string, queueID int32) int64
-	ReadConsumeQueueUnit(topic string, queueID int32, index int64) (commitLogOffset int64, size int32, tagsCode int64, ok bool)
+	LookMessageByOffset(commitLogOffset store.CommitLogOffset) (*primitive.MessageExt, error)
+	GetMinOffsetInQueue(topic string, queueID int32) store.QueueOffset
+	GetMaxOffsetInQueue(topic string, queueID int32) store.QueueOffset
+	ReadConsumeQueueUnit(topic string, queueID int32, index store.QueueOffset) (store.CqUnit, bool)
 	Now() int64
 }
 
@@ -55,7 +54,7 @@ type ScheduleMessageService struct {
 	deliverMu sync.Mutex
 
 	mu          sync.Mutex
-	offsetTable map[int32]int64 // level → next queue offset (units); guarded by mu
+	offsetTable map[int32]store.QueueOffset // level → next queue offset; guarded by mu
 
 	fileMu sync.Mutex // one delayOffset.json write at a time
 
@@ -87,7 +86,7 @@ func NewScheduleMessageService(ms MessageStore, cfg Config, tr *trace.Tracer) (*
 		tracer:          tr,
 		log:             log,
 		delayLevelTable: levels,
-		offsetTable:     map[int32]int64{},
+		offsetTable:     map[int32]store.QueueOffset{},
 		deliverSvc:      service.New("ScheduleMessageTimerThread"),
 		persistSvc:      service.New("ScheduleMessagePersistThread"),
 	}, nil
@@ -112,21 +111,21 @@ func (s *ScheduleMessageService) ComputeDeliverTimestamp(delayLevel int32, store
 
 // OffsetTable returns a copy of level → next SCHEDULE_TOPIC_XXXX queue offset (units). A level
 // appears once something of it was delivered (or it was loaded from the file).
-func (s *ScheduleMessageService) OffsetTable() map[int32]int64 {
+func (s *ScheduleMessageService) OffsetTable() map[int32]store.QueueOffset {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return maps.Clone(s.offsetTable)
 }
 
 // offset is the level's next queue offset (0 when none is recorded).
-func (s *ScheduleMessageService) offset(level int32) int64 {
+func (s *ScheduleMessageService) offset(level int32) store.QueueOffset {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.offsetTable[level]
 }
 
 // updateOffset records the level's next queue offset. Java: ScheduleMessageService#updateOffset.
-func (s *ScheduleMessageService) updateOffset(level int32, offset int64) {
+func (s *ScheduleMessageService) updateOffset(level int32, offset store.QueueOffset) {
 	s.mu.Lock()
 	s.offsetTable[level] = offset
 	s.mu.Unlock()

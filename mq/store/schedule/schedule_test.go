@@ -40,14 +40,11 @@ func newEnv(t *testing.T) *env {
 	cfg.StorePathRootDir = e.dir
 	cfg.MappedFileSizeCommitLog = 4096
 	cfg.MappedFileSizeConsumeQueue = 20 * store.ConsumeQueueUnitSize
-	cfg.ManualServices = true
 	cfg.MessageDelayLevel = testLevels
-	cfg.Clock = e.clock.Load
-	s, err := store.NewDefaultMessageStore(cfg, nil, nil)
+	opts := store.Options{ManualServices: true, Clock: millisClock{e.clock}}
+	s, err := store.NewDefaultMessageStore(cfg, opts, nil, nil)
 	require.NoError(t, err)
-	ok, err := s.Load()
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, s.Load())
 	require.NoError(t, s.Start())
 	t.Cleanup(s.Shutdown)
 	e.store = s
@@ -55,10 +52,15 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// millisClock reads the env's fake clock (ms in an atomic the tests move).
+type millisClock struct{ ms *atomic.Int64 }
+
+func (c millisClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
+
 // newService returns a loaded (not started) service over the env's store.
 func (e *env) newService() *ScheduleMessageService {
 	e.t.Helper()
-	svc, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config()), e.rec.Tracer("broker-a"))
+	svc, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config(), e.store.Options()), e.rec.Tracer("broker-a"))
 	require.NoError(e.t, err)
 	_, err = svc.Load()
 	require.NoError(e.t, err)
@@ -135,7 +137,7 @@ func TestConfigFromStore(t *testing.T) {
 	sc.StorePathRootDir = "/r"
 	sc.MessageDelayLevel = "1s 2m"
 	sc.FlushDelayOffsetInterval = 3 * time.Second
-	c := ConfigFromStore(&sc)
+	c := ConfigFromStore(&sc, &store.Options{})
 	require.Equal(t, Config{DelayOffsetPath: DelayOffsetPath("/r"), MessageDelayLevel: "1s 2m",
 		FlushDelayOffsetInterval: 3 * time.Second}, c)
 	s, err := NewScheduleMessageService(nil, c, nil)
@@ -148,7 +150,7 @@ func TestConfigFromStore(t *testing.T) {
 // TestEncodeDelayOffsets pins fastjson's form of DelayOffsetSerializeWrapper: Integer keys
 // unquoted, the file pretty-printed with the map on one line (store-formats.md §7.4).
 func TestEncodeDelayOffsets(t *testing.T) {
-	table := map[int32]int64{4: 5, 1: 0, 3: 12}
+	table := map[int32]store.QueueOffset{4: 5, 1: 0, 3: 12}
 	require.Equal(t, "{\"offsetTable\":{1:0,3:12,4:5}}", string(encodeOffsetTable(table, false)))
 	require.Equal(t, "{\n\t\"offsetTable\":{1:0,3:12,4:5\n\t}\n}", string(encodeOffsetTable(table, true)))
 	require.Equal(t, "{\n\t\"offsetTable\":{}\n}", string(encodeOffsetTable(nil, true)))
@@ -161,14 +163,14 @@ func TestDecodeDelayOffsets(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		in   string
-		want map[int32]int64
+		want map[int32]store.QueueOffset
 		bad  bool
 	}{
-		{name: "fastjson pretty", in: "{\n\t\"offsetTable\":{1:0,2:5\n\t}\n}", want: map[int32]int64{1: 0, 2: 5}},
-		{name: "compact", in: `{"offsetTable":{1:0,3:12,4:5}}`, want: map[int32]int64{1: 0, 3: 12, 4: 5}},
-		{name: "quoted", in: `{"offsetTable":{"1":7, "18" : 9}}`, want: map[int32]int64{1: 7, 18: 9}},
-		{name: "spaces and extra fields", in: `{"x":[1, 2],"offsetTable":{ 2 :3},"y":"a:1"}`, want: map[int32]int64{2: 3}},
-		{name: "empty", in: `{"offsetTable":{}}`, want: map[int32]int64{}},
+		{name: "fastjson pretty", in: "{\n\t\"offsetTable\":{1:0,2:5\n\t}\n}", want: map[int32]store.QueueOffset{1: 0, 2: 5}},
+		{name: "compact", in: `{"offsetTable":{1:0,3:12,4:5}}`, want: map[int32]store.QueueOffset{1: 0, 3: 12, 4: 5}},
+		{name: "quoted", in: `{"offsetTable":{"1":7, "18" : 9}}`, want: map[int32]store.QueueOffset{1: 7, 18: 9}},
+		{name: "spaces and extra fields", in: `{"x":[1, 2],"offsetTable":{ 2 :3},"y":"a:1"}`, want: map[int32]store.QueueOffset{2: 3}},
+		{name: "empty", in: `{"offsetTable":{}}`, want: map[int32]store.QueueOffset{}},
 		{name: "not an int", in: `{"offsetTable":{"a":1}}`, bad: true},
 		{name: "too big", in: `{"offsetTable":{99999999999:1}}`, bad: true},
 		{name: "not json", in: `offsetTable`, bad: true},
@@ -237,7 +239,7 @@ func TestDeliverWhenDue(t *testing.T) {
 	require.Equal(t, map[string]string{
 		"TAGS": "TagA", "CLUSTER": "DefaultCluster", "DELAY": "2", "REAL_TOPIC": "TopicA", "REAL_QID": "3",
 	}, m.Properties)
-	require.Equal(t, map[int32]int64{2: 1}, e.svc.OffsetTable())
+	require.Equal(t, map[int32]store.QueueOffset{2: 1}, e.svc.OffsetTable())
 
 	require.Equal(t, 0, e.svc.DoDeliver(), "delivered once only")
 	got, _ = e.read("TopicA", 3)
@@ -258,10 +260,10 @@ func TestDeliverWhenDue(t *testing.T) {
 func TestDeliverTimeIsTheStoredTagsCode(t *testing.T) {
 	e := newEnv(t)
 	e.putDelayed("TopicA", 0, 2, "parked", "")
-	_, _, tagsCode, ok := e.store.ReadConsumeQueueUnit(ScheduleTopic, 1, 0)
+	u, ok := e.store.ReadConsumeQueueUnit(ScheduleTopic, 1, 0)
 	require.True(t, ok)
-	require.Equal(t, t0+2000, tagsCode)
-	cfg := ConfigFromStore(e.store.Config())
+	require.Equal(t, t0+2000, u.TagsCode)
+	cfg := ConfigFromStore(e.store.Config(), e.store.Options())
 	cfg.MessageDelayLevel = "1s 60s"
 	svc, err := NewScheduleMessageService(e.store, cfg, nil)
 	require.NoError(t, err)
@@ -284,7 +286,7 @@ func TestDeliverStopsAtFirstNotDue(t *testing.T) {
 
 	e.clock.Store(t0 + 3000)
 	require.Equal(t, 2, e.svc.DoDeliver(), "a (level 3) and c (level 1)")
-	require.Equal(t, map[int32]int64{1: 1, 3: 1}, e.svc.OffsetTable())
+	require.Equal(t, map[int32]store.QueueOffset{1: 1, 3: 1}, e.svc.OffsetTable())
 	e.clock.Store(t0 + 3499)
 	require.Equal(t, 0, e.svc.DoDeliver())
 	e.clock.Store(t0 + 3500)
@@ -293,7 +295,7 @@ func TestDeliverStopsAtFirstNotDue(t *testing.T) {
 	require.Len(t, got, 2)
 	require.Equal(t, "a", string(got[0].Body))
 	require.Equal(t, "b", string(got[1].Body))
-	require.Equal(t, map[int32]int64{1: 1, 3: 2}, e.svc.OffsetTable())
+	require.Equal(t, map[int32]store.QueueOffset{1: 1, 3: 2}, e.svc.OffsetTable())
 }
 
 // TestDeliverCorrectsFutureDeliverTime: a deliver time further ahead than the level's delay
@@ -334,7 +336,7 @@ func TestDeliverDiscardsHalfTopicAndBrokenMessages(t *testing.T) {
 	got, _ := e.read("T", 0)
 	require.Len(t, got, 1)
 	require.Equal(t, "good", string(got[0].Body))
-	require.Equal(t, map[int32]int64{1: 3}, e.svc.OffsetTable())
+	require.Equal(t, map[int32]store.QueueOffset{1: 3}, e.svc.OffsetTable())
 }
 
 // TestPersistAndLoad: delayOffset.json holds the level's next offset in fastjson's form; a new
@@ -352,7 +354,7 @@ func TestPersistAndLoad(t *testing.T) {
 	require.Equal(t, "{\n\t\"offsetTable\":{2:1\n\t}\n}", string(data))
 
 	again := e.newService()
-	require.Equal(t, map[int32]int64{2: 1}, again.OffsetTable())
+	require.Equal(t, map[int32]store.QueueOffset{2: 1}, again.OffsetTable())
 	require.Equal(t, 0, again.DoDeliver())
 	got, _ := e.read("T", 0)
 	require.Len(t, got, 1)
@@ -366,12 +368,12 @@ func TestLoadCorrectsOffsets(t *testing.T) {
 	e.putDelayed("T", 0, 2, "x", "")
 	require.NoError(t, os.MkdirAll(filepath.Join(e.dir, "config"), 0o755))
 	require.NoError(t, os.WriteFile(DelayOffsetPath(e.dir), []byte(`{"offsetTable":{"2":7,"3":-4,"40":3}}`), 0o644))
-	svc, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config()), nil)
+	svc, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config(), e.store.Options()), nil)
 	require.NoError(t, err)
 	used, err := svc.Load()
 	require.NoError(t, err)
 	require.Equal(t, DelayOffsetPath(e.dir), used)
-	require.Equal(t, map[int32]int64{2: 1, 3: 0, 40: 3}, svc.OffsetTable(), "unknown levels are kept as loaded")
+	require.Equal(t, map[int32]store.QueueOffset{2: 1, 3: 0, 40: 3}, svc.OffsetTable(), "unknown levels are kept as loaded")
 }
 
 // TestLoadRefusesCorruptFile: a delayOffset.json that does not decode, with no .bak, is an
@@ -381,31 +383,31 @@ func TestLoadRefusesCorruptFile(t *testing.T) {
 	path := DelayOffsetPath(e.dir)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte("{broken"), 0o644))
-	svc, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config()), nil)
+	svc, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config(), e.store.Options()), nil)
 	require.NoError(t, err)
 	_, err = svc.Load()
 	require.ErrorContains(t, err, "delayOffset.json")
 
 	require.NoError(t, os.WriteFile(path+".bak", []byte(`{"offsetTable":{1:0}}`), 0o644))
-	svc, err = NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config()), nil)
+	svc, err = NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config(), e.store.Options()), nil)
 	require.NoError(t, err)
 	used, err := svc.Load()
 	require.NoError(t, err)
 	require.Equal(t, path+".bak", used)
-	require.Equal(t, map[int32]int64{1: 0}, svc.OffsetTable())
+	require.Equal(t, map[int32]store.QueueOffset{1: 0}, svc.OffsetTable())
 }
 
 // TestLifeCycle: Start needs Load; Shutdown is idempotent and persists only a started service.
 func TestLifeCycle(t *testing.T) {
 	e := newEnv(t)
-	fresh, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config()), nil)
+	fresh, err := NewScheduleMessageService(e.store, ConfigFromStore(e.store.Config(), e.store.Options()), nil)
 	require.NoError(t, err)
 	require.ErrorIs(t, fresh.Start(), ErrState)
 	fresh.Shutdown()
 	_, err = os.Stat(DelayOffsetPath(e.dir))
 	require.True(t, os.IsNotExist(err), "never started: nothing written")
 
-	cfg := ConfigFromStore(e.store.Config())
+	cfg := ConfigFromStore(e.store.Config(), e.store.Options())
 	require.True(t, cfg.ManualServices)
 	require.NoError(t, e.svc.Start())
 	require.ErrorIs(t, e.svc.Start(), ErrState)
@@ -423,7 +425,7 @@ func TestLifeCycle(t *testing.T) {
 // flushDelayOffsetInterval; Shutdown stops both and writes the file once more.
 func TestServiceLoopDeliversAndPersists(t *testing.T) {
 	e := newEnv(t)
-	cfg := ConfigFromStore(e.store.Config())
+	cfg := ConfigFromStore(e.store.Config(), e.store.Options())
 	cfg.ManualServices = false
 	cfg.FlushDelayOffsetInterval = 20 * time.Millisecond
 	svc, err := NewScheduleMessageService(e.store, cfg, nil)

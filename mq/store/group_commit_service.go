@@ -21,21 +21,21 @@ const groupCommitInterval = 10 * time.Millisecond
 // put's result (with that status) is then delivered on the request's channel.
 // Mirrors CommitLog.GroupCommitRequest.
 type GroupCommitRequest struct {
-	nextOffset int64 // end of the put's record(s): wroteOffset + wroteBytes (CommitLog bytes)
-	deadline   int64 // ms on the store's monotonic clock (DefaultMessageStore.monoNow)
+	nextOffset CommitLogOffset // end of the put's record(s): wroteOffset + wroteBytes
+	deadline   int64           // ms on the store's monotonic clock (storeClock.mono)
 
 	completed atomic.Bool
 	result    PutMessageResult      // the put's result, status PUT_OK until completion
 	out       chan PutMessageResult // capacity 1: receives result with the final status
 }
 
-func newGroupCommitRequest(nextOffset, deadline int64, result PutMessageResult) *GroupCommitRequest {
+func newGroupCommitRequest(nextOffset CommitLogOffset, deadline int64, result PutMessageResult) *GroupCommitRequest {
 	return &GroupCommitRequest{nextOffset: nextOffset, deadline: deadline, result: result,
 		out: make(chan PutMessageResult, 1)}
 }
 
 // NextOffset is the CommitLog offset (bytes) the flush must reach for this request.
-func (r *GroupCommitRequest) NextOffset() int64 { return r.nextOffset }
+func (r *GroupCommitRequest) NextOffset() CommitLogOffset { return r.nextOffset }
 
 // wakeupCustomer completes the request with status (the first call wins) and reports whether
 // this call did. Java: GroupCommitRequest#wakeupCustomer.
@@ -72,7 +72,7 @@ func isWaitStoreMsgOK(m *primitive.MessageExtBrokerInner) bool {
 //
 // Deviation: Java guards the two lists with a spin lock; here a mutex (puts only append).
 type GroupCommitService struct {
-	s   *DefaultMessageStore
+	c   *CommitLog // its owner (Java: an inner class of CommitLog)
 	svc *service.ServiceThread
 
 	mu            sync.Mutex // guards requestsWrite and closed
@@ -85,8 +85,8 @@ type GroupCommitService struct {
 	groupCommits atomic.Int64 // doCommit calls that served requests
 }
 
-func newGroupCommitService(s *DefaultMessageStore) *GroupCommitService {
-	return &GroupCommitService{s: s, svc: service.New("GroupCommitService")}
+func newGroupCommitService(c *CommitLog) *GroupCommitService {
+	return &GroupCommitService{c: c, svc: service.New("GroupCommitService")}
 }
 
 // putRequest queues a request for the next group and wakes the service.
@@ -104,8 +104,8 @@ func (g *GroupCommitService) putRequest(r *GroupCommitRequest) {
 	g.requestsWrite = append(g.requestsWrite, r)
 	n := len(g.requestsWrite)
 	g.mu.Unlock()
-	if s := g.s; s.tracer.Enabled() {
-		s.tracer.Step("GroupCommitService#putRequest", slog.Int64("nextOffset", r.nextOffset), slog.Int("requestsWrite", n))
+	if tr := g.c.env.tracer; tr.Enabled() {
+		tr.Step("GroupCommitService#putRequest", slog.Int64("nextOffset", int64(r.nextOffset)), slog.Int("requestsWrite", n))
 	}
 	g.svc.Wakeup()
 }
@@ -144,10 +144,10 @@ func (g *GroupCommitService) RunOnce() { g.pass(0) }
 func (g *GroupCommitService) pass(interval time.Duration) {
 	g.passMu.Lock()
 	defer g.passMu.Unlock()
-	s := g.s
-	traced := s.tracer.Enabled() && g.PendingRequests() > 0
+	tr := g.c.env.tracer
+	traced := tr.Enabled() && g.PendingRequests() > 0
 	if traced {
-		s.tracer.Step("GroupCommitService#run", slog.Int("requestsWrite", g.PendingRequests()))
+		tr.Step("GroupCommitService#run", slog.Int("requestsWrite", g.PendingRequests()))
 	}
 	g.waitForRunning(interval, traced)
 	g.doCommit()
@@ -157,7 +157,7 @@ func (g *GroupCommitService) pass(interval time.Duration) {
 // Java: ServiceThread#waitForRunning.
 func (g *GroupCommitService) waitForRunning(interval time.Duration, traced bool) {
 	if traced {
-		g.s.tracer.Step("GroupCommitService#waitForRunning", slog.Int64("intervalMs", interval.Milliseconds()))
+		g.c.env.tracer.Step("GroupCommitService#waitForRunning", slog.Int64("intervalMs", interval.Milliseconds()))
 	}
 	if interval > 0 {
 		g.svc.WaitForRunning(interval)
@@ -168,7 +168,7 @@ func (g *GroupCommitService) waitForRunning(interval time.Duration, traced bool)
 // onWaitEnd swaps the lists after every wait. Java: GroupCommitService#onWaitEnd.
 func (g *GroupCommitService) onWaitEnd(traced bool) {
 	if traced {
-		g.s.tracer.Step("GroupCommitService#onWaitEnd")
+		g.c.env.tracer.Step("GroupCommitService#onWaitEnd")
 	}
 	g.swapRequests()
 }
@@ -180,8 +180,8 @@ func (g *GroupCommitService) swapRequests() {
 	g.requestsWrite, g.requestsRead = g.requestsRead, g.requestsWrite
 	n := len(g.requestsRead)
 	g.mu.Unlock()
-	if n > 0 && g.s.tracer.Enabled() {
-		g.s.tracer.Step("GroupCommitService#swapRequests", slog.Int("requestsRead", n))
+	if n > 0 && g.c.env.tracer.Enabled() {
+		g.c.env.tracer.Step("GroupCommitService#swapRequests", slog.Int("requestsRead", n))
 	}
 }
 
@@ -199,29 +199,25 @@ func (g *GroupCommitService) DoCommit() {
 // the checkpoint's physicMsgTimestamp becomes the store time of the last flushed message. The
 // caller holds passMu. Java: GroupCommitService#doCommit.
 func (g *GroupCommitService) doCommit() {
-	s := g.s
-	mfq := s.commitLog.mfq
+	c := g.c
 	if len(g.requestsRead) == 0 {
 		// WAIT=false puts under SYNC_FLUSH are flushed by the service's passes too
-		if _, err := mfq.flush(0); err != nil {
-			s.logError("flush commitlog", err)
-		}
-		s.updatePhysicTimestamp()
+		c.flush(0)
 		return
 	}
-	if s.tracer.Enabled() {
+	if tr := c.env.tracer; tr.Enabled() {
 		last := g.requestsRead[len(g.requestsRead)-1]
-		s.tracer.Step("GroupCommitService#doCommit", slog.Int("requests", len(g.requestsRead)),
-			slog.Int64("flushedWhere", mfq.flushedWhere.Load()), slog.Int64("maxNextOffset", last.nextOffset))
+		tr.Step("GroupCommitService#doCommit", slog.Int("requests", len(g.requestsRead)),
+			slog.Int64("flushedWhere", int64(c.flushedWhere())), slog.Int64("maxNextOffset", int64(last.nextOffset)))
 	}
 	g.groupCommits.Add(1)
 	for _, req := range g.requestsRead {
-		flushOK := mfq.flushedWhere.Load() >= req.nextOffset
+		flushOK := c.flushedWhere() >= req.nextOffset
 		for i := 0; i < 2 && !flushOK; i++ {
-			if _, err := mfq.flush(0); err != nil {
-				s.logError("flush commitlog", err)
+			if _, err := c.mfq.flush(0); err != nil {
+				c.env.log.error("flush commitlog", err)
 			}
-			flushOK = mfq.flushedWhere.Load() >= req.nextOffset
+			flushOK = c.flushedWhere() >= req.nextOffset
 		}
 		if flushOK {
 			req.wakeupCustomer(PutOK)
@@ -229,7 +225,7 @@ func (g *GroupCommitService) doCommit() {
 			req.wakeupCustomer(FlushDiskTimeout)
 		}
 	}
-	s.updatePhysicTimestamp()
+	c.updatePhysicTimestamp()
 	clear(g.requestsRead)
 	g.requestsRead = g.requestsRead[:0]
 }
@@ -246,118 +242,3 @@ func (g *GroupCommitService) shutdown() {
 	g.doCommit()
 	g.passMu.Unlock()
 }
-
-// FlushDiskWatcher completes SYNC_FLUSH requests whose syncFlushTimeout passed before their
-// flush with FLUSH_DISK_TIMEOUT, so a stalled disk cannot hold a producer forever. It watches
-// the requests in the order the puts made them (deadlines grow in that order).
-// Mirrors org.apache.rocketmq.store.FlushDiskWatcher.
-//
-// Its loop looks at the oldest request at most every 10 ms (Java sleeps min(10 ms, time left)
-// rather than waking on each completion: under load thousands of requests complete a second).
-type FlushDiskWatcher struct {
-	s   *DefaultMessageStore
-	svc *service.ServiceThread
-
-	mu    sync.Mutex
-	queue []*GroupCommitRequest // oldest first
-}
-
-func newFlushDiskWatcher(s *DefaultMessageStore) *FlushDiskWatcher {
-	return &FlushDiskWatcher{s: s, svc: service.New("FlushDiskWatcher")}
-}
-
-// add watches r. Java: FlushDiskWatcher#add.
-func (w *FlushDiskWatcher) add(r *GroupCommitRequest) {
-	w.mu.Lock()
-	w.queue = append(w.queue, r)
-	first := len(w.queue) == 1
-	w.mu.Unlock()
-	if first {
-		w.svc.Wakeup()
-	}
-}
-
-// QueueSize is the number of requests watched (completed ones leave at the next pass).
-// Java: FlushDiskWatcher#queueSize.
-func (w *FlushDiskWatcher) QueueSize() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.queue)
-}
-
-func (w *FlushDiskWatcher) head() *GroupCommitRequest {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.queue) == 0 {
-		return nil
-	}
-	return w.queue[0]
-}
-
-func (w *FlushDiskWatcher) pop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.queue[0] = nil
-	w.queue = w.queue[1:]
-}
-
-// check handles the head request now: drops it when complete, times it out when its deadline
-// passed. waiting is true when it must still be waited for; timedOut when this call timed it out.
-func (w *FlushDiskWatcher) check(r *GroupCommitRequest) (waiting, timedOut bool) {
-	if r.completed.Load() {
-		w.pop()
-		return false, false
-	}
-	if w.s.monoNow() < r.deadline {
-		return true, false
-	}
-	timedOut = r.wakeupCustomer(FlushDiskTimeout)
-	if timedOut && w.s.tracer.Enabled() {
-		w.s.tracer.Step("FlushDiskWatcher#run", slog.Int64("nextOffset", r.nextOffset),
-			slog.Int64("flushedWhere", w.s.commitLog.mfq.flushedWhere.Load()), slog.String("status", FlushDiskTimeout.String()))
-	}
-	w.pop()
-	return false, timedOut
-}
-
-// RunOnce is one pass without waiting: completed requests leave the queue, requests past
-// their deadline are completed with FLUSH_DISK_TIMEOUT, up to the first one still within its
-// time. It returns how many it timed out. Chapters call it with ManualServices after moving
-// the store clock.
-func (w *FlushDiskWatcher) RunOnce() int {
-	n := 0
-	for r := w.head(); r != nil; r = w.head() {
-		waiting, timedOut := w.check(r)
-		if waiting {
-			break
-		}
-		if timedOut {
-			n++
-		}
-	}
-	return n
-}
-
-// start runs the watch loop. Java: FlushDiskWatcher#run.
-func (w *FlushDiskWatcher) start() {
-	w.svc.Start(func() {
-		for !w.svc.Stopped() {
-			r := w.head()
-			if r == nil {
-				w.svc.WaitForRunning(time.Hour)
-				continue
-			}
-			if waiting, _ := w.check(r); !waiting {
-				continue
-			}
-			wait := time.NewTimer(time.Duration(min(r.deadline-w.s.monoNow(), 10)) * time.Millisecond)
-			select {
-			case <-wait.C:
-			case <-w.svc.StopChan():
-			}
-			wait.Stop()
-		}
-	})
-}
-
-func (w *FlushDiskWatcher) shutdown() { w.svc.Shutdown() }

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"log/slog"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// MessageArrivingListener hears about every message the reput service dispatched to a
+// ConsumeQueue (masters only). The broker implements it to wake held long-polling pulls.
+// logicOffset is the queue's new max offset: the message's queue offset + 1 (units), as Java
+// passes it. Java: org.apache.rocketmq.store.MessageArrivingListener#arriving.
+type MessageArrivingListener interface {
+	Arriving(topic string, queueID int32, logicOffset QueueOffset, tagsCode int64, storeTimestamp int64)
+}
+
+// CommitLogDispatcher receives every record the reput service reads. The request's Properties
+// are valid only during the call. Java: org.apache.rocketmq.store.CommitLogDispatcher.
+type CommitLogDispatcher interface {
+	Dispatch(req *DispatchRequest)
+}
+
+// dispatcherList is the store's dispatchers in order: ConsumeQueue, index, then those added
+// (AddDispatcher). The reput service and abnormal recovery hand every record to it.
+type dispatcherList struct{ list []CommitLogDispatcher }
+
+// dispatch hands one record to every dispatcher. Java: DefaultMessageStore#doDispatch.
+func (d *dispatcherList) dispatch(req *DispatchRequest) {
+	for _, x := range d.list {
+		x.Dispatch(req)
+	}
+}
+
+// commitLogDispatcherBuildConsumeQueue writes a ConsumeQueue unit for NOT and COMMIT
+// records; PREPARED and ROLLBACK records get none.
+// Java: DefaultMessageStore.CommitLogDispatcherBuildConsumeQueue.
+type commitLogDispatcherBuildConsumeQueue struct {
+	tracer *trace.Tracer
+	queues *consumeQueueTable
+}
+
+func (d commitLogDispatcherBuildConsumeQueue) Dispatch(req *DispatchRequest) {
+	tran := req.SysFlag & sysFlagTransactionMask
+	if d.tracer.Enabled() {
+		d.tracer.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", slog.String("topic", req.Topic),
+			slog.Int("queueId", int(req.QueueID)), slog.Int64("commitLogOffset", int64(req.CommitLogOffset)),
+			slog.Int("msgSize", int(req.MsgSize)), slog.Int64("queueOffset", int64(req.ConsumeQueueOffset)),
+			slog.Bool("buildUnit", tran == tranNotType || tran == tranCommitType))
+	}
+	if tran == tranNotType || tran == tranCommitType {
+		d.queues.find(req.Topic, req.QueueID).putMessagePositionInfoWrapper(req)
+	}
+}
+
+// commitLogDispatcherBuildIndex hands every dispatched record to the IndexService
+// (registered when messageIndexEnable). Java: DefaultMessageStore.CommitLogDispatcherBuildIndex.
+type commitLogDispatcherBuildIndex struct{ index *IndexService }
+
+func (d commitLogDispatcherBuildIndex) Dispatch(req *DispatchRequest) {
+	env := d.index.env
+	if !env.cfg.MessageIndexEnable {
+		return
+	}
+	if env.tracer.Enabled() {
+		env.tracer.Step("CommitLogDispatcherBuildIndex#dispatch", slog.String("topic", req.Topic),
+			slog.Int64("commitLogOffset", int64(req.CommitLogOffset)))
+	}
+	d.index.buildIndex(req)
+}

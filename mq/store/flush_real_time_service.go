@@ -1,0 +1,102 @@
+package store
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+)
+
+// retryTimesOver is how many final flush attempts a flush service makes at shutdown.
+const retryTimesOver = 10
+
+// FlushRealTimeService flushes the CommitLog for ASYNC_FLUSH: every flushIntervalCommitLog
+// (or at once when a put — or, with the TransientStorePool, a commit — wakes it, unless
+// flushCommitLogTimed) it flushes if at least flushCommitLogLeastPages new pages are readable,
+// and at least every flushCommitLogThoroughInterval whatever is new. After a flush the
+// checkpoint's physicMsgTimestamp becomes the store time of the last flushed message. The
+// intervals are measured on the store clock. Mirrors CommitLog.FlushRealTimeService.
+type FlushRealTimeService struct {
+	c                  *CommitLog // its owner (Java: an inner class of CommitLog)
+	svc                *service.ServiceThread
+	passMu             sync.Mutex // one pass at a time (the service and RunOnce)
+	lastThoroughMillis int64      // guarded by passMu
+}
+
+func newFlushRealTimeService(c *CommitLog) *FlushRealTimeService {
+	return &FlushRealTimeService{c: c, svc: service.New("FlushRealTimeService")}
+}
+
+func (f *FlushRealTimeService) start() {
+	cfg := f.c.env.cfg
+	f.svc.Start(func() {
+		for {
+			if cfg.FlushCommitLogTimed {
+				select {
+				case <-f.svc.StopChan():
+				case <-time.After(cfg.FlushIntervalCommitLog):
+				}
+				if f.svc.Stopped() {
+					break
+				}
+			} else if !f.svc.WaitForRunning(cfg.FlushIntervalCommitLog) {
+				break
+			}
+			f.run()
+		}
+		f.finalFlush()
+	})
+}
+
+// RunOnce is one pass of the service's loop without the wait. Chapters call it with
+// ManualServices.
+func (f *FlushRealTimeService) RunOnce() { f.run() }
+
+// run is one pass of the service loop; its step is logged only when it flushes.
+// Java: FlushRealTimeService#run.
+func (f *FlushRealTimeService) run() {
+	f.passMu.Lock()
+	defer f.passMu.Unlock()
+	c, env := f.c, f.c.env
+	leastPages := env.cfg.FlushCommitLogLeastPages
+	if thoroughDue(&f.lastThoroughMillis, env.cfg.FlushCommitLogThoroughInterval, env.clock.now()) {
+		leastPages = 0
+	}
+	if !c.mfq.isAbleToFlush(leastPages) {
+		return
+	}
+	if env.tracer.Enabled() {
+		env.tracer.Step("FlushRealTimeService#run", slog.Int("flushLeastPages", leastPages))
+	}
+	c.flush(leastPages)
+}
+
+func (f *FlushRealTimeService) finalFlush() {
+	for i := 0; i < retryTimesOver; i++ {
+		if done, err := f.c.mfq.flush(0); done || err != nil {
+			break
+		}
+	}
+	f.c.updatePhysicTimestamp()
+}
+
+func (f *FlushRealTimeService) shutdown() { f.svc.Shutdown() }
+
+// thoroughDue reports whether the thorough interval has passed since *last (store clock, ms),
+// and then moves *last to now: the flush and commit services' "at least every
+// ...ThoroughInterval whatever is new" (a pass with leastPages 0).
+func thoroughDue(last *int64, thorough time.Duration, now int64) bool {
+	if now >= *last+thorough.Milliseconds() {
+		*last = now
+		return true
+	}
+	return false
+}
+
+// isAbleToFlush reports whether the file at the flush point has enough new data.
+func (q *MappedFileQueue) isAbleToFlush(leastPages int) bool {
+	where := q.flushedWhere.Load()
+	mf := q.findMappedFileByOffset(where, where == 0)
+	return mf != nil && mf.isAbleToFlush(leastPages)
+}

@@ -1,0 +1,224 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Load takes the lock file, maps the CommitLog and ConsumeQueue files, opens the checkpoint,
+// loads the index files (after an unclean exit dropping those not known to be flushed) and
+// recovers: each ConsumeQueue, then the CommitLog — normally (clean shutdown: from the
+// third-to-last file) or abnormally (abort file present: from the file the checkpoint points
+// to, dispatching every valid record again) — truncating torn tails and ConsumeQueue units
+// beyond the end, then the queue-offset table. It returns an error saying why the store
+// cannot be used (locked, file size mismatch, I/O error); on error nothing stays mapped or
+// locked. Java: DefaultMessageStore#load.
+// Deviation: the lock is taken here, not in start, so recovery never runs on a store in use.
+func (s *DefaultMessageStore) Load() error {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	if s.loaded {
+		return nil
+	}
+	if s.closed {
+		return ErrClosed
+	}
+	root := string(s.env.root)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("store: create root: %w", err)
+	}
+	if err := s.lock(); err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.commitLog.mfq.shutdown()
+			s.queues.shutdown()
+			s.indexService.shutdownFiles()
+			_ = s.checkpoint.shutdown()
+			s.unlock()
+		}
+	}()
+	_, err := os.Stat(s.abortFile())
+	lastExitOK := errors.Is(err, os.ErrNotExist)
+	if tr := s.env.tracer; tr.Enabled() {
+		tr.Step("DefaultMessageStore#load", slog.Bool("lastExitOK", lastExitOK))
+	}
+	if err := s.commitLog.load(); err != nil {
+		return err
+	}
+	if err := s.queues.load(); err != nil {
+		return err
+	}
+	if err := s.checkpoint.open(); err != nil {
+		return err
+	}
+	if err := s.indexService.load(lastExitOK); err != nil {
+		return err
+	}
+	if err := s.recover(lastExitOK); err != nil {
+		return err
+	}
+	ok = true
+	s.loaded = true
+	return nil
+}
+
+func (s *DefaultMessageStore) lock() error {
+	path := filepath.Join(string(s.env.root), "lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("store: open lock file: %w", err)
+	}
+	if err := lockFileExclusive(int(f.Fd())); err != nil {
+		f.Close()
+		return fmt.Errorf("%w: %s: %v", ErrStoreLocked, path, err)
+	}
+	if _, err := f.WriteAt([]byte("lock"), 0); err != nil {
+		f.Close()
+		return fmt.Errorf("store: write lock file: %w", err)
+	}
+	s.lockFile = f
+	return nil
+}
+
+func (s *DefaultMessageStore) unlock() {
+	if s.lockFile != nil {
+		_ = unlockFile(int(s.lockFile.Fd()))
+		s.lockFile.Close()
+		s.lockFile = nil
+	}
+}
+
+// recover: ConsumeQueues, then the CommitLog (normally after a clean shutdown, abnormally
+// when the abort file was left behind), then the queue-offset table.
+// Java: DefaultMessageStore#recover.
+func (s *DefaultMessageStore) recover(lastExitOK bool) error {
+	maxPhyOffsetOfConsumeQueue, err := s.queues.recover()
+	if err != nil {
+		return err
+	}
+	if lastExitOK {
+		err = s.commitLog.recoverNormally(maxPhyOffsetOfConsumeQueue, s.queues)
+	} else {
+		err = s.commitLog.recoverAbnormally(maxPhyOffsetOfConsumeQueue, s.queues, &s.dispatchers, s.indexService)
+	}
+	if err != nil {
+		return err
+	}
+	s.recoverTopicQueueTable()
+	return nil
+}
+
+// recoverTopicQueueTable rebuilds the CommitLog's next-offset table from each ConsumeQueue's
+// max offset and corrects each queue's min offset. Java: DefaultMessageStore#recoverTopicQueueTable.
+func (s *DefaultMessageStore) recoverTopicQueueTable() {
+	table := map[topicQueueKey]QueueOffset{}
+	minPhy := s.commitLog.getMinOffset()
+	s.queues.forEach(func(cq *ConsumeQueue) {
+		table[topicQueueKey{cq.topic, cq.queueID}] = cq.GetMaxOffsetInQueue()
+		cq.correctMinOffset(minPhy)
+	})
+	s.commitLog.setTopicQueueTable(table)
+}
+
+// Start dispatches what the ConsumeQueues miss (from the largest CommitLog offset any queue
+// references, at least the CommitLog's min offset, to its end), rebuilds the queue-offset
+// table, starts the reput and flush services (unless Options.ManualServices) and creates the
+// abort file. Java: DefaultMessageStore#start.
+// Deviation: the catch-up dispatch is one direct DoReput pass instead of polling the service
+// once a second until it caught up.
+func (s *DefaultMessageStore) Start() error {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	if !s.loaded {
+		return ErrNotLoaded
+	}
+	if s.started {
+		return nil
+	}
+	from := max(s.commitLog.getMinOffset(), 0)
+	s.queues.forEach(func(cq *ConsumeQueue) { from = max(from, cq.MaxPhysicOffset()) })
+	s.reput.setReputFromOffset(from)
+	s.reput.doReput()
+	s.recoverTopicQueueTable()
+
+	f, err := os.OpenFile(s.abortFile(), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("store: create abort file: %w", err)
+	}
+	f.Close()
+	if s.transientStorePool != nil {
+		if err := s.transientStorePool.init(); err != nil {
+			return err
+		}
+	}
+	s.allocate.start()
+	if !s.opts.ManualServices {
+		s.reput.start()
+		s.flushCQ.start()
+		s.commitLog.start()
+		s.cleanService.RunEvery(cleanFirstDelay, s.cfg.CleanResourceInterval, s.CleanFilesPeriodically)
+		s.diskCheckService.RunEvery(time.Second, diskCheckInterval, func() { s.IsSpaceFull() })
+	}
+	s.started = true
+	s.flags.shutdown.Store(false)
+	return nil
+}
+
+// Shutdown stops the services, dispatches and flushes everything, writes the checkpoint,
+// removes the abort file (if everything was dispatched and the store is writable — a store
+// that was marked disk-full or broken keeps it, so the next start recovers abnormally),
+// unmaps the files and releases the lock. Safe to call more than once.
+// Java: DefaultMessageStore#shutdown.
+func (s *DefaultMessageStore) Shutdown() {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	if !s.loaded {
+		return
+	}
+	s.flags.shutdown.Store(true)
+	s.commitLog.waitForAppend()
+	if s.started {
+		s.cleanService.Shutdown()
+		s.diskCheckService.Shutdown()
+		s.reput.shutdown()
+		// commit the write buffers, answer SYNC_FLUSH puts still waiting, flush what is left,
+		// then the ConsumeQueues and the checkpoint
+		s.commitLog.shutdownServices(s.opts.ManualServices)
+		if s.opts.ManualServices {
+			s.flushCQ.doFlush(true)
+		} else {
+			s.flushCQ.shutdown()
+		}
+		s.allocate.shutdown()
+		if err := s.checkpoint.Flush(); err != nil {
+			s.env.log.error("flush checkpoint", err)
+		}
+		if s.flags.isWriteable() && s.reput.behind() == 0 {
+			if err := os.Remove(s.abortFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
+				s.env.log.error("remove abort file", err)
+			}
+		} else {
+			s.env.log.warn("the store may be wrong, so shutdown abnormally, and keep abort file")
+		}
+	}
+	s.indexService.shutdown()
+	s.commitLog.mfq.shutdown()
+	s.queues.forEach(func(cq *ConsumeQueue) { cq.mfq.shutdown() })
+	if s.transientStorePool != nil && s.started {
+		s.transientStorePool.destroy()
+	}
+	_ = s.checkpoint.shutdown()
+	s.unlock()
+	s.loaded = false
+	if s.started {
+		s.closed = true // its services cannot run again
+	}
+	s.started = false
+}
