@@ -2,6 +2,15 @@ package store
 
 import "strconv"
 
+// statusName is the String of the status enums: Java's name from the enum's table, or
+// typ(n) for a value outside it.
+func statusName[S ~int](names []string, s S, typ string) string {
+	if s >= 0 && int(s) < len(names) {
+		return names[s]
+	}
+	return typ + "(" + strconv.Itoa(int(s)) + ")"
+}
+
 // PutMessageStatus is the outcome of a put. The broker maps it one to one to a response code.
 // Values follow Java's declaration order; String gives Java's name.
 // Mirrors org.apache.rocketmq.store.PutMessageStatus.
@@ -29,10 +38,7 @@ var putMessageStatusNames = [...]string{
 }
 
 func (s PutMessageStatus) String() string {
-	if s >= 0 && int(s) < len(putMessageStatusNames) {
-		return putMessageStatusNames[s]
-	}
-	return "PutMessageStatus(" + strconv.Itoa(int(s)) + ")"
+	return statusName(putMessageStatusNames[:], s, "PutMessageStatus")
 }
 
 // AppendMessageStatus is the outcome of one append into a mapped file.
@@ -54,10 +60,7 @@ var appendMessageStatusNames = [...]string{
 }
 
 func (s AppendMessageStatus) String() string {
-	if s >= 0 && int(s) < len(appendMessageStatusNames) {
-		return appendMessageStatusNames[s]
-	}
-	return "AppendMessageStatus(" + strconv.Itoa(int(s)) + ")"
+	return statusName(appendMessageStatusNames[:], s, "AppendMessageStatus")
 }
 
 // AppendMessageResult describes one appended record (or batch).
@@ -119,10 +122,7 @@ var getMessageStatusNames = [...]string{
 }
 
 func (s GetMessageStatus) String() string {
-	if s >= 0 && int(s) < len(getMessageStatusNames) {
-		return getMessageStatusNames[s]
-	}
-	return "GetMessageStatus(" + strconv.Itoa(int(s)) + ")"
+	return statusName(getMessageStatusNames[:], s, "GetMessageStatus")
 }
 
 // GetMessageResult is what GetMessage returns. Offsets are ConsumeQueue units.
