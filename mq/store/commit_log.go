@@ -115,10 +115,8 @@ func (c *CommitLog) start() {
 // Java: CommitLog#shutdown.
 func (c *CommitLog) shutdownServices(manual bool) {
 	if manual {
-		for i := 0; c.mfq.pool != nil && i < retryTimesOver; i++ {
-			if done, err := c.mfq.commit(0); done || err != nil {
-				break
-			}
+		if c.mfq.pool != nil {
+			finalPasses(c.mfq.commit)
 		}
 	} else {
 		c.commitRealTime.shutdown()

@@ -1,11 +1,6 @@
 package store
 
-import (
-	"log/slog"
-	"sync"
-
-	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
-)
+import "log/slog"
 
 // CommitRealTimeService commits the write buffers of the TransientStorePool into the
 // CommitLog files (pwrite): every commitIntervalCommitLog, or at once when a put wakes it, if
@@ -13,16 +8,12 @@ import (
 // commitCommitLogThoroughInterval whatever is new. After a commit that moved data it wakes
 // FlushRealTimeService. Only committed bytes are readable (reput, pulls), so the commit
 // interval is also the delay before consumers see a message. The intervals are measured on
-// the store clock. Mirrors CommitLog.CommitRealTimeService.
-type CommitRealTimeService struct {
-	c                   *CommitLog // its owner (Java: an inner class of CommitLog)
-	svc                 *service.ServiceThread
-	passMu              sync.Mutex // one pass at a time (the service and RunOnce)
-	lastCommitTimestamp int64      // guarded by passMu
-}
+// the store clock. Its lastThorough (Java's lastCommitTimestamp) also moves with every commit
+// that moved data. Mirrors CommitLog.CommitRealTimeService.
+type CommitRealTimeService struct{ flushCommitLogService }
 
 func newCommitRealTimeService(c *CommitLog) *CommitRealTimeService {
-	return &CommitRealTimeService{c: c, svc: service.New("CommitRealTimeService")}
+	return &CommitRealTimeService{newFlushCommitLogService(c, "CommitRealTimeService")}
 }
 
 func (c *CommitRealTimeService) start() {
@@ -33,11 +24,7 @@ func (c *CommitRealTimeService) start() {
 				break
 			}
 		}
-		for i := 0; i < retryTimesOver; i++ {
-			if done, err := c.c.mfq.commit(0); done || err != nil {
-				break
-			}
-		}
+		finalPasses(c.c.mfq.commit)
 	})
 }
 
@@ -53,16 +40,14 @@ func (c *CommitRealTimeService) run() {
 	cl, env := c.c, c.c.env
 	now := env.clock.now()
 	leastPages := env.cfg.CommitCommitLogLeastPages
-	if thoroughDue(&c.lastCommitTimestamp, env.cfg.CommitCommitLogThoroughInterval, now) {
+	if thoroughDue(&c.lastThorough, env.cfg.CommitCommitLogThoroughInterval, now) {
 		leastPages = 0
 	}
 	if env.tracer.Enabled() && cl.mfq.isAbleToCommit(leastPages) {
 		env.tracer.Step("CommitRealTimeService#run", slog.Int("commitLeastPages", leastPages))
 	}
 	if !cl.commit(leastPages) {
-		c.lastCommitTimestamp = now
+		c.lastThorough = now
 		cl.flushRealTime.svc.Wakeup()
 	}
 }
-
-func (c *CommitRealTimeService) shutdown() { c.svc.Shutdown() }

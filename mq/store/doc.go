@@ -65,7 +65,8 @@
 //	commit_log_recover.go           CommitLog recovery, normal and abnormal
 //	group_commit_service.go         SYNC_FLUSH: GroupCommitRequest, GroupCommitService
 //	flush_disk_watcher.go           FlushDiskWatcher: FLUSH_DISK_TIMEOUT past syncFlushTimeout
-//	flush_real_time_service.go      ASYNC_FLUSH: FlushRealTimeService
+//	flush_real_time_service.go      ASYNC_FLUSH: FlushRealTimeService; flushCommitLogService,
+//	                                what it shares with the commit service
 //	commit_real_time_service.go     CommitRealTimeService (the pool's commit)
 //	checkpoint.go                   StoreCheckpoint
 //	consume_queue.go                ConsumeQueue: 20-byte units, recovery, truncation, iterator

@@ -8,8 +8,36 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 )
 
-// retryTimesOver is how many final flush attempts a flush service makes at shutdown.
+// retryTimesOver is how many final passes a flush or commit service makes at shutdown.
+// Java: FlushCommitLogService.RETRY_TIMES_OVER.
 const retryTimesOver = 10
+
+// flushCommitLogService is what FlushRealTimeService and CommitRealTimeService share (in Java
+// both extend CommitLog.FlushCommitLogService): their owner, the service thread, one pass at a
+// time, and the store time of the last thorough pass.
+type flushCommitLogService struct {
+	c            *CommitLog // its owner (Java: an inner class of CommitLog)
+	svc          *service.ServiceThread
+	passMu       sync.Mutex // one pass at a time (the service and RunOnce)
+	lastThorough int64      // store clock, ms; guarded by passMu
+}
+
+func newFlushCommitLogService(c *CommitLog, name string) flushCommitLogService {
+	return flushCommitLogService{c: c, svc: service.New(name)}
+}
+
+func (f *flushCommitLogService) shutdown() { f.svc.Shutdown() }
+
+// finalPasses runs pass (a flush or commit of the MappedFileQueue) with leastPages 0 until it
+// reports nothing left or fails, at most retryTimesOver times: a service's last work at
+// shutdown. Java: the retry loop at the end of FlushRealTimeService#run, CommitRealTimeService#run.
+func finalPasses(pass func(leastPages int) (bool, error)) {
+	for i := 0; i < retryTimesOver; i++ {
+		if done, err := pass(0); done || err != nil {
+			break
+		}
+	}
+}
 
 // FlushRealTimeService flushes the CommitLog for ASYNC_FLUSH: every flushIntervalCommitLog
 // (or at once when a put — or, with the TransientStorePool, a commit — wakes it, unless
@@ -17,15 +45,10 @@ const retryTimesOver = 10
 // and at least every flushCommitLogThoroughInterval whatever is new. After a flush the
 // checkpoint's physicMsgTimestamp becomes the store time of the last flushed message. The
 // intervals are measured on the store clock. Mirrors CommitLog.FlushRealTimeService.
-type FlushRealTimeService struct {
-	c                  *CommitLog // its owner (Java: an inner class of CommitLog)
-	svc                *service.ServiceThread
-	passMu             sync.Mutex // one pass at a time (the service and RunOnce)
-	lastThoroughMillis int64      // guarded by passMu
-}
+type FlushRealTimeService struct{ flushCommitLogService }
 
 func newFlushRealTimeService(c *CommitLog) *FlushRealTimeService {
-	return &FlushRealTimeService{c: c, svc: service.New("FlushRealTimeService")}
+	return &FlushRealTimeService{newFlushCommitLogService(c, "FlushRealTimeService")}
 }
 
 func (f *FlushRealTimeService) start() {
@@ -60,7 +83,7 @@ func (f *FlushRealTimeService) run() {
 	defer f.passMu.Unlock()
 	c, env := f.c, f.c.env
 	leastPages := env.cfg.FlushCommitLogLeastPages
-	if thoroughDue(&f.lastThoroughMillis, env.cfg.FlushCommitLogThoroughInterval, env.clock.now()) {
+	if thoroughDue(&f.lastThorough, env.cfg.FlushCommitLogThoroughInterval, env.clock.now()) {
 		leastPages = 0
 	}
 	if !c.mfq.isAbleToFlush(leastPages) {
@@ -72,16 +95,11 @@ func (f *FlushRealTimeService) run() {
 	c.flush(leastPages)
 }
 
+// finalFlush flushes what is left at shutdown and stamps the checkpoint.
 func (f *FlushRealTimeService) finalFlush() {
-	for i := 0; i < retryTimesOver; i++ {
-		if done, err := f.c.mfq.flush(0); done || err != nil {
-			break
-		}
-	}
+	finalPasses(f.c.mfq.flush)
 	f.c.updatePhysicTimestamp()
 }
-
-func (f *FlushRealTimeService) shutdown() { f.svc.Shutdown() }
 
 // thoroughDue reports whether the thorough interval has passed since *last (store clock, ms),
 // and then moves *last to now: the flush and commit services' "at least every
