@@ -56,6 +56,18 @@ func TestTagsCode(t *testing.T) {
 	}
 }
 
+// workedExampleHex is the worked-example record of store-formats.md §2.2 in hex, grouped as
+// its fields run: TopicTest, queue 1, body "Hello", properties TAGS=TagA and CLUSTER.
+const workedExampleHex = `
+	00000089 daa320a7 77d18982 00000001 00000000
+	0000000000000000 0000000000000000 00000000
+	0000018bcfe56800 c0a80114 0000ce4e
+	0000018bcfe56807 c0a8010a 00002a9f
+	00000000 0000000000000000
+	00000005 48656c6c6f
+	09 546f70696354657374
+	0020 54414753 01 54616741 02 434c5553544552 01 44656661756c74436c7573746572`
+
 // TestPutWorkedExample pins the record bytes of store-formats.md §2.2 (hand-built from the
 // table, not produced by our encoder), its offsetMsgId, and the ConsumeQueue unit of §3.1.
 // Java: MessageExtEncoder#encode, DefaultAppendMessageCallback#doAppend,
@@ -72,15 +84,7 @@ func TestPutWorkedExample(t *testing.T) {
 	require.Equal(t, exampleStore, r.StoreTimestamp)
 	require.Equal(t, "C0A8010A00002A9F0000000000000000", r.MsgID)
 
-	want := unhex(t, `
-		00000089 daa320a7 77d18982 00000001 00000000
-		0000000000000000 0000000000000000 00000000
-		0000018bcfe56800 c0a80114 0000ce4e
-		0000018bcfe56807 c0a8010a 00002a9f
-		00000000 0000000000000000
-		00000005 48656c6c6f
-		09 546f70696354657374
-		0020 54414753 01 54616741 02 434c5553544552 01 44656661756c74436c7573746572`)
+	want := unhex(t, workedExampleHex)
 	require.Len(t, want, 137)
 	rec, ok := s.SelectOneMessageByOffset(0)
 	require.True(t, ok)

@@ -1,27 +1,15 @@
 package store
 
 import (
-	"encoding/hex"
-	"strings"
 	"testing"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
-var workedExampleHex = strings.Join(strings.Fields(`
-	00000089 daa320a7 77d18982 00000001 00000000
-	0000000000000000 0000000000000000 00000000
-	0000018bcfe56800 c0a80114 0000ce4e
-	0000018bcfe56807 c0a8010a 00002a9f
-	00000000 0000000000000000
-	00000005 48656c6c6f
-	09 546f70696354657374
-	0020 54414753 01 54616741 02 434c5553544552 01 44656661756c74436c7573746572`), "")
-
 // FuzzCheckMessageAndReturnSize: reading arbitrary disk bytes never panics, and a record it
 // accepts is inside the input. Java: CommitLog#checkMessageAndReturnSize.
 func FuzzCheckMessageAndReturnSize(f *testing.F) {
-	ex, _ := hex.DecodeString(workedExampleHex)
+	ex := unhex(f, workedExampleHex)
 	f.Add(ex)
 	f.Add([]byte{0, 0, 0, 8, 0xcb, 0xd4, 0x31, 0x94})
 	f.Add(ex[:100])
@@ -47,7 +35,7 @@ func FuzzCheckMessageAndReturnSize(f *testing.F) {
 // FuzzEncodeBatch: a batch body from the network never panics the encoder, and every record it
 // produces reads back. Java: MessageExtEncoder#encode(MessageExtBatch).
 func FuzzEncodeBatch(f *testing.F) {
-	member, _ := hex.DecodeString("0000001f000000000000000000000000000000027879000754414753014102")
+	member := unhex(f, "0000001f000000000000000000000000000000027879000754414753014102")
 	f.Add(member, "CLUSTER\x01c")
 	f.Add(append(member, member...), "")
 	f.Add(member[:10], "x")
