@@ -243,18 +243,7 @@ func TestTornTail(t *testing.T) {
 				(*DefaultMessageStore).Shutdown, tc.damage)
 
 			s2 := openStore(t, cfg, nil, nil)
-			end := rs[tc.keep-1].WroteOffset + CommitLogOffset(rs[tc.keep-1].WroteBytes)
-			require.Equal(t, end, s2.GetMaxPhyOffset())
-			require.Equal(t, QueueOffset(tc.keep), s2.GetMaxOffsetInQueue("T", 0))
-			r := put(t, s2, newMsg("T", 0, "new", ""))
-			require.Equal(t, end, r.WroteOffset)
-			require.Equal(t, QueueOffset(tc.keep), r.LogicsOffset)
-			s2.DoReput()
-			g := s2.GetMessage("g", "T", 0, 0, 32, nil)
-			require.Equal(t, int(tc.keep)+1, g.MessageCount)
-			m, err := decodeRecord(g.Messages[tc.keep])
-			require.NoError(t, err)
-			require.Equal(t, "new", string(m.Body))
+			end, r := requireContinuesAfterCut(t, s2, rs, tc.keep)
 
 			// and once more: the new tail is stable across another restart
 			s2.Shutdown()
@@ -313,6 +302,27 @@ func putThreeAndDamage(t *testing.T, cfg storeSetup, mk func() *msgT, stop func(
 	last := rs[2]
 	damage(t, filepath.Join(cfg.StorePathRootDir, "commitlog", "00000000000000000000"), int64(last.WroteOffset), int64(last.WroteBytes))
 	return rs
+}
+
+// requireContinuesAfterCut checks a store reopened over putThreeAndDamage's records rs: the
+// CommitLog ends after the last of the keep records that survived (end), queue T/0 holds keep
+// units, and a new put (r) continues at end and reads back as the next message.
+func requireContinuesAfterCut(t *testing.T, s *DefaultMessageStore, rs []*AppendMessageResult, keep int64) (
+	end CommitLogOffset, r *AppendMessageResult) {
+	t.Helper()
+	end = rs[keep-1].WroteOffset + CommitLogOffset(rs[keep-1].WroteBytes)
+	require.Equal(t, end, s.GetMaxPhyOffset())
+	require.Equal(t, QueueOffset(keep), s.GetMaxOffsetInQueue("T", 0))
+	r = put(t, s, newMsg("T", 0, "new", ""))
+	require.Equal(t, end, r.WroteOffset)
+	require.Equal(t, QueueOffset(keep), r.LogicsOffset)
+	s.DoReput()
+	g := s.GetMessage("g", "T", 0, 0, 32, nil)
+	require.Equal(t, int(keep)+1, g.MessageCount)
+	m, err := decodeRecord(g.Messages[keep])
+	require.NoError(t, err)
+	require.Equal(t, "new", string(m.Body))
+	return end, r
 }
 
 // TestNoCommitLogDestroysConsumeQueues: no CommitLog files at all ⇒ ConsumeQueues are deleted.
