@@ -401,11 +401,7 @@ func TestAllocateAhead(t *testing.T) {
 // Java: StoreCheckpoint#flush, DefaultMessageStore#load (isTempFileExist).
 func TestCheckpointAndAbort(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	s := openStore(t, cfg, nil, nil)
-	put(t, s, newMsg("T", 0, "a", ""))
-	s.DoReput()
-	s.Shutdown()
+	cfg := storeWithOneMessage(t, dir)
 	b, err := os.ReadFile(filepath.Join(dir, "checkpoint"))
 	require.NoError(t, err)
 	require.Len(t, b, 4096)
