@@ -21,5 +21,6 @@
 //
 // # Files
 //
-//	main.go  main (signals) and run (parse, start, wait, shut down), which the tests call
+//	main.go  main and runMain (signals, exit status), run (parse, start, wait, shut down); the tests
+//	         call both
 package main

@@ -16,15 +16,19 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() {
+func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
+// returns the exit status: 1 after an error (printed to stderr), else 0 (also after -h, which
+// printed the usage).
+func runMain(args []string, stdout, stderr io.Writer) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr, sig); errors.Is(err, flag.ErrHelp) {
-		return // -h printed the usage
-	} else if err != nil {
-		fmt.Fprintln(os.Stderr, "mqbroker:", err)
-		os.Exit(1)
+	if err := run(args, stdout, stderr, sig); err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, "mqbroker:", err)
+		return 1
 	}
+	return 0
 }
 
 // run starts the broker (and, without name servers, one in-process), waits for a signal on

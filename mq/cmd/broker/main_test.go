@@ -1,62 +1,52 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// childArgsEnv makes the test binary run mqbroker's main with these (JSON) arguments: the
+// childArgsEnv makes the test binary run mqbroker's runMain with these (JSON) arguments: the
 // signal test runs the real binary's code in a child process it can send SIGINT to.
 const childArgsEnv = "MQBROKER_TEST_CHILD_ARGS"
 
-func TestMain(m *testing.M) {
-	if args := os.Getenv(childArgsEnv); args != "" {
-		var list []string
-		if err := json.Unmarshal([]byte(args), &list); err != nil {
-			panic(err)
-		}
-		os.Args = append([]string{"mqbroker"}, list...)
-		main()
-		os.Exit(0)
+func TestMain(m *testing.M) { mqtest.ChildMain(m, childArgsEnv, brokerChild) }
+
+// brokerChild is the child process: mqbroker with args, reporting the address its boot banner
+// names ("The broker[broker-sig, 127.0.0.1:PORT] boot success") to mqtest.StartChild.
+func brokerChild(args string) int {
+	var list []string
+	if err := json.Unmarshal([]byte(args), &list); err != nil {
+		panic(err)
 	}
-	os.Exit(m.Run())
+	return runMain(list, bannerWatcher{os.Stdout}, os.Stderr)
 }
 
-// syncBuffer is a bytes.Buffer safe for the child's stderr copier and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+var bootBanner = regexp.MustCompile(`The broker\[broker-sig, ([0-9.]+:[0-9]+)\] boot success`)
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
+// bannerWatcher passes the child's stdout through and reports the boot banner's address.
+type bannerWatcher struct{ w io.Writer }
 
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (b bannerWatcher) Write(p []byte) (int, error) {
+	if m := bootBanner.FindSubmatch(p); m != nil {
+		mqtest.ReportAddr(string(m[1]))
+	}
+	return b.w.Write(p)
 }
 
 // TestSignalShutdown runs mqbroker in a child process against a name server, sends it a
@@ -80,35 +70,13 @@ func TestSignalShutdown(t *testing.T) {
 	args, err := json.Marshal([]string{"-c", conf, "-n", ns.Addr()})
 	require.NoError(t, err)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(args))
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-
-	// The boot banner names the bound address: "The broker[broker-sig, 127.0.0.1:PORT] boot success".
-	lines := bufio.NewScanner(stdout)
-	banner := regexp.MustCompile(`The broker\[broker-sig, ([0-9.]+:[0-9]+)\] boot success`)
-	var addr string
-	for addr == "" && lines.Scan() {
-		if m := banner.FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
-		}
-	}
-	require.NotEmpty(t, addr, "boot banner; stderr:\n%s", stderr.String())
-	var rest bytes.Buffer
-	copied := make(chan struct{})
-	go func() { _, _ = io.Copy(&rest, stdout); close(copied) }()
+	child := mqtest.MustStartChild(t, childArgsEnv+"="+string(args))
+	addr := child.Addr
 
 	c := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer c.Shutdown()
 	invoke := func(req *remoting.RemotingCommand) *remoting.RemotingCommand {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		resp, err := c.InvokeSync(ctx, addr, req)
+		resp, err := mqtest.Invoke(c, addr, req)
 		require.NoError(t, err)
 		return resp
 	}
@@ -123,13 +91,13 @@ func TestSignalShutdown(t *testing.T) {
 	require.Eventually(t, func() bool { return ns.RouteInfoManager.PickupTopicRouteData("SigTopic") != nil },
 		10*time.Second, 10*time.Millisecond, "the broker registered the new topic")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	require.NoError(t, cmd.Wait(), "exit status 0; stderr:\n%s", stderr.String())
-	<-copied
-	t.Logf("child stderr:\n%s", stderr.String())
+	require.NoError(t, child.Signal(syscall.SIGINT))
+	require.NoError(t, child.Wait(30*time.Second), "exit status 0; output:\n%s", child.Output())
+	out := child.Output()
+	t.Logf("child output:\n%s", out)
 	require.Nil(t, ns.RouteInfoManager.PickupTopicRouteData("SigTopic"), "unregistered from the name server")
-	require.Contains(t, rest.String(), "The broker[broker-sig, "+addr+"] shutdown OK")
-	require.Contains(t, stderr.String(), `msg="shutdown requested" signal=interrupt`)
+	require.Contains(t, out, "The broker[broker-sig, "+addr+"] shutdown OK")
+	require.Contains(t, out, `msg="shutdown requested" signal=interrupt`)
 
 	offsets, err := os.ReadFile(filepath.Join(storeDir, "config", "consumerOffset.json"))
 	require.NoError(t, err)
