@@ -64,16 +64,23 @@ func putLoop(b *testing.B, s *DefaultMessageStore, m *msgT) {
 	}
 }
 
-// storeWithOneMessage opens a store in dir, puts one message, dispatches it and shuts down, then
-// returns the setup so a test can damage the files and open it again.
-func storeWithOneMessage(t *testing.T, dir string) storeSetup {
+// storeWithOneMessage opens a store in dir, puts one message, dispatches it and stops the store
+// with stop ((*DefaultMessageStore).Shutdown or crashStore), then returns the setup so a test
+// can damage the files and open it again.
+func storeWithOneMessage(t *testing.T, dir string, stop func(*DefaultMessageStore)) storeSetup {
 	t.Helper()
 	cfg := smallConfig(dir)
 	s := openStore(t, cfg, nil, nil)
 	put(t, s, newMsg("T", 0, "a", ""))
 	s.DoReput()
-	s.Shutdown()
+	stop(s)
 	return cfg
+}
+
+// crashStore leaves s as a killed process would: no final dispatch, no flush, abort file kept.
+func crashStore(s *DefaultMessageStore) {
+	s.started = false
+	s.Shutdown()
 }
 
 // millisFunc is a clock read from a func of ms (tests move an atomic or a variable).

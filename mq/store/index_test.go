@@ -242,8 +242,7 @@ func TestIndexLoad(t *testing.T) {
 	s = openStore(t, cfg, nil, nil)
 	require.Len(t, s.IndexService().IndexFiles(), 2, "clean shutdown keeps both")
 	require.Len(t, s.QueryMessage("T", "k3", 32, 0, 1<<62).Messages, 1)
-	s.started = false // crash: keep the abort file
-	s.Shutdown()
+	crashStore(s) // keeps the abort file
 
 	clock += 1000 // the rebuilt file gets a new name
 	rec := trace.NewRecorder()

@@ -10,12 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// crashStore leaves s as a killed process would: no final dispatch, no flush, abort file kept.
-func crashStore(s *DefaultMessageStore) {
-	s.started = false
-	s.Shutdown()
-}
-
 // stepAttrs returns the attributes of the last step with label.
 func stepAttrs(t *testing.T, rec *trace.Recorder, label string) map[string]string {
 	t.Helper()
@@ -118,11 +112,7 @@ func TestRecoverAbnormallyTornTail(t *testing.T) {
 // Java: CommitLog#recoverAbnormally (else branch).
 func TestRecoverAbnormallyNoCommitLog(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	s := openStore(t, cfg, nil, nil)
-	put(t, s, newMsg("T", 0, "a", ""))
-	s.DoReput()
-	crashStore(s)
+	cfg := storeWithOneMessage(t, dir, crashStore)
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "commitlog")))
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, QueueOffset(0), s2.GetMaxOffsetInQueue("T", 0))

@@ -224,9 +224,7 @@ func TestRestartUndispatched(t *testing.T) {
 	put(t, s, newMsg("T", 0, "a", ""))
 	s.DoReput()
 	put(t, s, newMsg("T", 0, "b", ""))
-	// simulate a crash: bypass Shutdown's final dispatch
-	s.started = false
-	s.Shutdown()
+	crashStore(s) // no final dispatch
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, QueueOffset(2), s2.GetMaxOffsetInQueue("T", 0))
 	require.Equal(t, QueueOffset(2), put(t, s2, newMsg("T", 0, "c", "")).LogicsOffset)
@@ -329,7 +327,7 @@ func requireContinuesAfterCut(t *testing.T, s *DefaultMessageStore, rs []*Append
 // Java: CommitLog#recoverNormally (else branch) → destroyLogics.
 func TestNoCommitLogDestroysConsumeQueues(t *testing.T) {
 	dir := t.TempDir()
-	cfg := storeWithOneMessage(t, dir)
+	cfg := storeWithOneMessage(t, dir, (*DefaultMessageStore).Shutdown)
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "commitlog")))
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, QueueOffset(0), s2.GetMaxOffsetInQueue("T", 0))
@@ -358,7 +356,7 @@ func TestLockFile(t *testing.T) {
 // TestFileLengthMismatch: a store file whose length differs from the configured size stops the
 // load. Java: MappedFileQueue#doLoad.
 func TestFileLengthMismatch(t *testing.T) {
-	cfg := storeWithOneMessage(t, t.TempDir())
+	cfg := storeWithOneMessage(t, t.TempDir(), (*DefaultMessageStore).Shutdown)
 	cfg.MappedFileSizeCommitLog = 8192
 	s2, err := newStore(cfg, nil, nil)
 	require.NoError(t, err)
@@ -401,7 +399,7 @@ func TestAllocateAhead(t *testing.T) {
 // Java: StoreCheckpoint#flush, DefaultMessageStore#load (isTempFileExist).
 func TestCheckpointAndAbort(t *testing.T) {
 	dir := t.TempDir()
-	cfg := storeWithOneMessage(t, dir)
+	cfg := storeWithOneMessage(t, dir, (*DefaultMessageStore).Shutdown)
 	b, err := os.ReadFile(filepath.Join(dir, "checkpoint"))
 	require.NoError(t, err)
 	require.Len(t, b, 4096)
