@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ import (
 type cleanT struct {
 	s     *DefaultMessageStore
 	dir   string
-	clock atomic.Int64
+	clk   clock.Manual
 	usage atomic.Value // float64
 	rec   *trace.Recorder
 }
@@ -27,13 +28,13 @@ var t0 = time.Date(2024, 1, 1, 3, 0, 0, 0, time.UTC)
 
 func newCleanT(t *testing.T) *cleanT {
 	c := &cleanT{dir: t.TempDir(), rec: trace.NewRecorder()}
-	c.clock.Store(t0.UnixMilli())
+	c.clk.Set(t0)
 	c.usage.Store(0.5)
 	cfg := smallConfig(c.dir)
 	cfg.MappedFileSizeConsumeQueue = 5 * ConsumeQueueUnitSize
 	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 8, 6
 	cfg.Location = time.UTC
-	cfg.Clock = millisFunc(c.clock.Load)
+	cfg.Clock = &c.clk
 	cfg.DiskUsage = func(string) float64 { return c.usage.Load().(float64) }
 	cfg.DeleteCommitLogFilesInterval, cfg.DeleteConsumeQueueFilesInterval = 0, 0
 	c.s = openStore(t, cfg, nil, c.rec.Tracer("b"))
@@ -52,7 +53,7 @@ func (c *cleanT) fill(t *testing.T, n int) {
 // file times with its own clock, which the test moves by hand).
 func (c *cleanT) stamp(t *testing.T) {
 	for _, f := range c.s.commitLog.mfq.MappedFiles() {
-		ts := time.UnixMilli(c.clock.Load())
+		ts := c.clk.Now()
 		require.NoError(t, os.Chtimes(f.path, ts, ts))
 	}
 }
@@ -73,13 +74,13 @@ func TestCleanExpiredFiles(t *testing.T) {
 	require.Equal(t, 5, c.files())
 
 	// not yet expired, and 71 hours later not the hour either: nothing happens
-	c.clock.Add((71 * time.Hour).Milliseconds())
+	c.clk.Advance(71 * time.Hour)
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 5, c.files())
 	require.NotContains(t, c.rec.Labels(), "CleanCommitLogService#deleteExpiredFiles")
 
 	// 73 hours: 04:00, the deleteWhen hour, and every file is expired
-	c.clock.Add((2 * time.Hour).Milliseconds())
+	c.clk.Advance(2 * time.Hour)
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 1, c.files(), "every file but the active one")
 	minPhy := c.s.GetMinPhyOffset()
@@ -127,9 +128,9 @@ func TestCleanStopsAtFirstUnexpired(t *testing.T) {
 	c.fill(t, 30) // 4 files
 	c.stamp(t)
 	fs := c.s.commitLog.mfq.MappedFiles()
-	young := time.UnixMilli(c.clock.Load()).Add(10 * time.Hour)
+	young := c.clk.Now().Add(10 * time.Hour)
 	require.NoError(t, os.Chtimes(fs[1].path, young, young))
-	c.clock.Add((73 * time.Hour).Milliseconds())
+	c.clk.Advance(73 * time.Hour)
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 3, c.files(), "only the first: the second is young")
 	require.Equal(t, CommitLogOffset(4096), c.s.GetMinPhyOffset())
@@ -144,8 +145,8 @@ func TestCleanWhenDiskFull(t *testing.T) {
 	c := newCleanT(t)
 	c.fill(t, 40)
 	c.stamp(t)
-	c.clock.Add(time.Hour.Milliseconds()) // 04:00, but files are young: move to 05:00
-	c.clock.Add(time.Hour.Milliseconds())
+	c.clk.Advance(time.Hour) // 04:00, but files are young: move to 05:00
+	c.clk.Advance(time.Hour)
 
 	c.usage.Store(0.80) // > 75 %: delete expired — none is
 	c.s.CleanFilesPeriodically()
@@ -177,7 +178,7 @@ func TestCleanManual(t *testing.T) {
 	c := newCleanT(t)
 	c.fill(t, 20)
 	c.stamp(t)
-	c.clock.Add((80 * time.Hour).Milliseconds()) // 11:00
+	c.clk.Advance(80 * time.Hour) // 11:00
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 3, c.files())
 	c.s.ExecuteDeleteFilesManually()
@@ -191,7 +192,7 @@ func TestCleanBatchMax(t *testing.T) {
 	c := newCleanT(t)
 	c.fill(t, 9*12+1) // 13 files
 	c.stamp(t)
-	c.clock.Add((73 * time.Hour).Milliseconds())
+	c.clk.Advance(73 * time.Hour)
 	c.s.CleanFilesPeriodically()
 	require.Equal(t, 3, c.files())
 	c.s.CleanFilesPeriodically()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/google/go-cmp/cmp"
@@ -17,12 +18,12 @@ import (
 )
 
 // syncConfig is smallConfig with SYNC_FLUSH, 64 KiB CommitLog files and a clock the test moves.
-func syncConfig(dir string, clock *atomic.Int64) storeSetup {
+func syncConfig(dir string, clk *clock.Manual) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.FlushDiskType = SyncFlush
 	cfg.MappedFileSizeCommitLog = 64 * 1024
-	clock.Store(exampleStore)
-	cfg.Clock = millisFunc(clock.Load)
+	clk.SetMillis(exampleStore)
+	cfg.Clock = clk
 	return cfg
 }
 
@@ -52,9 +53,9 @@ func pending(t *testing.T, ch <-chan PutMessageResult) {
 // flushedWhere; the checkpoint's physicMsgTimestamp follows. Java: CommitLog#submitFlushRequest,
 // GroupCommitService#putRequest, #swapRequests, #doCommit.
 func TestGroupCommitServesAGroup(t *testing.T) {
-	var clock atomic.Int64
+	var clk clock.Manual
 	rec := trace.NewRecorder()
-	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, rec.Tracer("b"))
+	s := openStore(t, syncConfig(t.TempDir(), &clk), nil, rec.Tracer("b"))
 	var chans []<-chan PutMessageResult
 	for i := 0; i < 3; i++ {
 		chans = append(chans, s.AsyncPutMessage(newMsg("T", int32(i), "m", "")))
@@ -114,8 +115,8 @@ func TestGroupCommitServesAGroup(t *testing.T) {
 // SYNC_FLUSH (no request); the service's next pass flushes it anyway. Java:
 // CommitLog#submitFlushRequest (isWaitStoreMsgOK false: wakeup only).
 func TestSyncFlushWithoutWait(t *testing.T) {
-	var clock atomic.Int64
-	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, nil)
+	var clk clock.Manual
+	s := openStore(t, syncConfig(t.TempDir(), &clk), nil, nil)
 	m := newMsg("T", 0, "no wait", "")
 	m.Properties[primitive.PropertyWaitStoreMsgOK] = "false"
 	r := s.PutMessage(m)
@@ -147,14 +148,14 @@ func TestSyncFlushWithoutWait(t *testing.T) {
 // its append result (the message is stored); a later doCommit does not complete it again.
 // Java: FlushDiskWatcher#run.
 func TestFlushDiskWatcherTimesOut(t *testing.T) {
-	var clock atomic.Int64
-	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, nil)
+	var clk clock.Manual
+	s := openStore(t, syncConfig(t.TempDir(), &clk), nil, nil)
 	ch := s.AsyncPutMessage(newMsg("T", 0, "stuck", ""))
 	w := s.FlushDiskWatcher()
-	clock.Add(4999)
+	clk.Advance(4999 * time.Millisecond)
 	require.Equal(t, 0, w.RunOnce(), "within syncFlushTimeout")
 	pending(t, ch)
-	clock.Add(1)
+	clk.Advance(time.Millisecond)
 	require.Equal(t, 1, w.RunOnce())
 	r := <-ch
 	require.Equal(t, FlushDiskTimeout, r.PutMessageStatus)
@@ -240,8 +241,8 @@ func TestSyncFlushStalledDisk(t *testing.T) {
 // TestShutdownAnswersWaitingPuts: puts still waiting for a group commit when the store shuts
 // down are flushed and answered PUT_OK (Java: the service's final swapRequests and doCommit).
 func TestShutdownAnswersWaitingPuts(t *testing.T) {
-	var clock atomic.Int64
-	s := openStore(t, syncConfig(t.TempDir(), &clock), nil, nil)
+	var clk clock.Manual
+	s := openStore(t, syncConfig(t.TempDir(), &clk), nil, nil)
 	ch := s.AsyncPutMessage(newMsg("T", 0, "late", ""))
 	pending(t, ch)
 	s.Shutdown()
@@ -293,10 +294,9 @@ func readStoreFile(t *testing.T, dir, rel string) []byte {
 // new pages were written, except on its thorough pass (commitCommitLogThoroughInterval); a
 // commit that moved data wakes the flush. Java: CommitRealTimeService#run, MappedFile#isAbleToCommit.
 func TestCommitLeastPages(t *testing.T) {
-	var clock atomic.Int64
-	clock.Store(exampleStore)
+	clk := clock.NewManualMillis(exampleStore)
 	cfg := poolConfig(t.TempDir(), 3)
-	cfg.Clock = millisFunc(clock.Load)
+	cfg.Clock = clk
 	s := openStore(t, cfg, nil, nil)
 	crs := s.CommitRealTimeService()
 	crs.RunOnce() // the first pass is thorough (nothing written yet)
@@ -311,7 +311,7 @@ func TestCommitLeastPages(t *testing.T) {
 	put(t, s, newMsg("T", 0, "small", ""))
 	crs.RunOnce()
 	require.Less(t, s.CommittedWhere(), s.commitLog.mfq.getMaxWrotePosition())
-	clock.Add(200)
+	clk.Advance(200 * time.Millisecond)
 	crs.RunOnce()
 	require.Equal(t, s.MaxWrotePosition(), s.CommittedWhere(), "the thorough pass commits any byte")
 }

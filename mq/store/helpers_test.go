@@ -6,8 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/stretchr/testify/require"
@@ -83,11 +83,6 @@ func crashStore(s *DefaultMessageStore) {
 	s.Shutdown()
 }
 
-// millisFunc is a clock read from a func of ms (tests move an atomic or a variable).
-type millisFunc func() int64
-
-func (f millisFunc) Now() time.Time { return time.UnixMilli(f()) }
-
 // smallConfig is a store in dir with 4 KiB CommitLog files and 20-unit ConsumeQueue files,
 // services driven by hand and a fixed clock.
 func smallConfig(dir string) storeSetup {
@@ -96,7 +91,7 @@ func smallConfig(dir string) storeSetup {
 	cfg.MappedFileSizeCommitLog = 4096
 	cfg.MappedFileSizeConsumeQueue = 20 * ConsumeQueueUnitSize
 	cfg.ManualServices = true
-	cfg.Clock = millisFunc(func() int64 { return exampleStore })
+	cfg.Clock = clock.NewManualMillis(exampleStore)
 	return cfg
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/stretchr/testify/require"
 )
@@ -225,11 +226,11 @@ func TestIndexDisabled(t *testing.T) {
 func TestIndexLoad(t *testing.T) {
 	dir := t.TempDir()
 	cfg := indexConfig(dir)
-	clock := exampleStore
-	cfg.Clock = millisFunc(func() int64 { return clock })
+	clk := clock.NewManualMillis(exampleStore)
+	cfg.Clock = clk
 	s := openStore(t, cfg, nil, nil)
 	for i := 0; i < 4; i++ { // 2 entries each: 8 entries, a full file and a partial one
-		clock += 1000
+		clk.Advance(time.Second)
 		put(t, s, keyedMsg("T", "m", "k"+strconv.Itoa(i), "U"+strconv.Itoa(i)))
 	}
 	s.DoReput()
@@ -244,7 +245,7 @@ func TestIndexLoad(t *testing.T) {
 	require.Len(t, s.QueryMessage("T", "k3", 32, 0, 1<<62).Messages, 1)
 	crashStore(s) // keeps the abort file
 
-	clock += 1000 // the rebuilt file gets a new name
+	clk.Advance(time.Second) // the rebuilt file gets a new name
 	rec := trace.NewRecorder()
 	s = openStore(t, cfg, nil, rec.Tracer("b"))
 	names := []string{}

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/stretchr/testify/require"
 )
@@ -66,18 +68,18 @@ func TestRecoverAbnormallyRedispatches(t *testing.T) {
 func TestRecoverAbnormallyStartFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := smallConfig(dir)
-	clock := exampleStore
-	cfg.Clock = millisFunc(func() int64 { return clock })
+	clk := clock.NewManualMillis(exampleStore)
+	cfg.Clock = clk
 	s := openStore(t, cfg, nil, nil)
 	for i := 0; i < 30; i++ { // 2 per second; 416-byte records, 9 per 4096-byte file
-		clock += 500
+		clk.Advance(500 * time.Millisecond)
 		put(t, s, newMsg("T", 0, strings.Repeat("b", 300), ""))
 	}
 	s.DoReput()
 	for !s.FlushCommitLog(0) { // one file per pass
 	}
 	s.FlushConsumeQueue(0) // checkpoint: physic = logics = time of the last message
-	require.Equal(t, clock, s.Checkpoint().PhysicMsgTimestamp())
+	require.Equal(t, clock.Millis(clk), s.Checkpoint().PhysicMsgTimestamp())
 	crashStore(s)
 
 	rec := trace.NewRecorder()

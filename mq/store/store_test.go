@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/stretchr/testify/require"
 )
 
@@ -437,11 +438,11 @@ func TestFlushLeastPages(t *testing.T) {
 // TestGetOffsetInQueueByTime: binary search by store time.
 func TestGetOffsetInQueueByTime(t *testing.T) {
 	cfg := smallConfig(t.TempDir())
-	now := int64(1000)
-	cfg.Clock = millisFunc(func() int64 { return now })
+	clk := clock.NewManualMillis(1000)
+	cfg.Clock = clk
 	s := openStore(t, cfg, nil, nil)
 	for i := 0; i < 5; i++ {
-		now = 1000 + int64(i)*100 // 1000, 1100, ... 1400
+		clk.SetMillis(1000 + int64(i)*100) // 1000, 1100, ... 1400
 		put(t, s, newMsg("T", 0, "x", ""))
 	}
 	s.DoReput()
