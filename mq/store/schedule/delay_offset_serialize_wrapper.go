@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // encodeOffsetTable writes DelayOffsetSerializeWrapper the way fastjson does: delay levels are
