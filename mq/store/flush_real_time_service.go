@@ -114,7 +114,6 @@ func thoroughDue(last *int64, thorough time.Duration, now int64) bool {
 
 // isAbleToFlush reports whether the file at the flush point has enough new data.
 func (q *MappedFileQueue) isAbleToFlush(leastPages int) bool {
-	where := q.flushedWhere.Load()
-	mf := q.findMappedFileByOffset(where, where == 0)
+	_, mf := q.fileAt(&q.flushedWhere)
 	return mf != nil && mf.isAbleToFlush(leastPages)
 }

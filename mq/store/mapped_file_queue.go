@@ -231,14 +231,22 @@ func (q *MappedFileQueue) getMaxOffset() int64 {
 	return 0
 }
 
+// fileAt reads a flush or commit point (flushedWhere or committedWhere, bytes) and finds the
+// file holding it: the first file while the point is 0 (nothing flushed or committed yet), nil
+// when no file holds it. Java: findMappedFileByOffset(this.flushedWhere, this.flushedWhere == 0)
+// in MappedFileQueue#flush and #commit.
+func (q *MappedFileQueue) fileAt(point *atomic.Int64) (int64, *MappedFile) {
+	where := point.Load()
+	return where, q.findMappedFileByOffset(where, where == 0)
+}
+
 // flush flushes the file at flushedWhere (if isAbleToFlush(leastPages)) and advances
 // flushedWhere. It reports whether nothing was left to flush in that file (flushedWhere did
 // not move). Java: MappedFileQueue#flush.
 func (q *MappedFileQueue) flush(leastPages int) (bool, error) {
 	q.flushMu.Lock()
 	defer q.flushMu.Unlock()
-	where := q.flushedWhere.Load()
-	mf := q.findMappedFileByOffset(where, where == 0)
+	where, mf := q.fileAt(&q.flushedWhere)
 	if mf == nil {
 		return true, nil
 	}
@@ -279,8 +287,7 @@ func (q *MappedFileQueue) setFlushedAndCommittedWhere(offset int64) {
 func (q *MappedFileQueue) commit(leastPages int) (bool, error) {
 	q.commitMu.Lock()
 	defer q.commitMu.Unlock()
-	where := q.committedWhere.Load()
-	mf := q.findMappedFileByOffset(where, where == 0)
+	where, mf := q.fileAt(&q.committedWhere)
 	if mf == nil {
 		return true, nil
 	}
@@ -303,8 +310,7 @@ func (q *MappedFileQueue) commit(leastPages int) (bool, error) {
 
 // isAbleToCommit reports whether the file at the commit point has enough uncommitted data.
 func (q *MappedFileQueue) isAbleToCommit(leastPages int) bool {
-	where := q.committedWhere.Load()
-	mf := q.findMappedFileByOffset(where, where == 0)
+	_, mf := q.fileAt(&q.committedWhere)
 	return mf != nil && mf.usesPool && mf.writeBuffer.Load() != nil && mf.isAbleToCommit(leastPages)
 }
 
