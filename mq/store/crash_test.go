@@ -27,6 +27,23 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// startChild runs the test binary again with no tests and env ("NAME=value") added to its
+// environment: the store process a crash or power-cut test kills. It returns the process and
+// its standard output as lines; its standard error is the test's. At t's cleanup a child still
+// running is killed. (mq/mqtest's child kit does this for the tests above the store, which
+// this package's tests cannot import: mqtest imports the store.)
+func startChild(t *testing.T, env ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, bufio.NewScanner(stdout)
+}
+
 func crashConfig(dir string) storeSetup {
 	cfg := smallConfig(dir)
 	cfg.MappedFileSizeCommitLog = 64 * 1024
@@ -59,14 +76,8 @@ func TestCrashRecovery(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
+	cmd, sc := startChild(t, crashChildEnv+"="+dir)
 	acked := map[int]int64{}
-	sc := bufio.NewScanner(out)
 	for sc.Scan() && len(acked) < 2000 {
 		f := strings.Fields(sc.Text())
 		i, _ := strconv.Atoi(f[0])
@@ -76,7 +87,7 @@ func TestCrashRecovery(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
 	require.Len(t, acked, 2000)
-	_, err = os.Stat(dir + "/abort")
+	_, err := os.Stat(dir + "/abort")
 	require.NoError(t, err, "a killed store leaves its abort file")
 
 	s := openStore(t, crashConfig(dir), nil, nil)

@@ -1,12 +1,10 @@
 package store
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -123,18 +121,11 @@ func TestPowerCut(t *testing.T) {
 
 func powerCut(t *testing.T, mode string) {
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), powerCutChildEnv+"="+dir, powerCutModeEnv+"="+mode)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	cmd, sc := startChild(t, powerCutChildEnv+"="+dir, powerCutModeEnv+"="+mode)
 
 	synced := map[string]int{} // file (relative to the store root) → bytes known on disk
 	var ckpt []byte
 	var acks []cutAck
-	sc := bufio.NewScanner(stdout)
 	killed := false
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -143,6 +134,7 @@ func powerCut(t *testing.T, mode string) {
 			pos, _ := strconv.Atoi(f[2])
 			synced[f[1]] = max(synced[f[1]], pos)
 		case "CKPT":
+			var err error
 			ckpt, err = hex.DecodeString(f[1])
 			require.NoError(t, err)
 		case "ACK":
