@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/binary"
 	"log/slog"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
 // defaultAppendMessageCallback writes encoded records into a CommitLog file.
@@ -23,7 +25,7 @@ func (cb *defaultAppendMessageCallback) doAppend(fileFromOffset int64, buf []byt
 	wroteOffset := CommitLogOffset(fileFromOffset + int64(c.env.cfg.MappedFileSizeCommitLog-maxBlank))
 	queueOffset := c.topicQueueTable[m.key]
 	storeTs := m.inner.StoreTimestamp
-	tranType := m.inner.SysFlag & sysFlagTransactionMask
+	tranType := primitive.GetTransactionValue(m.inner.SysFlag)
 	if tranType == tranPreparedType || tranType == tranRollbackType {
 		queueOffset = 0
 	}

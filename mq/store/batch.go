@@ -46,7 +46,7 @@ func (s *DefaultMessageStore) putMessages(batch *primitive.MessageExtBrokerInner
 func (c *CommitLog) asyncPutMessages(batch *primitive.MessageExtBrokerInner, tracing bool) (PutMessageResult, *GroupCommitRequest) {
 	env := c.env
 	batch.StoreTimestamp = env.clock.now()
-	if batch.SysFlag&sysFlagTransactionMask != tranNotType {
+	if primitive.GetTransactionValue(batch.SysFlag) != tranNotType {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
 	if v, ok := batch.Properties[propertyDelay]; ok && v != "" && v != "0" {

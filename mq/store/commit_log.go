@@ -233,7 +233,7 @@ func (c *CommitLog) asyncPutMessage(msg *primitive.MessageExtBrokerInner) (PutMe
 	}
 	// Java also stamps the store time here; the one that counts is taken under the lock.
 	msg.BodyCRC = bodyCRC(msg.Body)
-	tranType := msg.SysFlag & sysFlagTransactionMask
+	tranType := primitive.GetTransactionValue(msg.SysFlag)
 	if tranType == tranNotType || tranType == tranCommitType {
 		c.applyDelay(msg)
 	}

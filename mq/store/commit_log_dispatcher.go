@@ -3,6 +3,7 @@ package store
 import (
 	"log/slog"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -40,7 +41,7 @@ type commitLogDispatcherBuildConsumeQueue struct {
 }
 
 func (d commitLogDispatcherBuildConsumeQueue) Dispatch(req *DispatchRequest) {
-	tran := req.SysFlag & sysFlagTransactionMask
+	tran := primitive.GetTransactionValue(req.SysFlag)
 	if d.tracer.Enabled() {
 		d.tracer.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", slog.String("topic", req.Topic),
 			slog.Int("queueId", int(req.QueueID)), slog.Int64("commitLogOffset", int64(req.CommitLogOffset)),

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
 // indexFileNameLen is the length of an index file name (yyyyMMddHHmmssSSS).
@@ -168,7 +170,7 @@ func (is *IndexService) buildIndex(req *DispatchRequest) {
 	if req.CommitLogOffset < f.EndPhyOffset() {
 		return
 	}
-	if req.SysFlag&sysFlagTransactionMask == tranRollbackType {
+	if primitive.GetTransactionValue(req.SysFlag) == tranRollbackType {
 		return
 	}
 	keys := 0

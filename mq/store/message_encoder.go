@@ -40,13 +40,12 @@ const (
 
 // sysFlag bits and property names used here (mq/primitive holds them all).
 const (
-	sysFlagTransactionMask = 0xC
-	tranNotType            = primitive.TransactionNotType
-	tranPreparedType       = primitive.TransactionPreparedType
-	tranCommitType         = primitive.TransactionCommitType
-	tranRollbackType       = primitive.TransactionRollbackType
-	sysFlagBornHostV6      = primitive.BornHostV6Flag
-	sysFlagStoreHostV6     = primitive.StoreHostAddressV6Flag
+	tranNotType        = primitive.TransactionNotType
+	tranPreparedType   = primitive.TransactionPreparedType
+	tranCommitType     = primitive.TransactionCommitType
+	tranRollbackType   = primitive.TransactionRollbackType
+	sysFlagBornHostV6  = primitive.BornHostV6Flag
+	sysFlagStoreHostV6 = primitive.StoreHostAddressV6Flag
 
 	propertyTags      = primitive.PropertyTags
 	propertyKeys      = primitive.PropertyKeys
