@@ -91,7 +91,7 @@
 //	sys_darwin.go                   macOS: F_PREALLOCATE, F_FULLFSYNC, flock, RAM size
 //	sys_unsupported.go              any other system: the one build error that says so
 //
-// # Directory layout (store root)
+// # Directory layout (store root; Load creates the directories, index only when enabled)
 //
 //	commitlog/00000000000000000000      CommitLog segments, named by start offset (20 digits)
 //	consumequeue/<topic>/<queueId>/<20-digit start byte offset>
@@ -99,6 +99,7 @@
 //	checkpoint                          4096 bytes
 //	abort                               empty; present while a store runs
 //	lock                                "lock"; exclusively locked on byte 0 by the running store
+//	config/                             the broker's JSON config files (topics.json, ...)
 //
 // # CommitLog record (big-endian; IPv4 hosts; n body, t topic, p properties bytes)
 //
