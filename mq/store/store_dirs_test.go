@@ -6,36 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/stretchr/testify/require"
 )
 
-// logText is a log written by several goroutines and read by the test.
-type logText struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logText) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logText) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// infoLog is a store tracer whose logger keeps the operating log (INFO and above) as text.
-func infoLog() (*trace.Tracer, *logText) {
-	log := &logText{}
-	h := slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo})
-	return trace.New(slog.New(h), "b"), log
+// infoLog is a store tracer whose logger keeps the operating log (INFO and above) as text;
+// read it after Shutdown, when no store goroutine writes any more.
+func infoLog() (*trace.Tracer, *bytes.Buffer) {
+	var log bytes.Buffer
+	h := slog.NewTextHandler(&trace.SyncWriter{W: &log}, &slog.HandlerOptions{Level: slog.LevelInfo})
+	return trace.New(slog.New(h), "b"), &log
 }
 
 // TestLoadCreatesStoreDirs: Load creates commitlog, consumequeue, index and config before the
@@ -71,6 +53,7 @@ func TestFreshStoreDiskCheck(t *testing.T) {
 	}
 	s.CleanFilesPeriodically()
 	require.False(t, s.IsSpaceFull())
+	s.Shutdown()
 	require.NotContains(t, log.String(), "level=WARN")
 	require.NotContains(t, log.String(), "level=ERROR")
 }
@@ -82,7 +65,7 @@ func TestStartLogsPreallocation(t *testing.T) {
 	cfg := smallConfig(t.TempDir())
 	cfg.MappedFileSizeCommitLog = 1 << 20
 	cfg.MappedFileSizeConsumeQueue = 300000 * ConsumeQueueUnitSize
-	openStore(t, cfg, nil, tr)
+	openStore(t, cfg, nil, tr).Shutdown()
 	var lines []string
 	for _, l := range strings.Split(log.String(), "\n") {
 		if strings.Contains(l, "store preallocates disk") {
