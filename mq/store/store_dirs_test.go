@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -66,16 +65,10 @@ func TestStartLogsPreallocation(t *testing.T) {
 	cfg.MappedFileSizeCommitLog = 1 << 20
 	cfg.MappedFileSizeConsumeQueue = 300000 * ConsumeQueueUnitSize
 	openStore(t, cfg, nil, tr).Shutdown()
-	var lines []string
-	for _, l := range strings.Split(log.String(), "\n") {
-		if strings.Contains(l, "store preallocates disk") {
-			lines = append(lines, l)
-		}
-	}
-	require.Len(t, lines, 1)
-	require.Contains(t, lines[0], "level=INFO")
-	require.Contains(t, lines[0], "commitLogFileSize=1048576 commitLogFilesReady=2 consumeQueueFileSize=6000000")
-	require.Contains(t, lines[0], `footprint="2.0 MiB + 5.7 MiB per queue written"`)
+	const line = `level=INFO msg="store preallocates disk" commitLogFileSize=1048576 commitLogFilesReady=2 ` +
+		`consumeQueueFileSize=6000000 footprint="2.0 MiB + 5.7 MiB per queue written"` + "\n"
+	require.Equal(t, 1, bytes.Count(log.Bytes(), []byte("store preallocates disk")), log.String())
+	require.Contains(t, log.String(), line)
 }
 
 // TestByteSize pins the footprint's units.
