@@ -6,8 +6,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
 )
 
 // checkpointFileSize is the checkpoint file's size: one OS page (store-formats.md §5).
@@ -105,7 +103,7 @@ func (c *StoreCheckpoint) Flush() error {
 		return fmt.Errorf("store: write checkpoint: %w", err)
 	}
 	c.events.beforeFlush("checkpoint")
-	if err := unix.Fdatasync(int(c.f.Fd())); err != nil {
+	if err := fdatasync(int(c.f.Fd())); err != nil {
 		return fmt.Errorf("store: sync checkpoint: %w", err)
 	}
 	c.events.flushed("checkpoint", len(b))

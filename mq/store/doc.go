@@ -13,8 +13,9 @@
 //
 // Layer 1: imports only mq/clock, mq/trace, mq/primitive, mq/internal/... and
 // golang.org/x/sys/unix. The broker adapts results to response codes and implements
-// MessageArrivingListener; chapter 9's HA implements ReplicaService. Linux only (mmap,
-// fallocate, OFD locks).
+// MessageArrivingListener; chapter 9's HA implements ReplicaService. Linux and macOS (mmap,
+// block allocation, the store lock: sys_*.go); any other system, Windows among them, stops
+// the build with one error saying so (sys_unsupported.go).
 //
 // # Parts and what each holds
 //
@@ -86,9 +87,12 @@
 //	store_query.go                  QueryMessage (by key, through the index)
 //	store_clean.go                  CleanFilesPeriodically, IsSpaceFull, manual deletion
 //	store_services.go               the services and flush steps for chapters (ManualServices)
-//	sys_linux.go                    fallocate, mmap, msync/fdatasync, OFD lock, statfs
+//	sys_unix.go                     Linux and macOS: mmap, madvise, mlock, msync, ftruncate, statfs
+//	sys_linux.go                    Linux: fallocate, fdatasync, OFD lock, RAM size
+//	sys_darwin.go                   macOS: F_PREALLOCATE, F_FULLFSYNC, flock, RAM size
+//	sys_unsupported.go              any other system: the one build error that says so
 //
-// # Directory layout (store root)
+// # Directory layout (store root; Load creates the directories, index only when enabled)
 //
 //	commitlog/00000000000000000000      CommitLog segments, named by start offset (20 digits)
 //	consumequeue/<topic>/<queueId>/<20-digit start byte offset>
@@ -96,6 +100,7 @@
 //	checkpoint                          4096 bytes
 //	abort                               empty; present while a store runs
 //	lock                                "lock"; exclusively locked on byte 0 by the running store
+//	config/                             the broker's JSON config files (topics.json, ...)
 //
 // # CommitLog record (big-endian; IPv4 hosts; n body, t topic, p properties bytes)
 //

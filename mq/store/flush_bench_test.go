@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // The flush benchmarks put 1 KiB messages from several goroutines with the store's services
@@ -35,7 +34,7 @@ func fdatasyncLatency(b *testing.B, dir string, n int) (p50, p99 time.Duration) 
 		start := time.Now()
 		_, err := f.WriteAt(page, int64(i%256)*4096)
 		require.NoError(b, err)
-		require.NoError(b, unix.Fdatasync(int(f.Fd())))
+		require.NoError(b, fdatasync(int(f.Fd())))
 		lat = append(lat, time.Since(start))
 	}
 	return percentile(lat, 50), percentile(lat, 99)

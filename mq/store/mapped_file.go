@@ -10,12 +10,15 @@ import (
 	"sync/atomic"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
-	"golang.org/x/sys/unix"
 )
 
 // useMsync selects the flush system call: msync(MS_SYNC) of the dirty page range when true,
 // fdatasync of the file when false. BenchmarkFlush compares them (docs/benchmarks.md).
 var useMsync = false
+
+// osPageSize is RocketMQ's OS_PAGE_SIZE (MappedFile), 4 KiB whatever the kernel's page size:
+// the unit of flushLeastPages and commitLeastPages, and the stride of the warm-up.
+const osPageSize = 4096
 
 // ErrFileSize is returned when an existing store file does not have the configured size.
 var ErrFileSize = errors.New("store: file length does not match the configured size")
@@ -145,7 +148,7 @@ func createAllocated(path string, size int, sparse bool) (*os.File, error) {
 	}
 	allocate := allocateFile
 	if sparse {
-		allocate = unix.Ftruncate
+		allocate = truncateFile
 	}
 	if err := allocate(int(f.Fd()), int64(size)); err != nil {
 		f.Close()
@@ -488,7 +491,7 @@ func (m *MappedFile) warm() {
 	for i := m.ReadPosition(); i < m.fileSize; i += osPageSize {
 		m.data[i] = 0
 	}
-	_ = unix.Madvise(m.data, unix.MADV_WILLNEED)
+	madviseWillNeed(m.data)
 }
 
 // LastModifiedTimestamp is the file's modification time in ms (the file system's clock), 0

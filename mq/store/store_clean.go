@@ -43,3 +43,15 @@ func (s *DefaultMessageStore) ExecuteDeleteFilesManually() {
 // the disk below it. The store runs it every 10 s unless Options.ManualServices.
 // Java: CleanCommitLogService#isSpaceFull.
 func (s *DefaultMessageStore) IsSpaceFull() bool { return s.cleanCommitLog.isSpaceFull() }
+
+// CommitLogDiskRatio and ConsumeQueueDiskRatio are the used fractions (0..1) of the
+// partitions holding the CommitLog and the ConsumeQueues, as the disk checks read them (-1:
+// cannot be measured). Java: DefaultMessageStore#getRuntimeInfo (commitLogDiskRatio,
+// consumeQueueDiskRatio).
+func (s *DefaultMessageStore) CommitLogDiskRatio() float64 {
+	return s.opts.DiskUsage(s.cfg.CommitLogDir())
+}
+
+func (s *DefaultMessageStore) ConsumeQueueDiskRatio() float64 {
+	return s.opts.DiskUsage(s.cfg.ConsumeQueueDir())
+}

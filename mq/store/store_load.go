@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Load takes the lock file, maps the CommitLog and ConsumeQueue files, opens the checkpoint,
+// Load takes the lock file, creates the store's directories, maps the CommitLog and ConsumeQueue files, opens the checkpoint,
 // loads the index files (after an unclean exit dropping those not known to be flushed) and
 // recovers: each ConsumeQueue, then the CommitLog — normally (clean shutdown: from the
 // third-to-last file) or abnormally (abort file present: from the file the checkpoint points
@@ -32,6 +32,10 @@ func (s *DefaultMessageStore) Load() error {
 		return fmt.Errorf("store: create root: %w", err)
 	}
 	if err := s.lock(); err != nil {
+		return err
+	}
+	if err := s.makeDirs(); err != nil {
+		s.unlock()
 		return err
 	}
 	ok := false
@@ -66,6 +70,26 @@ func (s *DefaultMessageStore) Load() error {
 	}
 	ok = true
 	s.loaded = true
+	return nil
+}
+
+// makeDirs creates the store's directories — commitlog, consumequeue, config (the broker's
+// and the schedule service's JSON files) and, unless messageIndexEnable=false, index — so a
+// fresh store shows its whole layout and the disk check measures the partitions from the
+// first pass: a directory that does not exist reads as unmeasurable (-1), which the clean
+// service takes for a full disk. Java: DefaultMessageStore's constructor (MappedFile#ensureDirOK
+// of the root, the CommitLog and the ConsumeQueue directories).
+// Deviation: index and config are created here too (Java creates them with their first file).
+func (s *DefaultMessageStore) makeDirs() error {
+	dirs := []string{s.cfg.CommitLogDir(), s.cfg.ConsumeQueueDir(), filepath.Join(string(s.env.root), "config")}
+	if s.cfg.MessageIndexEnable {
+		dirs = append(dirs, s.cfg.IndexDir())
+	}
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("store: create directory: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -159,6 +183,7 @@ func (s *DefaultMessageStore) Start() error {
 		}
 	}
 	s.allocate.start()
+	s.logPreallocation()
 	if !s.opts.ManualServices {
 		s.reput.start()
 		s.flushCQ.start()
@@ -169,6 +194,41 @@ func (s *DefaultMessageStore) Start() error {
 	s.started = true
 	s.flags.shutdown.Store(false)
 	return nil
+}
+
+// commitLogFilesReady is how many CommitLog files exist, allocated in full, once the first
+// message is stored: the one being written and the next one, which AllocateMappedFileService
+// creates ahead (as Java's does whatever the settings; warmMapedFileEnable only decides
+// whether its pages are touched too).
+const commitLogFilesReady = 2
+
+// logPreallocation writes one INFO line saying how much disk the store allocates: the
+// CommitLog files ready (mappedFileSizeCommitLog each) and the size of each ConsumeQueue file
+// (one per queue a message reaches; mappedFileSizeConsumeQueue). With the write-buffer pool
+// it adds the pool's memory. A newcomer's first message costs about 2 GiB with the defaults.
+func (s *DefaultMessageStore) logPreallocation() {
+	commitLog := int64(commitLogFilesReady) * int64(s.cfg.MappedFileSizeCommitLog)
+	cq := int64(s.cfg.ConsumeQueueFileSize())
+	args := []any{"commitLogFileSize", s.cfg.MappedFileSizeCommitLog, "commitLogFilesReady", commitLogFilesReady,
+		"consumeQueueFileSize", cq,
+		"footprint", fmt.Sprintf("%s + %s per queue written", byteSize(commitLog), byteSize(cq))}
+	if p := s.transientStorePool; p != nil {
+		args = append(args, "transientStorePoolMemory", byteSize(int64(p.poolSize)*int64(p.fileSize)))
+	}
+	s.env.log.info("store preallocates disk", args...)
+}
+
+// byteSize renders n bytes in binary units with one decimal ("2.0 GiB", "5.7 MiB", "512 B").
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for ; v >= unit && i < 3; i++ {
+		v /= unit
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGT"[i])
 }
 
 // Shutdown stops the services, dispatches and flushes everything, writes the checkpoint,

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // TransientStorePool is a pool of write buffers, each the size of a CommitLog file, allocated
@@ -44,13 +42,13 @@ func (p *TransientStorePool) init() error {
 	p.locked = true
 	var lockErr error
 	for i := 0; i < p.poolSize; i++ {
-		b, err := unix.Mmap(-1, 0, p.fileSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+		b, err := mmapAnonymous(p.fileSize)
 		if err != nil {
 			p.destroyLocked()
 			return fmt.Errorf("store: allocate transient store pool buffer %d of %d bytes: %w", i, p.fileSize, err)
 		}
 		if p.locked {
-			if err := unix.Mlock(b); err != nil {
+			if err := mlock(b); err != nil {
 				p.locked = false
 				lockErr = err
 			}
@@ -61,7 +59,7 @@ func (p *TransientStorePool) init() error {
 	if lockErr != nil {
 		// keep the pool uniform: all buffers unlocked
 		for _, b := range p.all {
-			_ = unix.Munlock(b)
+			_ = munlock(b)
 		}
 		if p.log != nil {
 			p.log.Warn("transient store pool: mlock refused (raise ulimit -l); running with unlocked buffers",
@@ -82,9 +80,9 @@ func (p *TransientStorePool) destroy() {
 func (p *TransientStorePool) destroyLocked() {
 	for _, b := range p.all {
 		if p.locked {
-			_ = unix.Munlock(b)
+			_ = munlock(b)
 		}
-		_ = unix.Munmap(b)
+		_ = munmap(b)
 	}
 	p.all, p.available = nil, nil
 }
