@@ -8,9 +8,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -21,14 +23,17 @@ func main() {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr, sig); errors.Is(err, flag.ErrHelp) {
 		return // -h printed the usage
+	} else if errors.Is(err, conf.ErrUsage) {
+		os.Exit(2) // the flag package printed the error and the usage
 	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "mqbroker:", err)
 		os.Exit(1)
 	}
 }
 
-// run starts the broker (and, without name servers, one in-process), waits for a signal on
-// stop, and shuts both down.
+// run starts the broker (and, without name servers, one in-process: on 9876, or an ephemeral
+// port when listenPort is 0; its kvConfig.json under storePathRootDir/namesrv), waits for a
+// signal on stop, and shuts both down.
 func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	sc, err := broker.ParseCommandLine(args, stdout, stderr)
 	if err != nil {
@@ -42,13 +47,23 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	var ns *namesrv.NamesrvController
 	if sc.Broker.NamesrvAddr == "" {
 		serverCfg := remoting.DefaultServerConfig()
-		serverCfg.ListenAddr = net.JoinHostPort("", fmt.Sprint(namesrv.DefaultListenPort))
-		ns = namesrv.NewNamesrvController(namesrv.DefaultNamesrvConfig(), serverCfg, tr.With("namesrv"))
+		bind := sc.Keys.BindAddress // the in-process name server listens where the broker does
+		port := namesrv.DefaultListenPort
+		if sc.Broker.ListenPort == 0 {
+			port = 0 // an ephemeral broker (tests) gets an ephemeral name server
+		}
+		serverCfg.ListenAddr = net.JoinHostPort(bind, fmt.Sprint(port))
+		nc := namesrv.DefaultNamesrvConfig()
+		nc.KvConfigPath = filepath.Join(sc.Store.StorePathRootDir, "namesrv", "kvConfig.json")
+		ns = namesrv.NewNamesrvController(nc, serverCfg, tr.With("namesrv"))
 		if err := namesrv.Start(ns); err != nil {
 			ns.Shutdown()
 			return fmt.Errorf("in-process name server: %w", err)
 		}
-		sc.Broker.NamesrvAddr = fmt.Sprintf("127.0.0.1:%d", ns.Port())
+		if ip := net.ParseIP(bind); ip == nil || ip.IsUnspecified() {
+			bind = "127.0.0.1"
+		}
+		sc.Broker.NamesrvAddr = net.JoinHostPort(bind, fmt.Sprint(ns.Port()))
 		fmt.Fprintf(stdout, "The Name Server boot success (in-process). listen=%s\n", ns.Addr())
 	}
 	b, err := broker.StartWithConfig(sc, stdout, tr)

@@ -23,6 +23,9 @@ func main() {
 	if errors.Is(err, namesrv.ErrPrintedConfig) || errors.Is(err, flag.ErrHelp) {
 		return
 	}
+	if errors.Is(err, conf.ErrUsage) {
+		os.Exit(2) // the flag package printed the error and the usage
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mqnamesrv:", err)
 		os.Exit(1)
@@ -32,6 +35,9 @@ func main() {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
+	s := <-sig
+	log.Info("shutdown requested", "signal", s.String())
+	addr := c.Addr()
 	c.Shutdown()
+	fmt.Printf("The Name Server[%s] shutdown OK\n", addr)
 }
