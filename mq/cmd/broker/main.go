@@ -21,14 +21,20 @@ import (
 func main() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr, sig); errors.Is(err, flag.ErrHelp) {
-		return // -h printed the usage
-	} else if errors.Is(err, conf.ErrUsage) {
-		os.Exit(2) // the flag package printed the error and the usage
-	} else if err != nil {
-		fmt.Fprintln(os.Stderr, "mqbroker:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr, sig), os.Stderr))
+}
+
+// exitCode prints err once, with the one "mqbroker: " prefix, and returns the exit status: 0
+// for none (or -h), 2 for a bad flag (the flag package printed it with the usage), 1 else.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, conf.ErrUsage):
+		return 2
 	}
+	fmt.Fprintln(stderr, "mqbroker:", err)
+	return 1
 }
 
 // run starts the broker (and, without name servers, one in-process: on 9876, or an ephemeral
