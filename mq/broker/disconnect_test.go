@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,30 +15,12 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-// syncLog is a log buffer the broker's goroutines write while the test reads.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestConsumerGoneIsNoWarning: a consumer that goes away while its pull is held (a client
 // process that exits resets its connections) is normal operation: the broker logs the reset at
 // INFO and the held pull's answer to the closed channel at DEBUG, and no WARN.
 func TestConsumerGoneIsNoWarning(t *testing.T) {
-	var log syncLog
-	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := &trace.SyncWriter{W: new(bytes.Buffer)}
+	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	tb := startTestBroker(t, trace.New(logger, "broker-a"))
 	tb.createTopic(t, "Gone", 1)
 

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,24 +34,6 @@ func TestIsPeerGone(t *testing.T) {
 	}
 }
 
-// lockedLog is a log buffer the server's goroutines write while the test reads.
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // closeCounter counts close events.
 type closeCounter struct{ closed chan struct{} }
 
@@ -64,8 +45,8 @@ func (c *closeCounter) OnChannelException(string, *Channel) {}
 // TestPeerResetIsNoWarning: a client that resets its connection (what a process exiting with
 // unread bytes does) is logged at INFO, not WARN; the channel still closes with its events.
 func TestPeerResetIsNoWarning(t *testing.T) {
-	var log lockedLog
-	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := &trace.SyncWriter{W: new(bytes.Buffer)}
+	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	l := &closeCounter{closed: make(chan struct{}, 1)}
 	s := NewServer(ServerConfig{ListenAddr: "127.0.0.1:0"}, l, trace.New(logger, "srv"))
 	s.RegisterProcessor(testCode, echo, 1)

@@ -7,36 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
-
-// lockedOutput collects what run prints while the test reads it.
-type lockedOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (o *lockedOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *lockedOutput) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
-}
 
 // overlay writes the example file conf/name followed by lines (later keys win) into a temp
 // file: the example keeps its standard values, the test moves the store and the ports.
@@ -62,9 +45,9 @@ func storeOverlay(t *testing.T) []string {
 
 // runBroker runs mqbroker's run with args until the test ends (SIGINT then) and returns the
 // name server the boot banner names and the output.
-func runBroker(t *testing.T, args ...string) (nsAddr string, out, errOut *lockedOutput) {
+func runBroker(t *testing.T, args ...string) (nsAddr string, out, errOut *trace.SyncWriter) {
 	t.Helper()
-	out, errOut = &lockedOutput{}, &lockedOutput{}
+	out, errOut = &trace.SyncWriter{W: new(bytes.Buffer)}, &trace.SyncWriter{W: new(bytes.Buffer)}
 	stop := make(chan os.Signal, 1)
 	done := make(chan error, 1)
 	go func() { done <- run(args, out, errOut, stop) }()

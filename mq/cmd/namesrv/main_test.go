@@ -4,31 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
-
-// safeBuffer is stdout or stderr of run, read by the test while run writes.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestStopSaysSo: the name server started from conf/namesrv.conf (overlaid with an ephemeral
 // loopback port and a temp KV file) prints its boot line, and on a signal stops and prints
@@ -41,10 +24,10 @@ func TestStopSaysSo(t *testing.T) {
 	file := filepath.Join(dir, "namesrv.conf")
 	require.NoError(t, os.WriteFile(file, text, 0o644))
 
-	var out, errOut safeBuffer
+	out, errOut := &trace.SyncWriter{W: new(bytes.Buffer)}, &trace.SyncWriter{W: new(bytes.Buffer)}
 	stop := make(chan os.Signal, 1)
 	done := make(chan error, 1)
-	go func() { done <- run([]string{"-c", file}, &out, &errOut, stop) }()
+	go func() { done <- run([]string{"-c", file}, out, errOut, stop) }()
 	require.Eventually(t, func() bool { return bytes.Contains([]byte(out.String()), []byte("boot success")) },
 		10*time.Second, 5*time.Millisecond, "stderr: %s", errOut.String())
 	stop <- syscall.SIGTERM
@@ -57,9 +40,9 @@ func TestStopSaysSo(t *testing.T) {
 func TestBadConfigStartsNothing(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "ns.conf")
 	require.NoError(t, os.WriteFile(file, []byte("logLevel=TRACE\n"), 0o644))
-	var out, errOut safeBuffer
-	printErr := run([]string{"-c", file, "-p"}, &out, &errOut, nil)
-	startErr := run([]string{"-c", file}, &out, &errOut, nil)
+	out, errOut := &trace.SyncWriter{W: new(bytes.Buffer)}, &trace.SyncWriter{W: new(bytes.Buffer)}
+	printErr := run([]string{"-c", file, "-p"}, out, errOut, nil)
+	startErr := run([]string{"-c", file}, out, errOut, nil)
 	require.ErrorContains(t, printErr, `logLevel "TRACE"`)
 	require.EqualError(t, startErr, printErr.Error())
 	require.NotContains(t, out.String(), "boot success")
