@@ -25,6 +25,8 @@ func TestPrintRefusesWhatStartRefuses(t *testing.T) {
 			`logLevel "TRACE": want DEBUG, INFO, WARN or ERROR`},
 		{"-n garbage", func(t *testing.T) []string { return []string{"-n", "garbage"} },
 			`namesrvAddr entry "garbage" is not ip:port`},
+		{"-n with a bad port", func(t *testing.T) []string { return []string{"-n", "127.0.0.1:9876;127.0.0.1:port"} },
+			`namesrvAddr entry "127.0.0.1:port" is not ip:port`},
 		{"bindAddress=localhost", func(t *testing.T) []string { return []string{"-c", writeConf(t, "bindAddress=localhost")} },
 			`bindAddress "localhost" is not an IP address`},
 	} {
