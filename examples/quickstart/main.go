@@ -1,11 +1,13 @@
 // Command quickstart sends one message with the official Apache RocketMQ Go client and receives
 // it back. Start a broker first (`go run ./mq/cmd/broker`), then `go run ./examples/quickstart`.
-// README.md shows this file.
+// It talks to the name server at 127.0.0.1:9876, or at $NAMESRV_ADDR. README.md shows this file.
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"time"
 
@@ -17,17 +19,37 @@ import (
 )
 
 func main() {
-	rlog.SetLogLevel("error")                     // the client logs every rebalance at info level
-	ns := primitive.NamesrvAddr{"127.0.0.1:9876"} // the client refuses "localhost"
+	addr := "127.0.0.1:9876" // the client refuses "localhost"
+	if a := os.Getenv("NAMESRV_ADDR"); a != "" {
+		addr = a
+	}
+	os.Exit(quickstart(addr, os.Stdout, os.Stderr))
+}
+
+// quickstart sends and receives one message through the name server at addr and returns the
+// exit status: 1, with one line on stderr, when no broker answers or a step fails.
+func quickstart(addr string, stdout, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "quickstart: "+format+"\n", a...)
+		return 1
+	}
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return fail("no broker at %s — start one with `go run ./mq/cmd/broker` in another terminal (%v)", addr, err)
+	}
+	conn.Close()
+	rlog.SetLogLevel("error") // the client logs every rebalance at info level
+	ns := primitive.NamesrvAddr{addr}
 	p, _ := rocketmq.NewProducer(producer.WithNameServer(ns), producer.WithGroupName("quickstart-producer"))
 	if err := p.Start(); err != nil {
-		panic(err)
+		return fail("start producer: %v", err)
 	}
+	defer func() { _ = p.Shutdown() }()
 	res, err := p.SendSync(context.Background(), primitive.NewMessage("QuickstartTopic", []byte("hello, rocketmq-go")))
 	if err != nil {
-		panic(err)
+		return fail("send through %s: %v (is a broker registered with that name server?)", addr, err)
 	}
-	fmt.Println("sent:", res)
+	fmt.Fprintln(stdout, "sent:", res)
 
 	got := make(chan string, 16)
 	c, _ := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName("quickstart-consumer"),
@@ -40,18 +62,17 @@ func main() {
 			return consumer.ConsumeSuccess, nil
 		})
 	if err != nil {
-		panic(err)
+		return fail("subscribe: %v", err)
 	}
 	if err := c.Start(); err != nil {
-		panic(err)
+		return fail("start consumer: %v", err)
 	}
+	defer func() { _ = c.Shutdown() }()
 	select {
 	case body := <-got:
-		fmt.Println("received:", body)
+		fmt.Fprintln(stdout, "received:", body)
+		return 0
 	case <-time.After(30 * time.Second):
-		fmt.Println("nothing received in 30 s")
-		os.Exit(1)
+		return fail("nothing received in 30 s")
 	}
-	_ = c.Shutdown()
-	_ = p.Shutdown()
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -227,7 +228,8 @@ func (c *BrokerConfig) Validate() error {
 		}
 	}
 	for _, a := range c.NamesrvAddrList() {
-		if !strings.Contains(a, ":") {
+		host, port, err := net.SplitHostPort(a)
+		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n <= 0 || n > 65535 {
 			bad("namesrvAddr entry %q is not ip:port", a)
 		}
 	}

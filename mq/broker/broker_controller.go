@@ -135,13 +135,7 @@ type BrokerController struct {
 // Java: BrokerController(brokerConfig, nettyServerConfig, nettyClientConfig, messageStoreConfig).
 func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
 	tr *trace.Tracer, opts ...Option) (*BrokerController, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := storeCfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkNotBuilt(effectiveProperties(&cfg, &storeCfg)); err != nil {
+	if err := validateConfigs(&cfg, &storeCfg); err != nil {
 		return nil, err
 	}
 	b := &BrokerController{
@@ -517,7 +511,7 @@ func (b *BrokerController) Shutdown() {
 		b.sendMessageProcessor.shutdown()
 	}
 	b.brokerOuterAPI.Shutdown()
-	if b.started {
+	if b.started && b.addr.Load() != nil { // it booted: a failed start shut down nothing that ran
 		b.log.Info("broker shut down", "brokerName", b.cfg.BrokerName, "addr", b.BrokerAddr())
 	}
 }

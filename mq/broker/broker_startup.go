@@ -1,11 +1,13 @@
 package broker
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"os"
 	"strings"
 
@@ -53,10 +55,14 @@ func Start(b *BrokerController) (*BrokerController, error) {
 // StartupConfig is what the broker's command line resolves to.
 type StartupConfig struct {
 	Broker BrokerConfig
+	// Server is the remoting servers' config; its ListenAddr's host is Keys.BindAddress (the
+	// port is Broker.ListenPort).
 	Server remoting.ServerConfig
 	Store  store.MessageStoreConfig
+	// Keys are the server keys of the -c file (bindAddress).
+	Keys ServerKeys
 	// UnknownKeys are the -c file's keys no config knows, sorted; RocketMQ ignores them, and
-	// so do we after a warning (StartWithConfig logs it).
+	// so do we after a warning (UnknownKeysText, with a "did you mean").
 	UnknownKeys []string
 	// PrintOnly is set by -p: the config was printed, nothing is to be started.
 	PrintOnly bool
@@ -72,37 +78,45 @@ func (sc *StartupConfig) NewLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// ParseCommandLine overlays a properties file (-c, RocketMQ keys of BrokerConfig and
-// MessageStoreConfig) and -n (name server list, "ip:port;ip:port") on the defaults;
-// NAMESRV_ADDR is the default of namesrvAddr (so the order is: default < NAMESRV_ADDR < -c
-// file < -n). Unknown keys are collected in UnknownKeys (ignored). A setting whose feature is
-// not built (notBuiltKeys, e.g. brokerRole=SLAVE, transientStorePoolEnable=true) is an error
-// naming it, as is an invalid value. With -p it prints the effective configuration to stdout
-// (unknown keys as a warning on stderr) and sets PrintOnly.
+// ParseCommandLine overlays a properties file (-c, RocketMQ keys of BrokerConfig,
+// MessageStoreConfig and ServerKeys) and -n (name server list, "ip:port;ip:port") on the
+// defaults; NAMESRV_ADDR is the default of namesrvAddr (so the order is: default <
+// NAMESRV_ADDR < -c file < -n). Unknown keys are collected in UnknownKeys (ignored). Then it
+// validates as a start would (StartupConfig.Validate: invalid values and settings whose
+// feature is not built, e.g. brokerRole=SLAVE, are errors naming them), so -p refuses the
+// same configs with the same message. With -p it prints the effective configuration to
+// stdout (unknown keys as a warning on stderr) and sets PrintOnly. A bad flag is an error
+// wrapping conf.ErrUsage, already printed with the usage on stderr. Errors carry no program-name
+// prefix: the binary adds one.
 // Java: BrokerStartup#createBrokerController (its command-line half).
 func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, error) {
 	fs := flag.NewFlagSet("mqbroker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	namesrv := fs.String("n", "", "name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876'")
-	configFile := fs.String("c", "", "broker config properties file")
-	printConfig := fs.Bool("p", false, "print the effective config and exit")
+	namesrv := fs.String("n", "", "name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876'\n"+
+		"(default: namesrvAddr of the -c file, else $NAMESRV_ADDR, else a name server in-process on 9876)")
+	configFile := fs.String("c", "", "broker config properties file (RocketMQ's broker.conf keys; see conf/)")
+	printConfig := fs.Bool("p", false, "print the effective config (every key, defaults included) and exit")
+	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", conf.ErrUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("mqbroker: unexpected arguments %q", fs.Args())
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(), Server: remoting.DefaultServerConfig()}
-	sc.Server.ListenAddr = "" // all interfaces; the port is Broker.ListenPort
+	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(),
+		Server: remoting.DefaultServerConfig(), Keys: DefaultServerKeys()}
 	extra := map[string]string{}
 	if *configFile != "" {
 		text, err := os.ReadFile(*configFile)
 		if err != nil {
-			return nil, fmt.Errorf("mqbroker: read config file: %w", err)
+			return nil, fmt.Errorf("read config file: %w", err)
 		}
-		unknown, notBuilt, err := applyProperties(string(text), &sc.Broker, &sc.Store)
+		unknown, notBuilt, err := applyProperties(string(text), &sc.Broker, &sc.Store, &sc.Keys)
 		if err != nil {
-			return nil, fmt.Errorf("mqbroker: config file %s: %w", *configFile, err)
+			return nil, fmt.Errorf("config file %s: %w", *configFile, err)
 		}
 		sc.UnknownKeys, extra = unknown, notBuilt
 		fmt.Fprintf(stdout, "load config properties file OK, %s\n", *configFile)
@@ -110,20 +124,40 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	if *namesrv != "" {
 		sc.Broker.NamesrvAddr = *namesrv
 	}
+	sc.Server.ListenAddr = net.JoinHostPort(sc.Keys.BindAddress, "0") // the port is Broker.ListenPort
 	props := effectiveProperties(&sc.Broker, &sc.Store)
 	maps.Copy(props, extra)
 	if err := checkNotBuilt(props); err != nil {
-		return nil, fmt.Errorf("mqbroker: %w", err)
+		return nil, err
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
 	}
 	if *printConfig {
 		if len(sc.UnknownKeys) > 0 {
-			fmt.Fprintf(stderr, "mqbroker: unknown config keys ignored: %s\n", strings.Join(sc.UnknownKeys, ", "))
+			fmt.Fprintf(stderr, "mqbroker: unknown config keys ignored: %s\n", sc.UnknownKeysText())
 		}
 		fmt.Fprint(stdout, sc.Broker.String())
+		fmt.Fprint(stdout, conf.Format(&sc.Keys))
 		fmt.Fprint(stdout, sc.Store.String())
 		sc.PrintOnly = true
 	}
 	return sc, nil
+}
+
+// usage is mqbroker -h: the flags, then where it listens and stores by default.
+func usage(fs *flag.FlagSet) {
+	w := fs.Output()
+	fmt.Fprintf(w, "Usage: mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-p]\n")
+	fs.PrintDefaults()
+	d := DefaultBrokerConfig()
+	s := store.DefaultMessageStoreConfig()
+	fmt.Fprintf(w, "Defaults (keys of a -c file; -p prints them all):\n"+
+		"  listenPort=%d (the fast (VIP) port is listenPort-2), bindAddress=%s (every interface)\n"+
+		"  brokerIP1=%s (the address published to name servers and clients)\n"+
+		"  storePathRootDir=%s\n"+
+		"  namesrvAddr unset: a name server starts in-process on %s:9876\n",
+		d.ListenPort, DefaultBindAddress, d.BrokerIP1, s.StorePathRootDir, DefaultBindAddress)
 }
 
 // BrokerStartup is the broker's command line: ParseCommandLine, then create, initialize and
@@ -144,7 +178,7 @@ func BrokerStartup(args []string, stdout, stderr io.Writer, tr *trace.Tracer) (*
 // logs the unknown config keys through tr's logger and prints RocketMQ's boot banner to stdout.
 func StartWithConfig(sc *StartupConfig, stdout io.Writer, tr *trace.Tracer) (*BrokerController, error) {
 	if len(sc.UnknownKeys) > 0 {
-		orDiscard(tr.Logger()).Warn("unknown config keys ignored", "keys", strings.Join(sc.UnknownKeys, ","))
+		orDiscard(tr.Logger()).Warn("unknown config keys ignored", "keys", sc.UnknownKeysText())
 	}
 	b, err := CreateBrokerController(sc.Broker, sc.Server, sc.Store, tr)
 	if err != nil {
@@ -166,13 +200,13 @@ func StartWithConfig(sc *StartupConfig, stdout io.Writer, tr *trace.Tracer) (*Br
 // keys neither config knows (sorted; applied nowhere) and, apart, the ones of notBuiltKeys
 // with their values (for checkNotBuilt). A line that is not key=value or a value that does
 // not parse is an error naming it.
-func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig) (unknown []string,
+func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, more ...any) (unknown []string,
 	notBuilt map[string]string, err error) {
 	props, err := conf.ParseProperties(strings.NewReader(text))
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := conf.Apply(props, cfg, storeCfg)
+	all, err := conf.Apply(props, append([]any{cfg, storeCfg}, more...)...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,8 @@
 //
 //	broker_startup.go                 BrokerStartup: flags (-n, -c, -p), CreateBrokerController, Start
 //	broker_config.go                  BrokerConfig (RocketMQ keys in `prop` tags), properties reader/printer
+//	startup_config.go                 ServerKeys (bindAddress), the one validation of -p and of a start,
+//	                                  the unknown keys' "did you mean"
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
 //	options.go                        Option, WithClock: the broker's one clock (outside its configs)
 //	broker_store_options.go           WithStoreOptions: the store's Go-only options (store.Options)

@@ -204,7 +204,11 @@ func (p *PullMessageProcessor) executeRequestWhenWakeup(ch *remoting.Channel, re
 			return
 		}
 		if err := ch.WriteResponse(resp.ResponseTo(req)); err != nil {
-			p.b.log.Warn("write held pull response failed", "remoteAddr", ch.RemoteAddr(), "err", err)
+			if remoting.IsPeerGone(err) { // the consumer went away while its pull was held
+				p.b.log.Debug("held pull answered a closed channel", "remoteAddr", ch.RemoteAddr(), "err", err)
+			} else {
+				p.b.log.Warn("write held pull response failed", "remoteAddr", ch.RemoteAddr(), "err", err)
+			}
 		}
 	}()
 }

@@ -27,11 +27,30 @@ const DefaultListenPort = 9876
 type startupConfig struct {
 	NamesrvConfig
 	ListenPort int `prop:"listenPort"`
-	// BindAddress is the IP to listen on; "" listens on every interface (Java 4.9: always).
+	// BindAddress is the IP to listen on (default 0.0.0.0, every interface; 127.0.0.1 keeps the
+	// name server off the network).
 	//
-	// Deviation: RocketMQ 4.9 has no such key (5.x's NettyServerConfig has bindAddress); it lets
-	// tests and chapters keep the name server on loopback.
+	// Deviation: RocketMQ 4.9 always listens on every interface; bindAddress (default 0.0.0.0)
+	// is RocketMQ 5's NettyServerConfig key, taken over as it is.
 	BindAddress string `prop:"bindAddress"`
+}
+
+// DefaultBindAddress is bindAddress's default: every interface.
+const DefaultBindAddress = "0.0.0.0"
+
+// validate is the one check of a name server's startup config, for -p and for a start.
+func (sc *startupConfig) validate() error {
+	var errs []error
+	if err := sc.NamesrvConfig.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if net.ParseIP(sc.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("namesrv config: bindAddress %q is not an IP address", sc.BindAddress))
+	}
+	if sc.ListenPort < 0 || sc.ListenPort > 65535 {
+		errs = append(errs, fmt.Errorf("namesrv config: listenPort must be in [0, 65535], got %d", sc.ListenPort))
+	}
+	return errors.Join(errs...)
 }
 
 // Main parses the command line, creates the controller and starts it, as mqnamesrv does.
@@ -59,35 +78,50 @@ func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer, 
 	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	file := fs.String("c", "", "name server config properties file")
-	printCfg := fs.Bool("p", false, "print the effective config and exit")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+	printCfg := fs.Bool("p", false, "print the effective config (every key, defaults included) and exit")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "Usage: mqnamesrv [-c namesrv.conf] [-p]")
+		fs.PrintDefaults()
+		d := DefaultNamesrvConfig()
+		fmt.Fprintf(w, "Defaults (keys of a -c file; -p prints them all):\n"+
+			"  listenPort=%d, bindAddress=%s (every interface)\n  kvConfigPath=%s\n",
+			DefaultListenPort, DefaultBindAddress, d.KvConfigPath)
 	}
-	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", conf.ErrUsage, err) // printed by the flag package
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort, BindAddress: DefaultBindAddress}
 	if *file != "" {
 		f, err := os.Open(*file)
 		if err != nil {
-			return nil, fmt.Errorf("namesrv config: %w", err)
+			return nil, fmt.Errorf("read config file: %w", err)
 		}
 		props, err := conf.ParseProperties(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("namesrv config %s: %w", *file, err)
+			return nil, fmt.Errorf("config file %s: %w", *file, err)
 		}
 		unknown, err := conf.Apply(props, &sc)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("config file %s: %w", *file, err)
 		}
-		for _, k := range unknown {
-			fmt.Fprintf(stdout, "warning: unknown config key %q ignored\n", k)
+		if len(unknown) > 0 {
+			fmt.Fprintf(stdout, "warning: unknown config keys ignored: %s\n", conf.DescribeUnknown(unknown, conf.Keys(&sc)))
 		}
+	}
+	if err := sc.validate(); err != nil { // before -p: -p refuses what a start would
+		return nil, err
 	}
 	if *printCfg {
 		fmt.Fprint(stdout, conf.Format(&sc))
 		return nil, ErrPrintedConfig
-	}
-	if err := sc.NamesrvConfig.Validate(); err != nil {
-		return nil, err
 	}
 	serverCfg := remoting.DefaultServerConfig()
 	serverCfg.ListenAddr = net.JoinHostPort(sc.BindAddress, strconv.Itoa(sc.ListenPort))

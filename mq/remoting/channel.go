@@ -346,7 +346,11 @@ func (ch *Channel) writeFailed(err error) {
 	ch.wqueue = nil
 	ch.wmu.Unlock()
 	if !ch.closed.Load() {
-		ch.log.Warn("write to channel failed, closing it", "remoteAddr", ch.remoteAddr, "err", err)
+		if IsPeerGone(err) {
+			ch.log.Info("channel closed by the peer while writing", "remoteAddr", ch.remoteAddr, "err", err)
+		} else {
+			ch.log.Warn("write to channel failed, closing it", "remoteAddr", ch.remoteAddr, "err", err)
+		}
 	}
 	ch.closed.Store(true)
 	_ = ch.conn.Close()

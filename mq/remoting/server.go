@@ -211,7 +211,11 @@ func (s *Server) dispatchRequest(ch *Channel, req *RemotingCommand) {
 
 // channelException implements channelOwner. Java: NettyConnectManageHandler#exceptionCaught.
 func (s *Server) channelException(ch *Channel, err error) {
-	s.log.Warn("channel exception, closing it", "remoteAddr", ch.RemoteAddr(), "err", err)
+	if IsPeerGone(err) {
+		s.log.Info("channel closed by the peer", "remoteAddr", ch.RemoteAddr(), "err", err)
+	} else {
+		s.log.Warn("channel exception, closing it", "remoteAddr", ch.RemoteAddr(), "err", err)
+	}
 	s.events.put(eventException, ch)
 }
 

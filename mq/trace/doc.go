@@ -30,6 +30,6 @@
 //
 // Goroutines: none of its own; steps are logged on the goroutine where they happen. Locks: a
 // Printer's mutex (shared with the handlers derived from it) guards its counter and its writes;
-// Recorder.mu guards the kept records; SyncWriter.mu serializes writes; Gate's state is an
+// Recorder.mu guards the kept records; SyncWriter.mu serializes writes and String; Gate's state is an
 // atomic.
 package trace

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -65,4 +66,15 @@ func (s *SyncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.W.Write(p)
+}
+
+// String returns W's text, read under the lock that guards the writes, when W is a
+// fmt.Stringer (a *bytes.Buffer: a test reads what servers' goroutines write); "" otherwise.
+func (s *SyncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.W.(fmt.Stringer); ok {
+		return st.String()
+	}
+	return ""
 }

@@ -6,8 +6,12 @@
 //	go run ./mq/cmd/broker -p                     # print the effective config
 //
 // With no name server given (-n, namesrvAddr in the -c file, or the NAMESRV_ADDR environment
-// variable) it starts a name server in the same process on port 9876, so one command gives a
-// working RocketMQ. Operating logs go to stderr through log/slog at the -c file's logLevel
+// variable) it starts a name server in the same process on port 9876 (an ephemeral port when
+// listenPort is 0, as in tests), on the broker's bindAddress, with its kvConfig.json under
+// storePathRootDir/namesrv, so one command gives a working RocketMQ. conf/broker.conf is that
+// setup; conf/namesrv.conf with conf/broker-a.conf is a separate name server and a master.
+// -h lists the flags and the defaults. An error is printed once, prefixed "mqbroker: ", and
+// exits 1 (2 for a bad flag); -p refuses what a start would, with the same message. Operating logs go to stderr through log/slog at the -c file's logLevel
 // (INFO by default).
 //
 // SIGINT or SIGTERM shuts down gracefully (BrokerController.Shutdown): unregister from the name

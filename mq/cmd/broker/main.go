@@ -8,9 +8,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -19,20 +21,29 @@ import (
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
-// returns the exit status: 1 after an error (printed to stderr), else 0 (also after -h, which
-// printed the usage).
+// returns the exit status (see exitCode).
 func runMain(args []string, stdout, stderr io.Writer) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	if err := run(args, stdout, stderr, sig); err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, "mqbroker:", err)
-		return 1
-	}
-	return 0
+	return exitCode(run(args, stdout, stderr, sig), stderr)
 }
 
-// run starts the broker (and, without name servers, one in-process), waits for a signal on
-// stop, and shuts both down.
+// exitCode prints err once, with the one "mqbroker: " prefix, and returns the exit status: 0
+// for none (or -h), 2 for a bad flag (the flag package printed it with the usage), 1 else.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, conf.ErrUsage):
+		return 2
+	}
+	fmt.Fprintln(stderr, "mqbroker:", err)
+	return 1
+}
+
+// run starts the broker (and, without name servers, one in-process: on 9876, or an ephemeral
+// port when listenPort is 0; its kvConfig.json under storePathRootDir/namesrv), waits for a
+// signal on stop, and shuts both down.
 func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	sc, err := broker.ParseCommandLine(args, stdout, stderr)
 	if err != nil {
@@ -46,13 +57,23 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	var ns *namesrv.NamesrvController
 	if sc.Broker.NamesrvAddr == "" {
 		serverCfg := remoting.DefaultServerConfig()
-		serverCfg.ListenAddr = net.JoinHostPort("", fmt.Sprint(namesrv.DefaultListenPort))
-		ns = namesrv.NewNamesrvController(namesrv.DefaultNamesrvConfig(), serverCfg, tr.With("namesrv"))
+		bind := sc.Keys.BindAddress // the in-process name server listens where the broker does
+		port := namesrv.DefaultListenPort
+		if sc.Broker.ListenPort == 0 {
+			port = 0 // an ephemeral broker (tests) gets an ephemeral name server
+		}
+		serverCfg.ListenAddr = net.JoinHostPort(bind, fmt.Sprint(port))
+		nc := namesrv.DefaultNamesrvConfig()
+		nc.KvConfigPath = filepath.Join(sc.Store.StorePathRootDir, "namesrv", "kvConfig.json")
+		ns = namesrv.NewNamesrvController(nc, serverCfg, tr.With("namesrv"))
 		if err := namesrv.Start(ns); err != nil {
 			ns.Shutdown()
 			return fmt.Errorf("in-process name server: %w", err)
 		}
-		sc.Broker.NamesrvAddr = fmt.Sprintf("127.0.0.1:%d", ns.Port())
+		if ip := net.ParseIP(bind); ip == nil || ip.IsUnspecified() {
+			bind = "127.0.0.1"
+		}
+		sc.Broker.NamesrvAddr = net.JoinHostPort(bind, fmt.Sprint(ns.Port()))
 		fmt.Fprintf(stdout, "The Name Server boot success (in-process). listen=%s\n", ns.Addr())
 	}
 	b, err := broker.StartWithConfig(sc, stdout, tr)

@@ -5,12 +5,14 @@
 //	go run ./mq/cmd/namesrv -p         # print the effective config
 //
 // Operating logs go to stderr through log/slog at the config's logLevel (INFO by default).
-// SIGINT or SIGTERM shuts it down.
+// SIGINT or SIGTERM shuts it down; it prints "The Name Server[addr] shutdown OK". Its keys:
+// listenPort (9876), bindAddress (0.0.0.0), kvConfigPath, logLevel; -h shows the defaults.
 //
 // Java: org.apache.rocketmq.namesrv.NamesrvStartup#main. The startup logic lives in mq/namesrv
 // (Main); this command only sets up logging and waits for a signal.
 //
 // # Files
 //
-//	main.go  main: logger, namesrv.Main, the signal wait, Shutdown
+//	main.go  main (signals, exit status) and run (logger, namesrv.Main, the signal wait, Shutdown
+//	         and its "shutdown OK" line), which the tests call
 package main

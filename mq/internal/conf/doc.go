@@ -13,6 +13,8 @@
 //	conf.go  ParseProperties (the properties-file reader), Apply (properties -> structs, returning
 //	         the keys no struct knows), Format (structs -> properties text, for -p) and
 //	         ParseLogLevel (the logLevel key shared by the broker and the name server)
+//	suggest.go  Keys, Suggest and DescribeUnknown: the "did you mean X?" hint for an unknown
+//	         key, by edit distance; ErrUsage, the binaries' "flag error already printed"
 //
 // No goroutines, no locks: the functions work on the values they are given.
 package conf

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+)
+
+// overlay writes the example file conf/name followed by lines (later keys win) into a temp
+// file: the example keeps its standard values, the test moves the store and the ports.
+func overlay(t *testing.T, name string, lines ...string) string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", name))
+	require.NoError(t, err)
+	text = append(text, "\n# test overlay\n"...)
+	for _, l := range lines {
+		text = append(text, l+"\n"...)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, text, 0o644))
+	return p
+}
+
+// storeOverlay is the part of every broker overlay: a temp store with small files, ephemeral
+// loopback ports.
+func storeOverlay(t *testing.T) []string {
+	return []string{"listenPort=0", "bindAddress=127.0.0.1", "storePathRootDir=" + t.TempDir(),
+		"mappedFileSizeCommitLog=1048576", "mappedFileSizeConsumeQueue=6000"}
+}
+
+// runBroker runs mqbroker's run with args until the test ends (SIGINT then) and returns the
+// name server the boot banner names and the output.
+func runBroker(t *testing.T, args ...string) (nsAddr string, out, errOut *trace.SyncWriter) {
+	t.Helper()
+	out, errOut = &trace.SyncWriter{W: new(bytes.Buffer)}, &trace.SyncWriter{W: new(bytes.Buffer)}
+	stop := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(args, out, errOut, stop) }()
+	banner := regexp.MustCompile(`The broker\[broker-a, [0-9.:]+\] boot success\. serializeType=JSON and name server is ([0-9.]+:[0-9]+)`)
+	require.Eventually(t, func() bool {
+		select {
+		case err := <-done:
+			done <- err
+			return true
+		default:
+		}
+		return banner.MatchString(out.String())
+	}, 20*time.Second, 10*time.Millisecond)
+	m := banner.FindStringSubmatch(out.String())
+	require.NotNil(t, m, "boot banner; stdout:\n%s\nstderr:\n%s", out, errOut)
+	t.Cleanup(func() {
+		stop <- syscall.SIGINT
+		require.NoError(t, <-done)
+		require.Contains(t, out.String(), "shutdown OK")
+	})
+	return m[1], out, errOut
+}
+
+// sendOne sends one message through the name server nsAddr with our own producer and requires
+// SEND_OK.
+func sendOne(t *testing.T, nsAddr, instance string) {
+	t.Helper()
+	cfg := producer.DefaultConfig("example-producer")
+	cfg.NamesrvAddr = nsAddr
+	cfg.ClientIP = "127.0.0.1"
+	cfg.InstanceName = instance
+	p := producer.NewDefaultMQProducer(cfg)
+	require.NoError(t, p.Start())
+	defer p.Shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := p.Send(ctx, &primitive.Message{Topic: "ExampleTopic", Body: []byte("hello from " + instance)})
+	require.NoError(t, err)
+	require.Equal(t, client.SendOK, res.SendStatus)
+}
+
+// TestExampleSingleBroker: conf/broker.conf, the README's example, is a broker with its own
+// name server in the process (no namesrvAddr): a producer that knows only the name server
+// sends through it.
+func TestExampleSingleBroker(t *testing.T) {
+	t.Setenv("NAMESRV_ADDR", "")
+	nsAddr, out, _ := runBroker(t, "-c", overlay(t, "broker.conf", storeOverlay(t)...))
+	require.Contains(t, out.String(), "The Name Server boot success (in-process)")
+	sendOne(t, nsAddr, "example-single")
+}
+
+// TestExampleNamesrvAndMaster: conf/namesrv.conf runs a name server alone, conf/broker-a.conf
+// a master that registers with it (and starts no name server of its own); a producer sends
+// through the name server.
+func TestExampleNamesrvAndMaster(t *testing.T) {
+	t.Setenv("NAMESRV_ADDR", "")
+	var nsOut bytes.Buffer
+	ns, err := namesrv.Main([]string{"-c", overlay(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1",
+		"kvConfigPath="+filepath.Join(t.TempDir(), "kvConfig.json"))}, &nsOut, nil)
+	require.NoError(t, err, nsOut.String())
+	t.Cleanup(ns.Shutdown)
+	require.Contains(t, nsOut.String(), "The Name Server boot success")
+
+	addr := fmt.Sprintf("127.0.0.1:%d", ns.Port())
+	got, out, _ := runBroker(t, "-c", overlay(t, "broker-a.conf", append(storeOverlay(t), "namesrvAddr="+addr)...))
+	require.Equal(t, addr, got)
+	require.NotContains(t, out.String(), "in-process")
+	sendOne(t, addr, "example-master")
+}
+
+// TestExampleFilesKeepStandardValues: the example files themselves hold RocketMQ's standard
+// ports and the default store, so they work as shown (the tests above only overlay them).
+func TestExampleFilesKeepStandardValues(t *testing.T) {
+	for name, want := range map[string][]string{
+		"broker.conf":   {"listenPort=10911", "bindAddress=0.0.0.0", "brokerIP1=127.0.0.1", "#storePathRootDir="},
+		"broker-a.conf": {"listenPort=10911", "namesrvAddr=127.0.0.1:9876", "#storePathRootDir="},
+		"namesrv.conf":  {"listenPort=9876", "bindAddress=0.0.0.0"},
+	} {
+		text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", name))
+		require.NoError(t, err)
+		for _, w := range want {
+			require.Regexp(t, "(?m)^"+regexp.QuoteMeta(w), string(text), name)
+		}
+	}
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", "broker.conf"))
+	require.NoError(t, err)
+	require.NotRegexp(t, `(?m)^namesrvAddr=`, string(text), "a namesrvAddr would turn the in-process name server off")
+}

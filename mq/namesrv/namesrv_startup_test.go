@@ -1,0 +1,70 @@
+package namesrv
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+)
+
+// writeNamesrvConf writes a properties file into a temp dir and returns its path.
+func writeNamesrvConf(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "namesrv.conf")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	return p
+}
+
+// TestNamesrvBindAddress: bindAddress (default 0.0.0.0, every interface) is the IP the name
+// server listens on.
+func TestNamesrvBindAddress(t *testing.T) {
+	kv := "kvConfigPath=" + filepath.Join(t.TempDir(), "kv.json")
+	var out bytes.Buffer
+	_, err := CreateNamesrvController([]string{"-p"}, &out, nil)
+	require.ErrorIs(t, err, ErrPrintedConfig)
+	require.Contains(t, out.String(), "bindAddress=0.0.0.0\n")
+
+	c, err := Main([]string{"-c", writeNamesrvConf(t, "listenPort=0", "bindAddress=127.0.0.1", kv)}, &out, nil)
+	require.NoError(t, err)
+	defer c.Shutdown()
+	host, _, err := net.SplitHostPort(c.Addr())
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1", host)
+
+	all, err := Main([]string{"-c", writeNamesrvConf(t, "listenPort=0", kv+"2")}, &out, nil)
+	require.NoError(t, err)
+	defer all.Shutdown()
+	require.True(t, all.server.Addr().IP.IsUnspecified(), "the default listens on every interface: %s", all.Addr())
+}
+
+// TestNamesrvPrintValidates: -p refuses an invalid value with the message a start gives, and
+// an unknown key close to a known one gets a "did you mean".
+func TestNamesrvPrintValidates(t *testing.T) {
+	for _, line := range []string{"logLevel=TRACE", "bindAddress=localhost", "listenPort=70000"} {
+		file := writeNamesrvConf(t, line, "listenPort=0")
+		if line == "listenPort=70000" {
+			file = writeNamesrvConf(t, line)
+		}
+		var out bytes.Buffer
+		_, printErr := CreateNamesrvController([]string{"-c", file, "-p"}, &out, nil)
+		require.Error(t, printErr, line)
+		require.NotErrorIs(t, printErr, ErrPrintedConfig, line)
+		_, startErr := Main([]string{"-c", file}, &out, nil)
+		require.EqualError(t, startErr, printErr.Error(), line)
+		require.NotContains(t, out.String(), "boot success", line)
+	}
+
+	var out bytes.Buffer
+	_, err := CreateNamesrvController([]string{"-c", writeNamesrvConf(t, "listenPrt=1"), "-p"}, &out, nil)
+	require.ErrorIs(t, err, ErrPrintedConfig)
+	require.Contains(t, out.String(), "unknown config keys ignored: listenPrt (did you mean listenPort?)\n")
+
+	_, err = CreateNamesrvController([]string{"-x"}, &out, nil)
+	require.ErrorIs(t, err, conf.ErrUsage, "a bad flag: printed by the flag package, not again")
+}
