@@ -8,7 +8,8 @@
 //
 //	server.go  StartServer (a server on a free loopback port, its processors registered by
 //	           the caller, shut down at the test's cleanup), StartRouteServer (a stand-in name
-//	           server answering every route query with one TopicRouteData), DeadAddr
+//	           server answering every route query with one TopicRouteData), Invoke (a request
+//	           whose transport failure fails the test), DeadAddr
 //
 // Goroutines: those of the remoting.Server it starts, stopped at the test's cleanup. No locks.
 package remotingtest

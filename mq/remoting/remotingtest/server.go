@@ -1,8 +1,10 @@
 package remotingtest
 
 import (
+	"context"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -43,4 +45,15 @@ func DeadAddr(t testing.TB) string {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	return addr
+}
+
+// Invoke sends req to addr through c and returns the answer; a transport failure (or no
+// answer within 10 s) fails the test.
+func Invoke(t testing.TB, c *remoting.Client, addr string, req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.InvokeSync(ctx, addr, req)
+	require.NoError(t, err)
+	return resp
 }

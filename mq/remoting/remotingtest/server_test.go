@@ -20,13 +20,11 @@ func TestStartServerAndDeadAddr(t *testing.T) {
 	})
 	c := remoting.NewClient(remoting.ClientConfig{}, nil)
 	t.Cleanup(c.Shutdown)
+	require.Equal(t, "seven", Invoke(t, c, s.Addr().String(), remoting.NewRequest(7, nil, nil)).Remark)
+
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := c.InvokeSync(ctx, s.Addr().String(), remoting.NewRequest(7, nil, nil))
-	require.NoError(t, err)
-	require.Equal(t, "seven", resp.Remark)
-
-	_, err = c.InvokeSync(ctx, DeadAddr(t), remoting.NewRequest(7, nil, nil))
+	_, err := c.InvokeSync(ctx, DeadAddr(t), remoting.NewRequest(7, nil, nil))
 	require.ErrorIs(t, err, remoting.ErrConnect)
 }
 
@@ -37,10 +35,7 @@ func TestStartRouteServer(t *testing.T) {
 	addr := StartRouteServer(t, route)
 	c := remoting.NewClient(remoting.ClientConfig{}, nil)
 	t.Cleanup(c.Shutdown)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	h := protocol.GetRouteInfoRequestHeader{Topic: "any"}
-	resp, err := c.InvokeSync(ctx, addr, remoting.NewRequest(protocol.GetRouteinfoByTopic, h.Encode(), nil))
-	require.NoError(t, err)
+	resp := Invoke(t, c, addr, remoting.NewRequest(protocol.GetRouteinfoByTopic, h.Encode(), nil))
 	require.Equal(t, route.Encode(), resp.Body)
 }
