@@ -20,6 +20,7 @@ const masterID = 0
 //
 // Wake-up replays (executeRequestWhenWakeup) run on their own goroutines, counted in wg.
 type PullMessageProcessor struct {
+	remoting.NeverRejects
 	b  *BrokerController
 	wg sync.WaitGroup
 	// closing stops new replays once shutdown began.
@@ -31,9 +32,6 @@ type PullMessageProcessor struct {
 func NewPullMessageProcessor(b *BrokerController) *PullMessageProcessor {
 	return &PullMessageProcessor{b: b}
 }
-
-// RejectRequest implements remoting.RequestProcessor.
-func (p *PullMessageProcessor) RejectRequest() bool { return false }
 
 // ProcessRequest implements remoting.RequestProcessor: a pull from the network may be held.
 func (p *PullMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {

@@ -15,7 +15,8 @@
 //	json_header.go      the JSON header: hand-written appending encoder and tolerant decoder
 //	rocketmq_header.go  the ROCKETMQ binary header
 //	errors.go           sentinels and RemoteError
-//	processor.go        RequestProcessor, WorkerPool, dispatch by code (processRequestCommand)
+//	processor.go        RequestProcessor, ProcessorFunc, NeverRejects, WorkerPool, dispatch by code
+//	                    (processRequestCommand)
 //	channel.go          Channel: reader, batched writer, pending responses, close order
 //	events.go           channel events to the ChannelEventListener (NettyEventExecutor)
 //	server.go           Server (NettyRemotingServer)
