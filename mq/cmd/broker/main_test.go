@@ -1,27 +1,24 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
 // childArgsEnv makes the test binary run mqbroker's main with these (JSON) arguments: the
@@ -29,34 +26,15 @@ import (
 const childArgsEnv = "MQBROKER_TEST_CHILD_ARGS"
 
 func TestMain(m *testing.M) {
-	if args := os.Getenv(childArgsEnv); args != "" {
+	mqtest.ChildMain(m, childArgsEnv, func(args string) int {
 		var list []string
 		if err := json.Unmarshal([]byte(args), &list); err != nil {
 			panic(err)
 		}
 		os.Args = append([]string{"mqbroker"}, list...)
 		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-// syncBuffer is a bytes.Buffer safe for the child's stderr copier and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+		return 0
+	})
 }
 
 // TestSignalShutdown runs mqbroker in a child process against a name server, sends it a
@@ -80,37 +58,21 @@ func TestSignalShutdown(t *testing.T) {
 	args, err := json.Marshal([]string{"-c", conf, "-n", ns.Addr()})
 	require.NoError(t, err)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(args))
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-
 	// The boot banner names the bound address: "The broker[broker-sig, 127.0.0.1:PORT] boot success".
-	lines := bufio.NewScanner(stdout)
 	banner := regexp.MustCompile(`The broker\[broker-sig, ([0-9.]+:[0-9]+)\] boot success`)
-	var addr string
-	for addr == "" && lines.Scan() {
-		if m := banner.FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
+	child, err := mqtest.StartChildFunc(t, func(line string) (string, bool) {
+		if m := banner.FindStringSubmatch(line); m != nil {
+			return m[1], true
 		}
-	}
-	require.NotEmpty(t, addr, "boot banner; stderr:\n%s", stderr.String())
-	var rest bytes.Buffer
-	copied := make(chan struct{})
-	go func() { _, _ = io.Copy(&rest, stdout); close(copied) }()
+		return "", false
+	}, childArgsEnv+"="+string(args))
+	require.NoError(t, err)
+	addr := child.Addr
 
 	c := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer c.Shutdown()
 	invoke := func(req *remoting.RemotingCommand) *remoting.RemotingCommand {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		resp, err := c.InvokeSync(ctx, addr, req)
-		require.NoError(t, err)
-		return resp
+		return remotingtest.Invoke(t, c, addr, req)
 	}
 	sh := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: "SigTopic", DefaultTopic: protocol.DefaultTopic,
 		DefaultTopicQueueNums: 4, BornTimestamp: time.Now().UnixMilli(),
@@ -123,13 +85,12 @@ func TestSignalShutdown(t *testing.T) {
 	require.Eventually(t, func() bool { return ns.RouteInfoManager.PickupTopicRouteData("SigTopic") != nil },
 		10*time.Second, 10*time.Millisecond, "the broker registered the new topic")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	require.NoError(t, cmd.Wait(), "exit status 0; stderr:\n%s", stderr.String())
-	<-copied
-	t.Logf("child stderr:\n%s", stderr.String())
+	require.NoError(t, child.Signal(syscall.SIGINT))
+	require.NoError(t, child.Wait(time.Minute), "exit status 0; output:\n%s", child.Output())
+	t.Logf("child output:\n%s", child.Output())
 	require.Nil(t, ns.RouteInfoManager.PickupTopicRouteData("SigTopic"), "unregistered from the name server")
-	require.Contains(t, rest.String(), "The broker[broker-sig, "+addr+"] shutdown OK")
-	require.Contains(t, stderr.String(), `msg="shutdown requested" signal=interrupt`)
+	require.Contains(t, child.Output(), "The broker[broker-sig, "+addr+"] shutdown OK")
+	require.Contains(t, child.Output(), `msg="shutdown requested" signal=interrupt`)
 
 	offsets, err := os.ReadFile(filepath.Join(storeDir, "config", "consumerOffset.json"))
 	require.NoError(t, err)
