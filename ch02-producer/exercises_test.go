@@ -18,6 +18,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -258,29 +259,20 @@ type silentCluster struct {
 func startSilentCluster(t *testing.T) *silentCluster {
 	t.Helper()
 	sc := &silentCluster{}
-	brokerSrv := remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)
-	brokerSrv.RegisterDefaultProcessor(remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		if req.Code == protocol.SendMessageV2 {
-			sc.requests.Add(1)
-			return nil, nil // never answered
-		}
-		return remoting.NewResponse(remoting.Success, ""), nil
-	}), 1)
-	require.NoError(t, brokerSrv.Start())
-	t.Cleanup(brokerSrv.Shutdown)
+	brokerSrv := remotingtest.StartServer(t, func(s *remoting.Server) {
+		s.RegisterDefaultProcessor(remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+			if req.Code == protocol.SendMessageV2 {
+				sc.requests.Add(1)
+				return nil, nil // never answered
+			}
+			return remoting.NewResponse(remoting.Success, ""), nil
+		}), 1)
+	})
 	route := &protocol.TopicRouteData{
 		QueueDatas:  []*protocol.QueueData{{BrokerName: "silent", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}},
 		BrokerDatas: []*protocol.BrokerData{{Cluster: "c", BrokerName: "silent", BrokerAddrs: map[int64]string{0: brokerSrv.Addr().String()}}},
 	}
-	nsSrv := remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)
-	nsSrv.RegisterProcessor(protocol.GetRouteinfoByTopic, remoting.ProcessorFunc(func(_ *remoting.Channel, _ *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		resp := remoting.NewResponse(remoting.Success, "")
-		resp.Body = route.Encode()
-		return resp, nil
-	}), 1)
-	require.NoError(t, nsSrv.Start())
-	t.Cleanup(nsSrv.Shutdown)
-	sc.namesrv = nsSrv.Addr().String()
+	sc.namesrv = remotingtest.StartRouteServer(t, route)
 	return sc
 }
 

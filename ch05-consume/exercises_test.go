@@ -36,27 +36,28 @@ func ids(mqs []primitive.MessageQueue) []int32 {
 	return out
 }
 
+// allocateAmongThree answers the queue ids strategy gives each of the consumers c1, c2 and c3
+// of 8 queues, in that order.
+func allocateAmongThree(strategy consumer.AllocateMessageQueueStrategy) [][]int32 {
+	cids := []string{"c1", "c2", "c3"}
+	var got [][]int32
+	for _, cid := range cids {
+		got = append(got, ids(strategy.Allocate("g", cid, queues(8), cids)))
+	}
+	return got
+}
+
 // TestExercise1_AveragelySplitsEightQueuesThreeThreeTwo asks: how does
 // AllocateMessageQueueAveragely split 8 queues among 3 consumers? It proves each consumer gets
 // a contiguous block and the first 8 mod 3 = 2 consumers one queue more: 0-2, 3-5, 6-7.
 func TestExercise1_AveragelySplitsEightQueuesThreeThreeTwo(t *testing.T) {
-	cids := []string{"c1", "c2", "c3"}
-	var got [][]int32
-	for _, cid := range cids {
-		got = append(got, ids(consumer.AllocateMessageQueueAveragely{}.Allocate("g", cid, queues(8), cids)))
-	}
-	require.Equal(t, [][]int32{{0, 1, 2}, {3, 4, 5}, {6, 7}}, got)
+	require.Equal(t, [][]int32{{0, 1, 2}, {3, 4, 5}, {6, 7}}, allocateAmongThree(consumer.AllocateMessageQueueAveragely{}))
 }
 
 // TestExercise2_ByCircleDealsQueuesLikeCards asks: what does AllocateMessageQueueAveragelyByCircle
 // give the same 3 consumers? It proves consumer i gets queues i, i+3, i+6: 0,3,6 / 1,4,7 / 2,5.
 func TestExercise2_ByCircleDealsQueuesLikeCards(t *testing.T) {
-	cids := []string{"c1", "c2", "c3"}
-	var got [][]int32
-	for _, cid := range cids {
-		got = append(got, ids(consumer.AllocateMessageQueueAveragelyByCircle{}.Allocate("g", cid, queues(8), cids)))
-	}
-	require.Equal(t, [][]int32{{0, 3, 6}, {1, 4, 7}, {2, 5}}, got)
+	require.Equal(t, [][]int32{{0, 3, 6}, {1, 4, 7}, {2, 5}}, allocateAmongThree(consumer.AllocateMessageQueueAveragelyByCircle{}))
 }
 
 // TestExercise3_CommittedOffsetIsTheSmallestUnconsumed asks: when offsets 1 and 2 finish before
@@ -104,23 +105,17 @@ func count(rec *trace.Recorder, label string) int {
 // moves the offset past the whole batch (the sent-back copy lives on in %RETRY%).
 func TestExercise4_AckIndexSplitsABatch(t *testing.T) {
 	s, rec := startExercise(t, "")
-	cfg := consumer.DefaultConfig(clusterGroup)
-	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
-	cfg.InstanceName = fmt.Sprintf("ex4-%d", seq.Add(1))
-	cfg.DisableScheduledTasks = true
+	cfg := s.consumerConfig(clusterGroup, fmt.Sprintf("ex4-%d", seq.Add(1)))
 	cfg.Logger = s.logger
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 	cfg.ConsumeMessageBatchMaxSize = 2
-	c := consumer.NewDefaultMQPushConsumer(cfg)
-	require.NoError(t, c.Subscribe(topicName, "*"))
 	var batch []int
-	c.RegisterMessageListener(func(msgs []*primitive.MessageExt, ctx *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+	c, err := s.startPushConsumer(cfg, topicName, "*", func(msgs []*primitive.MessageExt, ctx *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
 		batch = append(batch, len(msgs))
 		ctx.AckIndex = 0
 		return consumer.ConsumeSuccess
 	})
-	require.NoError(t, c.Start())
-	s.consumers = append(s.consumers, c)
+	require.NoError(t, err)
 	c.Instance().DoRebalance()
 	mq := primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: 0}
 	require.True(t, c.PullMessageService().DoPullQueue(mq))
@@ -163,21 +158,15 @@ func TestExercise6_BroadcastingConsumersEachGetEveryMessage(t *testing.T) {
 	got := [2]int{}
 	var cs []*consumer.DefaultMQPushConsumer
 	for i := range 2 {
-		cfg := consumer.DefaultConfig(broadcastGroup)
-		cfg.NamesrvAddr = s.cluster.NamesrvAddr()
-		cfg.InstanceName = fmt.Sprintf("ex6-%d", seq.Add(1))
-		cfg.DisableScheduledTasks = true
+		cfg := s.consumerConfig(broadcastGroup, fmt.Sprintf("ex6-%d", seq.Add(1)))
 		cfg.MessageModel = protocol.Broadcasting
 		cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 		cfg.OffsetStoreDir = s.offsetDir
-		c := consumer.NewDefaultMQPushConsumer(cfg)
-		require.NoError(t, c.Subscribe(topicName, "*"))
-		c.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+		c, err := s.startPushConsumer(cfg, topicName, "*", func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
 			got[i] += len(msgs)
 			return consumer.ConsumeSuccess
 		})
-		require.NoError(t, c.Start())
-		s.consumers = append(s.consumers, c)
+		require.NoError(t, err)
 		cs = append(cs, c)
 	}
 	for _, c := range cs {
@@ -261,18 +250,11 @@ func TestExercise8_ThreeLiveConsumersShareEightQueues(t *testing.T) {
 	require.NoError(t, s.createTopic(topic, 8))
 	var cs []*consumer.DefaultMQPushConsumer
 	for i := range 3 {
-		cfg := consumer.DefaultConfig(group)
-		cfg.NamesrvAddr = s.cluster.NamesrvAddr()
-		cfg.ClientIP = "127.0.0.1"
-		cfg.InstanceName = fmt.Sprintf("ex8-%d", i)
-		cfg.DisableScheduledTasks = true
-		c := consumer.NewDefaultMQPushConsumer(cfg)
-		require.NoError(t, c.Subscribe(topic, "*"))
-		c.RegisterMessageListener(func([]*primitive.MessageExt, *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
-			return consumer.ConsumeSuccess
-		})
-		require.NoError(t, c.Start())
-		s.consumers = append(s.consumers, c)
+		c, err := s.startPushConsumer(s.consumerConfig(group, fmt.Sprintf("ex8-%d", i)), topic, "*",
+			func([]*primitive.MessageExt, *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+				return consumer.ConsumeSuccess
+			})
+		require.NoError(t, err)
 		cs = append(cs, c)
 	}
 	ids0, err := cs[0].Instance().FindConsumerIDList(topic, group)

@@ -250,19 +250,34 @@ func (s *scenario) produce(n int) error {
 // startConsumer starts a push consumer of group on TopicTest ("TagA || TagB") that runs no
 // goroutine of its own: the scenario drives it.
 func (s *scenario) startConsumer(group string, model protocol.MessageModel, l consumer.MessageListenerConcurrently) (*consumer.DefaultMQPushConsumer, error) {
-	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "ch05-" + string(model)
-	cfg.DisableScheduledTasks = true
+	cfg := s.consumerConfig(group, "ch05-"+string(model))
 	cfg.Logger = s.logger
 	cfg.Clock = s.clk
 	cfg.IndexSeed = func() int32 { return -1 }
 	cfg.MessageModel = model
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 	cfg.OffsetStoreDir = s.offsetDir
+	return s.startPushConsumer(cfg, topicName, "TagA || TagB", l)
+}
+
+// consumerConfig is the base of the chapter's consumer configs: a consumer of group on the
+// cluster's name server, named instance on loopback, with no goroutine of its own (the
+// scenario, or an exercise, drives it).
+func (s *scenario) consumerConfig(group, instance string) consumer.Config {
+	cfg := consumer.DefaultConfig(group)
+	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
+	cfg.ClientIP = "127.0.0.1"
+	cfg.InstanceName = instance
+	cfg.DisableScheduledTasks = true
+	return cfg
+}
+
+// startPushConsumer starts a push consumer of cfg subscribed to topic with subExpression and
+// listening with l; the scenario shuts it down.
+func (s *scenario) startPushConsumer(cfg consumer.Config, topic, subExpression string,
+	l consumer.MessageListenerConcurrently) (*consumer.DefaultMQPushConsumer, error) {
 	c := consumer.NewDefaultMQPushConsumer(cfg)
-	if err := c.Subscribe(topicName, "TagA || TagB"); err != nil {
+	if err := c.Subscribe(topic, subExpression); err != nil {
 		return nil, err
 	}
 	c.RegisterMessageListener(l)

@@ -13,6 +13,7 @@ import (
 // GET_MIN_OFFSET (31). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
 // (core subset; every other code it owns in Java is a later issue).
 type AdminBrokerProcessor struct {
+	remoting.NeverRejects
 	b *BrokerController
 }
 
@@ -20,9 +21,6 @@ type AdminBrokerProcessor struct {
 func NewAdminBrokerProcessor(b *BrokerController) *AdminBrokerProcessor {
 	return &AdminBrokerProcessor{b: b}
 }
-
-// RejectRequest implements remoting.RequestProcessor.
-func (p *AdminBrokerProcessor) RejectRequest() bool { return false }
 
 // adminCodes are the codes registered for this processor.
 var adminCodes = []int32{protocol.UpdateAndCreateTopic, protocol.DeleteTopicInBroker,

@@ -7,10 +7,10 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // BrokerConfig mirrors org.apache.rocketmq.common.BrokerConfig (the part this broker uses), plus
@@ -236,16 +236,8 @@ func (c *BrokerConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// NamesrvAddrList splits NamesrvAddr on ';' (blank entries dropped).
-func (c *BrokerConfig) NamesrvAddrList() []string {
-	var out []string
-	for _, a := range strings.Split(c.NamesrvAddr, ";") {
-		if a = strings.TrimSpace(a); a != "" {
-			out = append(out, a)
-		}
-	}
-	return out
-}
+// NamesrvAddrList is NamesrvAddr's list (protocol.SplitNamesrvAddr).
+func (c *BrokerConfig) NamesrvAddrList() []string { return protocol.SplitNamesrvAddr(c.NamesrvAddr) }
 
 // String prints the config in properties syntax (key=value per line, in field order), durations
 // in milliseconds.

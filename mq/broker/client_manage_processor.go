@@ -11,6 +11,7 @@ import (
 // ClientManageProcessor answers HEART_BEAT (34), UNREGISTER_CLIENT (35) and
 // CHECK_CLIENT_CONFIG (46). Mirrors org.apache.rocketmq.broker.processor.ClientManageProcessor.
 type ClientManageProcessor struct {
+	remoting.NeverRejects
 	b *BrokerController
 }
 
@@ -18,9 +19,6 @@ type ClientManageProcessor struct {
 func NewClientManageProcessor(b *BrokerController) *ClientManageProcessor {
 	return &ClientManageProcessor{b: b}
 }
-
-// RejectRequest implements remoting.RequestProcessor.
-func (p *ClientManageProcessor) RejectRequest() bool { return false }
 
 // ProcessRequest implements remoting.RequestProcessor.
 // Java: ClientManageProcessor#processRequest.

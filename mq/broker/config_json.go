@@ -187,6 +187,41 @@ func (f *configFile) persistLogged(persist func() error, log *slog.Logger, what 
 	}
 }
 
+// configManager is the part of Java's ConfigManager (the class TopicConfigManager and
+// SubscriptionGroupManager extend) that those two managers embed: their file and the methods
+// over their own Encode and Decode, which the manager's constructor sets.
+type configManager struct {
+	// file persists the table (path, write serialization, retry flag).
+	file   configFile
+	encode func() ([]byte, error)
+	decode func([]byte) error
+	log    *slog.Logger
+	// what names the table in the log ("topic config").
+	what string
+}
+
+// SetConfigFilePath names the file the table is loaded from and persisted to
+// (<storePathRootDir>/config/topics.json or subscriptionGroup.json; "" keeps it in memory
+// only).
+func (c *configManager) SetConfigFilePath(path string) { c.file.setPath(path) }
+
+// ConfigFilePath returns the file set by SetConfigFilePath. Java: ConfigManager#configFilePath.
+func (c *configManager) ConfigFilePath() string { return c.file.getPath() }
+
+// Load reads the table from its file (or the file's .bak), see the manager's Decode, and
+// returns the file used ("" when neither exists: a first start). Called once, before the
+// broker starts. Java: ConfigManager#load.
+func (c *configManager) Load() (string, error) { return c.file.load(c.decode) }
+
+// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
+func (c *configManager) Persist() error { return c.file.store(c.encode) }
+
+// PersistIfDirty retries a write that failed (a no-op otherwise).
+func (c *configManager) PersistIfDirty() error { return c.file.retry(c.Persist) }
+
+// persistChange persists after a change (see configFile.persistLogged).
+func (c *configManager) persistChange() { c.file.persistLogged(c.Persist, c.log, c.what) }
+
 // tableFile is topics.json or subscriptionGroup.json as read (a struct with the file's
 // DataVersion and its table): entries is the table of raw entries by name.
 type tableFile interface {
@@ -219,13 +254,36 @@ func decodeTable[T any](data []byte, f tableFile, entry func(name string, raw js
 	return loaded, nil
 }
 
-// mergeTable puts loaded over table and adopts the file's DataVersion when it had one, under mu
-// (Java: putAll, then dataVersion.assignNewOne).
-func mergeTable[T any](mu *sync.RWMutex, table, loaded map[string]T, dv *protocol.DataVersion, fileDV *protocol.DataVersion) {
-	mu.Lock()
-	defer mu.Unlock()
-	maps.Copy(table, loaded)
+// versionedTable is a manager's table of configs by name and the DataVersion that goes with
+// it (the name server compares it to tell a changed registration from a heartbeat); mu guards
+// both (Java: the manager's ConcurrentHashMap, its lock and its DataVersion).
+type versionedTable[V any] struct {
+	mu          sync.RWMutex
+	table       map[string]V
+	dataVersion protocol.DataVersion
+}
+
+// DataVersion returns a copy of the DataVersion.
+func (t *versionedTable[V]) DataVersion() protocol.DataVersion {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.dataVersion
+}
+
+// snapshot returns a copy of the table.
+func (t *versionedTable[V]) snapshot() map[string]V {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return maps.Clone(t.table)
+}
+
+// merge puts loaded over the table and adopts the file's DataVersion when it had one (Java:
+// ConfigManager#decode's putAll and dataVersion.assignNewOne).
+func (t *versionedTable[V]) merge(loaded map[string]V, fileDV *protocol.DataVersion) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	maps.Copy(t.table, loaded)
 	if fileDV != nil {
-		*dv = *fileDV
+		t.dataVersion = *fileDV
 	}
 }

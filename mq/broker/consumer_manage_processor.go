@@ -12,6 +12,7 @@ import (
 // and QUERY_CONSUMER_OFFSET (14).
 // Mirrors org.apache.rocketmq.broker.processor.ConsumerManageProcessor.
 type ConsumerManageProcessor struct {
+	remoting.NeverRejects
 	b *BrokerController
 }
 
@@ -19,9 +20,6 @@ type ConsumerManageProcessor struct {
 func NewConsumerManageProcessor(b *BrokerController) *ConsumerManageProcessor {
 	return &ConsumerManageProcessor{b: b}
 }
-
-// RejectRequest implements remoting.RequestProcessor.
-func (p *ConsumerManageProcessor) RejectRequest() bool { return false }
 
 // ProcessRequest implements remoting.RequestProcessor.
 // Java: ConsumerManageProcessor#processRequest.

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -80,11 +80,7 @@ func (tb *testBroker) invoke(t testing.TB, req *remoting.RemotingCommand) *remot
 
 func invokeWith(t testing.TB, c *remoting.Client, addr string, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := c.InvokeSync(ctx, addr, req)
-	require.NoError(t, err)
-	return resp
+	return remotingtest.Invoke(t, c, addr, req)
 }
 
 // sendHeader is client-go's V1 send header for one message (defaultTopic TBW102, 4 queues).

@@ -3,9 +3,9 @@ package broker
 import (
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -18,22 +18,18 @@ const masterID = 0
 // code, and long polling through the PullRequestHoldService when nothing is there yet.
 // Mirrors org.apache.rocketmq.broker.processor.PullMessageProcessor.
 //
-// Wake-up replays (executeRequestWhenWakeup) run on their own goroutines, counted in wg.
+// Wake-up replays (executeRequestWhenWakeup) run on their own goroutines, counted in replays,
+// which refuses new ones once shutdown began.
 type PullMessageProcessor struct {
-	b  *BrokerController
-	wg sync.WaitGroup
-	// closing stops new replays once shutdown began.
-	mu      sync.Mutex
-	closing bool
+	remoting.NeverRejects
+	b       *BrokerController
+	replays service.Group
 }
 
 // NewPullMessageProcessor returns the processor of b.
 func NewPullMessageProcessor(b *BrokerController) *PullMessageProcessor {
 	return &PullMessageProcessor{b: b}
 }
-
-// RejectRequest implements remoting.RequestProcessor.
-func (p *PullMessageProcessor) RejectRequest() bool { return false }
 
 // ProcessRequest implements remoting.RequestProcessor: a pull from the network may be held.
 func (p *PullMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
@@ -190,15 +186,7 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 // answer with the original opaque. Runs on its own goroutine (Java: the pull executor).
 // Java: PullMessageProcessor#executeRequestWhenWakeup.
 func (p *PullMessageProcessor) executeRequestWhenWakeup(ch *remoting.Channel, req *remoting.RemotingCommand) {
-	p.mu.Lock()
-	if p.closing {
-		p.mu.Unlock()
-		return
-	}
-	p.wg.Add(1)
-	p.mu.Unlock()
-	go func() {
-		defer p.wg.Done()
+	p.replays.Go(func() {
 		resp := p.processRequest(ch, req, false)
 		if resp == nil {
 			return
@@ -210,15 +198,13 @@ func (p *PullMessageProcessor) executeRequestWhenWakeup(ch *remoting.Channel, re
 				p.b.log.Warn("write held pull response failed", "remoteAddr", ch.RemoteAddr(), "err", err)
 			}
 		}
-	}()
+	})
 }
 
 // shutdown stops new replays and waits for running ones.
 func (p *PullMessageProcessor) shutdown() {
-	p.mu.Lock()
-	p.closing = true
-	p.mu.Unlock()
-	p.wg.Wait()
+	p.replays.Close()
+	p.replays.Wait()
 }
 
 // isTagType reports whether an expression type means TAG ("", "TAG").

@@ -63,15 +63,15 @@ func (h *QueryMessageRequestHeader) Encode() map[string]string {
 // VIEW_MESSAGE_BY_ID (33: one record by CommitLog offset, the offset inside an offsetMsgId).
 // Bodies are whole stored records back to back (decode with primitive.DecodeMessages).
 // Mirrors org.apache.rocketmq.broker.processor.QueryMessageProcessor.
-type QueryMessageProcessor struct{ b *BrokerController }
+type QueryMessageProcessor struct {
+	remoting.NeverRejects
+	b *BrokerController
+}
 
 // NewQueryMessageProcessor returns the processor of b.
 func NewQueryMessageProcessor(b *BrokerController) *QueryMessageProcessor {
 	return &QueryMessageProcessor{b: b}
 }
-
-// RejectRequest implements remoting.RequestProcessor: never.
-func (p *QueryMessageProcessor) RejectRequest() bool { return false }
 
 // ProcessRequest dispatches by code. Java: QueryMessageProcessor#processRequest.
 func (p *QueryMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {

@@ -364,25 +364,30 @@ func (p *SendMessageProcessor) awaitResult(ch *remoting.Channel, req *remoting.R
 	return nil, nil
 }
 
+// storedCodes answers the four put statuses where the message is in the CommitLog: PUT_OK is
+// SUCCESS, the other three keep their names as response codes (10, 12, 11).
+var storedCodes = map[store.PutMessageStatus]int32{
+	store.PutOK:             protocol.Success,
+	store.FlushDiskTimeout:  protocol.FlushDiskTimeout,
+	store.FlushSlaveTimeout: protocol.FlushSlaveTimeout,
+	store.SlaveNotAvailable: protocol.SlaveNotAvailable,
+}
+
 // handlePutMessageResult maps the store status to the response code and, for the four
 // statuses where the message was stored, fills msgId (offsetMsgId), queueId and queueOffset.
 // Java: SendMessageProcessor#handlePutMessageResult.
 func (p *SendMessageProcessor) handlePutMessageResult(r store.PutMessageResult, resp *remoting.RemotingCommand,
 	queueID int32) *remoting.RemotingCommand {
-	sendOK := false
+	if code, stored := storedCodes[r.PutMessageStatus]; stored {
+		setResp(resp, code, "")
+		if a := r.AppendMessageResult; a != nil {
+			resp.AddExtField("msgId", a.MsgID)
+			resp.AddExtField("queueId", fmt.Sprint(queueID))
+			resp.AddExtField("queueOffset", fmt.Sprint(a.LogicsOffset))
+		}
+		return resp
+	}
 	switch r.PutMessageStatus {
-	case store.PutOK:
-		sendOK = true
-		setResp(resp, protocol.Success, "")
-	case store.FlushDiskTimeout:
-		sendOK = true
-		setResp(resp, protocol.FlushDiskTimeout, "")
-	case store.FlushSlaveTimeout:
-		sendOK = true
-		setResp(resp, protocol.FlushSlaveTimeout, "")
-	case store.SlaveNotAvailable:
-		sendOK = true
-		setResp(resp, protocol.SlaveNotAvailable, "")
 	case store.CreateMappedFileFailed:
 		setResp(resp, protocol.SystemError, "create mapped file failed, server is busy or broken.")
 	case store.MessageIllegal, store.PropertiesSizeExceeded:
@@ -396,12 +401,6 @@ func (p *SendMessageProcessor) handlePutMessageResult(r store.PutMessageResult, 
 		setResp(resp, protocol.SystemError, "UNKNOWN_ERROR")
 	default:
 		setResp(resp, protocol.SystemError, "UNKNOWN_ERROR DEFAULT")
-	}
-	if sendOK && r.AppendMessageResult != nil {
-		a := r.AppendMessageResult
-		resp.AddExtField("msgId", a.MsgID)
-		resp.AddExtField("queueId", fmt.Sprint(queueID))
-		resp.AddExtField("queueOffset", fmt.Sprint(a.LogicsOffset))
 	}
 	return resp
 }

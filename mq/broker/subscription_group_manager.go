@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"strings"
-	"sync"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -64,13 +63,12 @@ type SubscriptionGroupManager struct {
 	cfg *BrokerConfig
 	log *slog.Logger
 
-	// file persists the table (path, write serialization, retry flag).
-	file configFile
+	// configManager persists the table (Load, Persist, the config file's path).
+	configManager
 
-	clock       clock.Clock // DataVersion timestamps
-	mu          sync.RWMutex
-	table       map[string]SubscriptionGroupConfig
-	dataVersion protocol.DataVersion
+	clock clock.Clock // DataVersion timestamps
+	// versionedTable holds the groups and their DataVersion; its mu guards both.
+	versionedTable[SubscriptionGroupConfig]
 }
 
 // NewSubscriptionGroupManager creates the table with Java's built-in groups; clk (nil: the
@@ -78,12 +76,13 @@ type SubscriptionGroupManager struct {
 func NewSubscriptionGroupManager(cfg *BrokerConfig, log *slog.Logger, clk clock.Clock) *SubscriptionGroupManager {
 	clk = clock.Or(clk)
 	m := &SubscriptionGroupManager{
-		clock:       clk,
-		cfg:         cfg,
-		log:         orDiscard(log),
-		table:       map[string]SubscriptionGroupConfig{},
-		dataVersion: protocol.DataVersion{Timestamp: clock.Millis(clk)},
+		clock: clk,
+		cfg:   cfg,
+		log:   orDiscard(log),
+		versionedTable: versionedTable[SubscriptionGroupConfig]{table: map[string]SubscriptionGroupConfig{},
+			dataVersion: protocol.DataVersion{Timestamp: clock.Millis(clk)}},
 	}
+	m.configManager = configManager{encode: m.Encode, decode: m.Decode, log: m.log, what: "subscription group config"}
 	for _, g := range []string{"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP",
 		"CID_ONS-HTTP-PROXY", "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER"} {
 		m.table[g] = NewSubscriptionGroupConfig(g)
@@ -136,25 +135,8 @@ func (m *SubscriptionGroupManager) UpdateSubscriptionGroupConfig(c SubscriptionG
 
 // SubscriptionGroupTable returns a copy of the table.
 func (m *SubscriptionGroupManager) SubscriptionGroupTable() map[string]SubscriptionGroupConfig {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return maps.Clone(m.table)
+	return m.snapshot()
 }
-
-// DataVersion returns a copy of the DataVersion.
-func (m *SubscriptionGroupManager) DataVersion() protocol.DataVersion {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.dataVersion
-}
-
-// SetConfigFilePath names the file the table is loaded from and persisted to
-// (<storePathRootDir>/config/subscriptionGroup.json; "" keeps it in memory only).
-func (m *SubscriptionGroupManager) SetConfigFilePath(path string) { m.file.setPath(path) }
-
-// ConfigFilePath returns the file set by SetConfigFilePath.
-// Java: SubscriptionGroupManager#configFilePath.
-func (m *SubscriptionGroupManager) ConfigFilePath() string { return m.file.getPath() }
 
 // subscriptionGroupsFile is subscriptionGroup.json's shape; Encode writes it, Decode reads it
 // (unknown fields of newer RocketMQ versions, e.g. forbiddenTable, are ignored).
@@ -204,22 +186,6 @@ func (m *SubscriptionGroupManager) Decode(data []byte) error {
 	if err != nil {
 		return err
 	}
-	mergeTable(&m.mu, m.table, loaded, &m.dataVersion, f.DataVersion)
+	m.merge(loaded, f.DataVersion)
 	return nil
-}
-
-// Load reads the table from its file (or the file's .bak), see Decode, and returns the file
-// used ("" when neither exists: a first start). Called once, before the broker starts.
-// Java: ConfigManager#load.
-func (m *SubscriptionGroupManager) Load() (string, error) { return m.file.load(m.Decode) }
-
-// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
-func (m *SubscriptionGroupManager) Persist() error { return m.file.store(m.Encode) }
-
-// PersistIfDirty retries a write that failed (a no-op otherwise).
-func (m *SubscriptionGroupManager) PersistIfDirty() error { return m.file.retry(m.Persist) }
-
-// persistChange persists after a change (see configFile.persistLogged).
-func (m *SubscriptionGroupManager) persistChange() {
-	m.file.persistLogged(m.Persist, m.log, "subscription group config")
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
-	"sync"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -31,14 +29,13 @@ type TopicConfigManager struct {
 	cfg *BrokerConfig
 	log *slog.Logger
 
-	// file persists the table (path, write serialization, retry flag).
-	file configFile
+	// configManager persists the table (Load, Persist, the config file's path).
+	configManager
 
-	// mu guards table and dataVersion (Java: topicConfigTableLock + ConcurrentHashMap).
-	mu          sync.RWMutex
-	table       map[string]protocol.TopicConfig
-	dataVersion protocol.DataVersion
-	clock       clock.Clock // DataVersion timestamps
+	// versionedTable holds the topics and their DataVersion; its mu guards both (Java:
+	// topicConfigTableLock + ConcurrentHashMap).
+	versionedTable[protocol.TopicConfig]
+	clock clock.Clock // DataVersion timestamps
 
 	// systemTopics are the built-ins (Java: TopicValidator.addSystemTopic).
 	systemTopics map[string]bool
@@ -58,13 +55,14 @@ type TopicConfigManager struct {
 func NewTopicConfigManager(cfg *BrokerConfig, log *slog.Logger, clk clock.Clock) *TopicConfigManager {
 	clk = clock.Or(clk)
 	m := &TopicConfigManager{
-		cfg:          cfg,
-		log:          orDiscard(log),
-		table:        map[string]protocol.TopicConfig{},
-		dataVersion:  protocol.DataVersion{Timestamp: clock.Millis(clk)},
+		cfg: cfg,
+		log: orDiscard(log),
+		versionedTable: versionedTable[protocol.TopicConfig]{table: map[string]protocol.TopicConfig{},
+			dataVersion: protocol.DataVersion{Timestamp: clock.Millis(clk)}},
 		clock:        clk,
 		systemTopics: map[string]bool{},
 	}
+	m.configManager = configManager{encode: m.Encode, decode: m.Decode, log: m.log, what: "topic config"}
 	add := func(topic string, queues int32, perm int32) {
 		tc := protocol.NewTopicConfig(topic)
 		tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = queues, queues, perm
@@ -232,19 +230,8 @@ func (m *TopicConfigManager) DeleteTopicConfig(topic string) {
 	m.log.Info("delete topic config OK", "topic", topic)
 }
 
-// DataVersion returns a copy of the current DataVersion.
-func (m *TopicConfigManager) DataVersion() protocol.DataVersion {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.dataVersion
-}
-
 // TopicConfigTable returns a copy of the table.
-func (m *TopicConfigManager) TopicConfigTable() map[string]protocol.TopicConfig {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return maps.Clone(m.table)
-}
+func (m *TopicConfigManager) TopicConfigTable() map[string]protocol.TopicConfig { return m.snapshot() }
 
 // BuildTopicConfigSerializeWrapper snapshots table and DataVersion together (what
 // REGISTER_BROKER carries and topics.json holds).
@@ -258,13 +245,6 @@ func (m *TopicConfigManager) BuildTopicConfigSerializeWrapper() protocol.TopicCo
 	}
 	return protocol.TopicConfigSerializeWrapper{TopicConfigTable: table, DataVersion: m.dataVersion}
 }
-
-// SetConfigFilePath names the file the table is loaded from and persisted to
-// (<storePathRootDir>/config/topics.json; "" keeps it in memory only).
-func (m *TopicConfigManager) SetConfigFilePath(path string) { m.file.setPath(path) }
-
-// ConfigFilePath returns the file set by SetConfigFilePath. Java: TopicConfigManager#configFilePath.
-func (m *TopicConfigManager) ConfigFilePath() string { return m.file.getPath() }
 
 // Encode returns topics.json's content: {"dataVersion":{...},"topicConfigTable":{name:
 // TopicConfig}}, fastjson's pretty form (tabs, fields and topics in alphabetical order).
@@ -313,20 +293,6 @@ func (m *TopicConfigManager) Decode(data []byte) error {
 	if err != nil {
 		return err
 	}
-	mergeTable(&m.mu, m.table, loaded, &m.dataVersion, f.DataVersion)
+	m.merge(loaded, f.DataVersion)
 	return nil
 }
-
-// Load reads the table from its file (or the file's .bak), see Decode, and returns the file
-// used ("" when neither exists: a first start). Called once, before the broker starts.
-// Java: ConfigManager#load.
-func (m *TopicConfigManager) Load() (string, error) { return m.file.load(m.Decode) }
-
-// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
-func (m *TopicConfigManager) Persist() error { return m.file.store(m.Encode) }
-
-// PersistIfDirty retries a write that failed (a no-op otherwise).
-func (m *TopicConfigManager) PersistIfDirty() error { return m.file.retry(m.Persist) }
-
-// persistChange persists after a change (see configFile.persistLogged).
-func (m *TopicConfigManager) persistChange() { m.file.persistLogged(m.Persist, m.log, "topic config") }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
 func sendResponse(code int32, ext map[string]string) *remoting.RemotingCommand {
@@ -84,15 +84,6 @@ func TestErrorKind(t *testing.T) {
 	}
 }
 
-// deadAddr returns a loopback address nothing listens on.
-func deadAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 // A route query goes to the next name server when one cannot be reached, and sticks to the one
 // that answered (NettyRemotingClient#getAndCreateNameserverChannel). TOPIC_NOT_EXIST is an error
 // wrapping ErrNoRouteInfo and the remote code; no name server at all is ErrNoNameServer.
@@ -106,7 +97,7 @@ func TestGetTopicRouteInfoFromNameServer(t *testing.T) {
 	_, err := api.GetTopicRouteInfoFromNameServer(ctx, "T", true)
 	require.ErrorIs(t, err, ErrNoNameServer)
 
-	api.UpdateNameServerAddressList([]string{deadAddr(t), ns.addr()})
+	api.UpdateNameServerAddressList([]string{remotingtest.DeadAddr(t), ns.addr()})
 	for range 3 {
 		r, err := api.GetTopicRouteInfoFromNameServer(ctx, "T", true)
 		require.NoError(t, err)
@@ -122,7 +113,7 @@ func TestGetTopicRouteInfoFromNameServer(t *testing.T) {
 	require.True(t, errors.As(err, &re))
 	require.Equal(t, int32(protocol.TopicNotExist), re.Code)
 
-	api.UpdateNameServerAddressList([]string{deadAddr(t)})
+	api.UpdateNameServerAddressList([]string{remotingtest.DeadAddr(t)})
 	_, err = api.GetTopicRouteInfoFromNameServer(ctx, "T", true)
 	require.ErrorIs(t, err, remoting.ErrConnect)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // DefaultInstanceName is the instance name of a client that names none. A producer or consumer
@@ -159,16 +160,8 @@ func (c *ClientConfig) ChangeInstanceNameToPID() {
 	}
 }
 
-// NamesrvAddrList splits NamesrvAddr on ';' (blank entries dropped).
-func (c *ClientConfig) NamesrvAddrList() []string {
-	var out []string
-	for _, a := range strings.Split(c.NamesrvAddr, ";") {
-		if a = strings.TrimSpace(a); a != "" {
-			out = append(out, a)
-		}
-	}
-	return out
-}
+// NamesrvAddrList is NamesrvAddr's list (protocol.SplitNamesrvAddr).
+func (c *ClientConfig) NamesrvAddrList() []string { return protocol.SplitNamesrvAddr(c.NamesrvAddr) }
 
 // Now reads the client's clock (Clock, or the wall clock when it is nil).
 func (c *ClientConfig) Now() time.Time { return clock.Or(c.Clock).Now() }

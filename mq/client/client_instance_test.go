@@ -9,6 +9,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
 type testCluster struct {
@@ -174,17 +175,16 @@ func TestNotifyConsumerIdsChangedRebalancesAndScheduledRoutePoll(t *testing.T) {
 	c := startTestCluster(t)
 	var brokerSide *remoting.Channel
 	seen := make(chan struct{}, 1)
-	notifier := remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)
-	notifier.RegisterProcessor(protocol.HeartBeat, remoting.ProcessorFunc(func(ch *remoting.Channel, _ *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		brokerSide = ch
-		select {
-		case seen <- struct{}{}:
-		default:
-		}
-		return remoting.NewResponse(remoting.Success, ""), nil
-	}), 1)
-	require.NoError(t, notifier.Start())
-	t.Cleanup(notifier.Shutdown)
+	notifier := remotingtest.StartServer(t, func(s *remoting.Server) {
+		s.RegisterProcessor(protocol.HeartBeat, remoting.ProcessorFunc(func(ch *remoting.Channel, _ *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+			brokerSide = ch
+			select {
+			case seen <- struct{}{}:
+			default:
+			}
+			return remoting.NewResponse(remoting.Success, ""), nil
+		}), 1)
+	})
 	c.ns.setRoute("N", route(routeBroker{"broker-n", 1, 6, map[int64]string{0: notifier.Addr().String()}}))
 
 	inst := newTestInstance(t, c.ns.addr(), func(cfg *ClientConfig) {

@@ -4,11 +4,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
 // fakeNamesrv answers GET_ROUTEINFO_BY_TOPIC from a table (TOPIC_NOT_EXIST for other topics).
@@ -22,10 +21,9 @@ type fakeNamesrv struct {
 func startFakeNamesrv(t *testing.T) *fakeNamesrv {
 	t.Helper()
 	f := &fakeNamesrv{routes: map[string]*protocol.TopicRouteData{}}
-	f.srv = remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)
-	f.srv.RegisterProcessor(protocol.GetRouteinfoByTopic, remoting.ProcessorFunc(f.route), 1)
-	require.NoError(t, f.srv.Start())
-	t.Cleanup(f.srv.Shutdown)
+	f.srv = remotingtest.StartServer(t, func(s *remoting.Server) {
+		s.RegisterProcessor(protocol.GetRouteinfoByTopic, remoting.ProcessorFunc(f.route), 1)
+	})
 	return f
 }
 
@@ -66,30 +64,32 @@ type fakeBroker struct {
 func startFakeBroker(t *testing.T) *fakeBroker {
 	t.Helper()
 	f := &fakeBroker{}
-	f.srv = remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)
-	f.srv.RegisterProcessor(protocol.HeartBeat, remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		hb, err := protocol.DecodeHeartbeatData(req.Body)
+	f.srv = remotingtest.StartServer(t, func(s *remoting.Server) {
+		s.RegisterProcessor(protocol.HeartBeat, record(f, &f.heartbeats, func(req *remoting.RemotingCommand) (*protocol.HeartbeatData, error) {
+			return protocol.DecodeHeartbeatData(req.Body)
+		}), 1)
+		s.RegisterProcessor(protocol.UnregisterClient, record(f, &f.unregisters, func(req *remoting.RemotingCommand) (protocol.UnregisterClientRequestHeader, error) {
+			var h protocol.UnregisterClientRequestHeader
+			err := h.Decode(req.ExtFields)
+			return h, err
+		}), 1)
+	})
+	return f
+}
+
+// record answers SUCCESS to each request that decode reads, after appending what it read to
+// *list under f.mu; a request it cannot read is an error.
+func record[T any](f *fakeBroker, list *[]T, decode func(*remoting.RemotingCommand) (T, error)) remoting.ProcessorFunc {
+	return func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+		v, err := decode(req)
 		if err != nil {
 			return nil, err
 		}
 		f.mu.Lock()
-		f.heartbeats = append(f.heartbeats, hb)
+		*list = append(*list, v)
 		f.mu.Unlock()
 		return remoting.NewResponse(remoting.Success, ""), nil
-	}), 1)
-	f.srv.RegisterProcessor(protocol.UnregisterClient, remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		var h protocol.UnregisterClientRequestHeader
-		if err := h.Decode(req.ExtFields); err != nil {
-			return nil, err
-		}
-		f.mu.Lock()
-		f.unregisters = append(f.unregisters, h)
-		f.mu.Unlock()
-		return remoting.NewResponse(remoting.Success, ""), nil
-	}), 1)
-	require.NoError(t, f.srv.Start())
-	t.Cleanup(f.srv.Shutdown)
-	return f
+	}
 }
 
 func (f *fakeBroker) addr() string { return f.srv.Addr().String() }

@@ -52,19 +52,30 @@ func instance(t testing.TB) string {
 }
 
 // startCluster starts a name server and one broker (broker-a) with small CommitLog (64 KiB) and
-// ConsumeQueue (100 units) files, so the tests roll files; it is shut down at cleanup.
-func startCluster(t *testing.T) *embedded.Cluster {
+// ConsumeQueue (100 units) files, so the tests roll files, then applies more to the store
+// config; it is shut down at cleanup.
+func startCluster(t *testing.T, more ...func(*store.MessageStoreConfig)) *embedded.Cluster {
 	t.Helper()
 	c, err := embedded.Start(embedded.Config{
 		Dir: t.TempDir(),
 		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			sc.MappedFileSizeCommitLog = 64 * 1024 // rolls a few times in these tests
 			sc.MappedFileSizeConsumeQueue = 100 * 20
+			for _, f := range more {
+				f(sc)
+			}
 		},
 	})
 	require.NoError(t, err)
 	t.Cleanup(c.Shutdown)
 	return c
+}
+
+// startWithProducer starts a cluster (startCluster) and an official producer of group on it.
+func startWithProducer(t *testing.T, group string) (*embedded.Cluster, rocketmq.Producer) {
+	t.Helper()
+	c := startCluster(t)
+	return c, newProducer(t, c.NamesrvAddr(), group)
 }
 
 // newProducer starts an official producer with a unique instance name; shut down at cleanup.

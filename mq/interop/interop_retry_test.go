@@ -10,8 +10,6 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	ourprimitive "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -22,21 +20,8 @@ import (
 // level 1 s, so retries (levels 3, 4, ...) come back within seconds.
 const shortDelayLevels = "1s 2s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s"
 
-// startShortDelayCluster is startCluster with shortDelayLevels.
-func startShortDelayCluster(t *testing.T) *embedded.Cluster {
-	t.Helper()
-	c, err := embedded.Start(embedded.Config{
-		Dir: t.TempDir(),
-		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 64 * 1024
-			sc.MappedFileSizeConsumeQueue = 100 * 20
-			sc.MessageDelayLevel = shortDelayLevels
-		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
-	return c
-}
+// shortDelays gives a store shortDelayLevels (an option of startCluster).
+func shortDelays(sc *store.MessageStoreConfig) { sc.MessageDelayLevel = shortDelayLevels }
 
 // seen is one delivery to a consumer callback.
 type seen struct {
@@ -105,7 +90,7 @@ func maxOffset(t *testing.T, addr, topic string, queueID int32) int64 {
 // %DLQ%<group>, whose queue 0 then holds it (GET_MAX_OFFSET = 1), and nothing more arrives.
 func TestOfficialConsumerRetryThenDLQ(t *testing.T) {
 	t.Parallel()
-	c := startShortDelayCluster(t)
+	c := startCluster(t, shortDelays)
 	const topic, group = "RetryTopic", "retry-group"
 	p := newProducer(t, c.NamesrvAddr(), "retry-producer")
 	res := sendSync(t, p, primitive.NewMessage(topic, []byte("retry-me")))
@@ -160,7 +145,7 @@ func TestOfficialConsumerRetryThenDLQ(t *testing.T) {
 // (until then it sits in SCHEDULE_TOPIC_XXXX queue 1, not in its topic), and gets it once.
 func TestOfficialProducerDelayLevel(t *testing.T) {
 	t.Parallel()
-	c := startShortDelayCluster(t)
+	c := startCluster(t, shortDelays)
 	const topic = "DelayTopic"
 	p := newProducer(t, c.NamesrvAddr(), "delay-producer")
 	sendSync(t, p, primitive.NewMessage(topic, []byte("warm-up")))

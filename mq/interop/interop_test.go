@@ -20,9 +20,8 @@ import (
 // within a quiet window.
 func TestOfficialClientSendsAndConsumes(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t)
+	c, p := startWithProducer(t, "interop-producer")
 	const topic, n = "InteropTopic", 100
-	p := newProducer(t, c.NamesrvAddr(), "interop-producer")
 
 	brokerAddr := c.Brokers[0].BrokerAddr()
 	lastOffset := int64(-1)

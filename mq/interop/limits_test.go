@@ -27,9 +27,8 @@ import (
 // SendMessageProcessor#handlePutMessageResult answers MESSAGE_ILLEGAL; the connection stays up).
 func TestOfficialClientOversizeBodyRefused(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t)
+	_, p := startWithProducer(t, "big-producer")
 	const topic = "BigTopic"
-	p := newProducer(t, c.NamesrvAddr(), "big-producer")
 	sendSync(t, p, primitive.NewMessage(topic, []byte("before")))
 
 	body := make([]byte, 4*1024*1024+512*1024)
@@ -60,9 +59,8 @@ func TestOfficialClientOversizeBodyRefused(t *testing.T) {
 // name server.
 func TestMalformedFramesCloseOnlyThatConnection(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t)
+	c, p := startWithProducer(t, "frame-producer")
 	const topic = "FrameTopic"
-	p := newProducer(t, c.NamesrvAddr(), "frame-producer")
 	sendSync(t, p, primitive.NewMessage(topic, []byte("before")))
 
 	frame := func(length uint32, rest []byte) []byte {

@@ -55,6 +55,14 @@ type Child struct {
 // still running is killed.
 func StartChild(t testing.TB, env ...string) (*Child, error) {
 	t.Helper()
+	return StartChildFunc(t, func(line string) (string, bool) { return strings.CutPrefix(line, AddrPrefix) }, env...)
+}
+
+// StartChildFunc is StartChild for a child that reports its address its own way (a binary's
+// boot banner): the first line of standard output for which addrOf answers true gives the
+// address, and that line is left out of Output.
+func StartChildFunc(t testing.TB, addrOf func(line string) (addr string, ok bool), env ...string) (*Child, error) {
+	t.Helper()
 	c := &Child{cmd: exec.Command(os.Args[0], "-test.run=^$"), waited: make(chan struct{})}
 	c.cmd.Env = append(os.Environ(), env...)
 	c.cmd.Stderr = childWriter{c}
@@ -71,7 +79,7 @@ func StartChild(t testing.TB, env ...string) (*Child, error) {
 		sent := false
 		for sc.Scan() {
 			line := sc.Text()
-			if a, ok := strings.CutPrefix(line, AddrPrefix); ok && !sent {
+			if a, ok := addrOf(line); ok && !sent {
 				addr <- a
 				sent = true
 				continue

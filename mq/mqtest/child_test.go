@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +22,10 @@ func TestMain(m *testing.M) {
 			fmt.Println("before the address")
 			ReportAddr("127.0.0.1:1")
 			fmt.Println("after the address")
+			select {}
+		case "banner":
+			fmt.Println("booting")
+			fmt.Println("up at 127.0.0.1:3")
 			select {}
 		case "term":
 			sig := make(chan os.Signal, 1)
@@ -64,4 +69,15 @@ func TestChildExitsEarly(t *testing.T) {
 	_, err := StartChild(t, childEnv+"=fail")
 	require.ErrorContains(t, err, "no address today")
 	require.ErrorContains(t, err, "exit status 3")
+}
+
+// StartChildFunc takes the address from the first line its matcher accepts and leaves that
+// line out of the output.
+func TestStartChildFunc(t *testing.T) {
+	c, err := StartChildFunc(t, func(line string) (string, bool) { return strings.CutPrefix(line, "up at ") }, childEnv+"=banner")
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:3", c.Addr)
+	require.Contains(t, c.Output(), "booting\n")
+	require.NotContains(t, c.Output(), "up at")
+	c.Kill()
 }

@@ -19,7 +19,8 @@
 //     trace/tracetest.CompareGolden; the -update flag of every test binary that links the
 //     kit) and RunLeavesNoTempDir.
 //   - child.go: the crash tests' child process: ChildMain (TestMain's child mode), StartChild
-//     (the test binary run again, its address read from the line ReportAddr prints), Child
+//     (the test binary run again, its address read from the line ReportAddr prints;
+//     StartChildFunc reads it from a line of the child's own, such as a boot banner), Child
 //     (Kill with SIGKILL, Signal, Wait, Output).
 //   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed.
 //   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and

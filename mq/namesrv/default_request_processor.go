@@ -12,11 +12,9 @@ import (
 // DefaultRequestProcessor answers every request the name server knows, by request code.
 // Mirrors org.apache.rocketmq.namesrv.processor.DefaultRequestProcessor.
 type DefaultRequestProcessor struct {
+	remoting.NeverRejects
 	c *NamesrvController
 }
-
-// RejectRequest implements remoting.RequestProcessor: the name server never rejects.
-func (p *DefaultRequestProcessor) RejectRequest() bool { return false }
 
 // ProcessRequest dispatches by request code. Unknown codes are answered
 // REQUEST_CODE_NOT_SUPPORTED. Java: DefaultRequestProcessor#processRequest.

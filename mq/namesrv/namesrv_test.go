@@ -2,7 +2,6 @@ package namesrv
 
 import (
 	"bytes"
-	"context"
 	"hash/crc32"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -30,11 +30,7 @@ func startNamesrv(t *testing.T, tr *trace.Tracer) *NamesrvController {
 
 func call(t *testing.T, cl *remoting.Client, addr string, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := cl.InvokeSync(ctx, addr, req)
-	require.NoError(t, err)
-	return resp
+	return remotingtest.Invoke(t, cl, addr, req)
 }
 
 func registerRequest(t *testing.T, brokerAddr string, counter int64) *remoting.RemotingCommand {

@@ -16,7 +16,8 @@
 //	rocketmq_header.go  the ROCKETMQ binary header
 //	errors.go           sentinels and RemoteError
 //	disconnect.go       IsPeerGone: a peer going away (reset, broken pipe) is INFO, not WARN
-//	processor.go        RequestProcessor, WorkerPool, dispatch by code (processRequestCommand)
+//	processor.go        RequestProcessor, ProcessorFunc, NeverRejects, WorkerPool, dispatch by code
+//	                    (processRequestCommand)
 //	channel.go          Channel: reader, batched writer, pending responses, close order
 //	events.go           channel events to the ChannelEventListener (NettyEventExecutor)
 //	server.go           Server (NettyRemotingServer)

@@ -178,40 +178,44 @@ func (p *jsonParser) expect(c byte) error {
 // values without escapes are substrings of it (one allocation instead of one per field).
 func decodeJSONHeader(b []byte, c *RemotingCommand) error {
 	p := jsonParser{s: string(b)}
-	if err := p.expect('{'); err != nil {
+	if err := p.object("field name", func(key string) error { return p.field(key, c) }); err != nil {
 		return err
-	}
-	if p.peek() == '}' {
-		p.pos++
-	} else {
-		for {
-			if p.peek() != '"' {
-				return p.syntax("expected field name")
-			}
-			key, err := p.stringValue()
-			if err != nil {
-				return err
-			}
-			if err := p.expect(':'); err != nil {
-				return err
-			}
-			if err := p.field(key, c); err != nil {
-				return err
-			}
-			if p.peek() == ',' {
-				p.pos++
-				continue
-			}
-			if err := p.expect('}'); err != nil {
-				return err
-			}
-			break
-		}
 	}
 	if p.peek() != 0 || p.pos != len(p.s) {
 		return p.syntax("trailing bytes")
 	}
 	return nil
+}
+
+// object reads a JSON object, calling member for each key with the parser at the key's value;
+// what names a key in the error when one is missing ("expected " + what).
+func (p *jsonParser) object(what string, member func(key string) error) error {
+	if err := p.expect('{'); err != nil {
+		return err
+	}
+	if p.peek() == '}' {
+		p.pos++
+		return nil
+	}
+	for {
+		if p.peek() != '"' {
+			return p.syntax("expected " + what)
+		}
+		key, err := p.stringValue()
+		if err != nil {
+			return err
+		}
+		if err := p.expect(':'); err != nil {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+		if p.peek() != ',' {
+			return p.expect('}')
+		}
+		p.pos++
+	}
 }
 
 // field decodes the value of one top-level field.
@@ -323,37 +327,13 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 	if p.peek() == 'n' {
 		return p.literal("null")
 	}
-	if err := p.expect('{'); err != nil {
-		return err
-	}
-	if p.peek() == '}' {
-		p.pos++
-		return nil
-	}
-	for {
-		if p.peek() != '"' {
-			return p.syntax("expected extFields key")
-		}
-		key, err := p.stringValue()
-		if err != nil {
-			return err
-		}
-		if err := p.expect(':'); err != nil {
-			return err
-		}
+	return p.object("extFields key", func(key string) error {
 		v, ok, err := p.scalarText()
-		if err != nil {
-			return err
-		}
-		if ok {
+		if ok && err == nil {
 			c.AddExtField(key, v)
 		}
-		if p.peek() == ',' {
-			p.pos++
-			continue
-		}
-		return p.expect('}')
-	}
+		return err
+	})
 }
 
 // scalarText reads any value and returns its string form: a string's decoded text, a number's

@@ -35,6 +35,13 @@ func (f ProcessorFunc) ProcessRequest(ch *Channel, req *RemotingCommand) (*Remot
 // RejectRequest is always false.
 func (ProcessorFunc) RejectRequest() bool { return false }
 
+// NeverRejects gives a processor that never refuses a request at the door its RejectRequest
+// (always false), as most of RocketMQ's processors answer rejectRequest; embed it.
+type NeverRejects struct{}
+
+// RejectRequest is always false.
+func (NeverRejects) RejectRequest() bool { return false }
+
 // ChannelEventListener hears about connections of a Server. Calls come one at a time, in order,
 // from the server's event goroutine (never from a connection's own goroutines), so a slow
 // listener delays other events but never I/O. remoteAddr is "ip:port".

@@ -57,19 +57,13 @@ func TestAnswerQueued(t *testing.T) {
 	require.Equal(t, []int{2, 1, 0}, lefts)
 	require.Equal(t, 1, pool.QueueLen())
 
-	resp, err := rc.read()
-	require.NoError(t, err)
-	require.Equal(t, old.Opaque, resp.Opaque, "the oneway request got no answer")
-	require.Equal(t, SystemBusy, resp.Code)
+	resp := rc.expect(t, old.Opaque, SystemBusy, "the oneway request got no answer")
 	require.Equal(t, "[TIMEOUT_CLEAN_QUEUE]busy", resp.Remark)
 	require.True(t, resp.IsResponse())
 
 	close(release)
 	for _, want := range []int32{first.Opaque, young.Opaque} {
-		resp, err = rc.read()
-		require.NoError(t, err)
-		require.Equal(t, want, resp.Opaque)
-		require.Equal(t, Success, resp.Code)
+		rc.expect(t, want, Success)
 	}
 	require.Equal(t, first.Opaque, <-processed)
 	require.Equal(t, young.Opaque, <-processed, "answered requests were not processed")

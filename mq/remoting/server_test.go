@@ -95,6 +95,28 @@ func (rc *rawConn) read() (*RemotingCommand, error) {
 	return DecodeFrame(frame)
 }
 
+// expect reads the next frame and checks that it answers opaque with code.
+func (rc *rawConn) expect(t *testing.T, opaque, code int32, msgAndArgs ...any) *RemotingCommand {
+	t.Helper()
+	resp, err := rc.read()
+	require.NoError(t, err)
+	require.Equal(t, opaque, resp.Opaque, msgAndArgs...)
+	require.Equal(t, code, resp.Code, msgAndArgs...)
+	return resp
+}
+
+// connect opens c's connection to s with one request and returns s's address and the local
+// address of c's side of that connection.
+func connect(t *testing.T, c *Client, s *Server) (addr, local string) {
+	t.Helper()
+	addr = s.Addr().String()
+	_, err := c.InvokeSync(ctxTimeout(t, 5*time.Second), addr, NewRequest(testCode, nil, nil))
+	require.NoError(t, err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return addr, c.conns[addr].ch.LocalAddr()
+}
+
 // eventLog records listener calls in order.
 type eventLog struct {
 	mu     sync.Mutex
@@ -297,12 +319,7 @@ func TestConnectAndCloseEvents(t *testing.T) {
 	events := &eventLog{}
 	s := startServer(t, ServerConfig{}, events, func(s *Server) { s.RegisterProcessor(testCode, echo, 1) })
 	c := newClient(t)
-	addr := s.Addr().String()
-	_, err := c.InvokeSync(ctxTimeout(t, 5*time.Second), addr, NewRequest(testCode, nil, nil))
-	require.NoError(t, err)
-	c.mu.Lock()
-	local := c.conns[addr].ch.LocalAddr()
-	c.mu.Unlock()
+	addr, local := connect(t, c, s)
 	c.CloseChannel(addr)
 	require.Eventually(t, func() bool { return events.has("close " + local) }, 5*time.Second, 5*time.Millisecond)
 	require.Equal(t, []string{"connect " + local, "close " + local}, events.list())
@@ -411,17 +428,11 @@ func TestSystemBusy(t *testing.T) {
 	rc.send(t, first)
 	<-started // the only worker is busy
 	rc.send(t, queued, overflow)
-	resp, err = rc.read()
-	require.NoError(t, err)
-	require.Equal(t, overflow.Opaque, resp.Opaque)
-	require.Equal(t, SystemBusy, resp.Code)
+	resp = rc.expect(t, overflow.Opaque, SystemBusy)
 	require.Equal(t, "[OVERLOAD]system busy, start flow control for a while", resp.Remark)
 	close(release)
 	for _, want := range []int32{first.Opaque, queued.Opaque} {
-		resp, err = rc.read()
-		require.NoError(t, err)
-		require.Equal(t, want, resp.Opaque)
-		require.Equal(t, Success, resp.Code)
+		rc.expect(t, want, Success)
 	}
 }
 
@@ -556,12 +567,7 @@ func TestServerInvokesClient(t *testing.T) {
 		}
 		return NewResponse(Success, "client answers "+req.ExtFields["q"]), nil
 	}))
-	addr := s.Addr().String()
-	_, err := c.InvokeSync(ctxTimeout(t, 5*time.Second), addr, NewRequest(testCode, nil, nil))
-	require.NoError(t, err)
-	c.mu.Lock()
-	local := c.conns[addr].ch.LocalAddr()
-	c.mu.Unlock()
+	_, local := connect(t, c, s)
 	require.Eventually(t, func() bool { return events.has("connect " + local) }, 5*time.Second, 5*time.Millisecond)
 	ch := events.channel("connect " + local)
 

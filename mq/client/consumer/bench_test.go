@@ -16,19 +16,13 @@ import (
 // asynchronously by our producer and received by our push consumer (4 queues, 20 workers);
 // the clock stops when the last message reached the listener.
 func BenchmarkProduceConsume(b *testing.B) {
-	c := startCluster(b, "")
-	topic := "Bench_" + safeName(b)
-	createTopic(b, c, topic, 4)
-	p := startProducer(b, c)
+	c, topic, p := startTopicProducer(b, "Bench_", 4)
 	var got, failed atomic.Int64
-	cons := NewDefaultMQPushConsumer(consumerConfig(b, c, "cg_"+safeName(b)))
-	require.NoError(b, cons.Subscribe(topic, "*"))
-	cons.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
-		got.Add(int64(len(msgs)))
-		return ConsumeSuccess
-	})
-	require.NoError(b, cons.Start())
-	b.Cleanup(cons.Shutdown)
+	startPushConsumer(b, consumerConfig(b, c, "cg_"+safeName(b)), topic,
+		func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+			got.Add(int64(len(msgs)))
+			return ConsumeSuccess
+		})
 	body := make([]byte, 1024)
 	b.ResetTimer()
 	start := time.Now()

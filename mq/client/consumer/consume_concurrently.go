@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -63,12 +63,11 @@ type ConsumeMessageConcurrentlyService struct {
 	listener MessageListenerConcurrently
 	inline   bool
 	sem      chan struct{}
-	wg       sync.WaitGroup
+	// tasks counts the consume goroutines and the re-consume timers; closed by Shutdown.
+	tasks service.Group
 
-	mu      sync.Mutex
-	later   []*consumeRequest
-	timers  map[*time.Timer]struct{}
-	stopped bool
+	mu    sync.Mutex
+	later []*consumeRequest
 }
 
 type consumeRequest struct {
@@ -79,22 +78,14 @@ type consumeRequest struct {
 
 func newConsumeMessageConcurrentlyService(c *DefaultMQPushConsumer, l MessageListenerConcurrently) *ConsumeMessageConcurrentlyService {
 	return &ConsumeMessageConcurrentlyService{c: c, listener: l, inline: c.cfg.DisableScheduledTasks,
-		sem: make(chan struct{}, c.cfg.ConsumeThreadMin), timers: map[*time.Timer]struct{}{}}
+		sem: make(chan struct{}, c.cfg.ConsumeThreadMin)}
 }
 
 func (s *ConsumeMessageConcurrentlyService) Start() {}
 
 func (s *ConsumeMessageConcurrentlyService) Shutdown() {
-	s.mu.Lock()
-	s.stopped = true
-	for t := range s.timers {
-		if t.Stop() {
-			s.wg.Done()
-		}
-	}
-	s.timers = map[*time.Timer]struct{}{}
-	s.mu.Unlock()
-	s.wg.Wait()
+	s.tasks.Close()
+	s.tasks.Wait()
 }
 
 // SubmitConsumeRequest cuts msgs into batches of ConsumeMessageBatchMaxSize and runs each.
@@ -116,42 +107,24 @@ func (s *ConsumeMessageConcurrentlyService) submit(r *consumeRequest) {
 		s.run(r)
 		return
 	}
-	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		return
-	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.wg.Done()
+	s.tasks.Go(func() {
 		s.sem <- struct{}{}
 		defer func() { <-s.sem }()
 		s.run(r)
-	}()
+	})
 }
 
 // submitConsumeRequestLater consumes r again after 5 s. Java: #submitConsumeRequestLater.
 func (s *ConsumeMessageConcurrentlyService) submitConsumeRequestLater(r *consumeRequest) {
+	if !s.inline {
+		s.tasks.AfterFunc(consumeLaterDelay, func() { s.submit(r) })
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped {
-		return
-	}
-	if s.inline {
+	if !s.tasks.Closed() {
 		s.later = append(s.later, r)
-		return
 	}
-	s.wg.Add(1)
-	var t *time.Timer
-	t = time.AfterFunc(consumeLaterDelay, func() {
-		s.mu.Lock()
-		delete(s.timers, t)
-		s.mu.Unlock()
-		defer s.wg.Done()
-		s.submit(r)
-	})
-	s.timers[t] = struct{}{}
 }
 
 // RunDelayedConsumeRequests runs the batches waiting for local re-consumption (manual mode)

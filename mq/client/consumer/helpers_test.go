@@ -86,6 +86,29 @@ func send(t testing.TB, p *producer.DefaultMQProducer, topic, tag string, n int)
 	}
 }
 
+// startTopicProducer starts a cluster with the default delay levels, creates the topic prefix
+// + the test's name with the given number of queues, and starts a producer: the opening of
+// every test that sends before it consumes.
+func startTopicProducer(t testing.TB, prefix string, queues int32) (*embedded.Cluster, string, *producer.DefaultMQProducer) {
+	t.Helper()
+	c := startCluster(t, "")
+	topic := prefix + safeName(t)
+	createTopic(t, c, topic, queues)
+	return c, topic, startProducer(t, c)
+}
+
+// startPushConsumer starts a push consumer of cfg subscribed to every tag of topic, with
+// listener l; it is shut down at the test's cleanup.
+func startPushConsumer(t testing.TB, cfg Config, topic string, l MessageListenerConcurrently) *DefaultMQPushConsumer {
+	t.Helper()
+	cons := NewDefaultMQPushConsumer(cfg)
+	require.NoError(t, cons.Subscribe(topic, "*"))
+	cons.RegisterMessageListener(l)
+	require.NoError(t, cons.Start())
+	t.Cleanup(cons.Shutdown)
+	return cons
+}
+
 func consumerConfig(t testing.TB, c *embedded.Cluster, group string) Config {
 	cfg := DefaultConfig(group)
 	cfg.NamesrvAddr = c.NamesrvAddr()

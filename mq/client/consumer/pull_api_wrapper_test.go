@@ -119,10 +119,7 @@ func TestProcessPullResultNotFound(t *testing.T) {
 // processPullResult's client-side tag filter, and an offset past the last message answers
 // NO_NEW_MSG at once when the suspend flag is off.
 func TestPullKernelImplSync(t *testing.T) {
-	c := startCluster(t, "")
-	topic := "Sync_" + safeName(t)
-	createTopic(t, c, topic, 1)
-	p := startProducer(t, c)
+	c, topic, p := startTopicProducer(t, "Sync_", 1)
 	send(t, p, topic, "TagA", 2)
 	send(t, p, topic, "TagB", 1)
 

@@ -63,15 +63,15 @@ type PullMessageService struct {
 	mu      sync.Mutex
 	pending []*PullRequest
 	signal  chan struct{} // capacity 1: a request was queued
-	timers  map[*time.Timer]struct{}
-	closed  bool
+	// later holds the delayed requests' timers; closed (new requests refused) by shutdown.
+	later service.Group
 }
 
 // newPullMessageService returns the loop over pull; tr is the instance's tracer (the loop's
 // steps are the client's, as in Java); manual is DisableScheduledTasks.
 func newPullMessageService(tr *trace.Tracer, manual bool, pull func(req *PullRequest, done func())) *PullMessageService {
 	return &PullMessageService{tr: tr, manual: manual, pull: pull, st: service.New("PullMessageService"),
-		signal: make(chan struct{}, 1), timers: map[*time.Timer]struct{}{}}
+		signal: make(chan struct{}, 1)}
 }
 
 // start logs PullMessageService#run (Java logs "service started" as run() begins) and, unless
@@ -100,13 +100,8 @@ func (s *PullMessageService) start() {
 }
 
 func (s *PullMessageService) shutdown() {
-	s.mu.Lock()
-	s.closed = true
-	for t := range s.timers {
-		t.Stop()
-	}
-	s.timers = nil
-	s.mu.Unlock()
+	s.later.Close()
+	s.later.Wait()
 	s.st.Shutdown()
 }
 
@@ -123,11 +118,10 @@ func (s *PullMessageService) take() *PullRequest {
 
 // ExecutePullRequestImmediately queues req. Java: PullMessageService#executePullRequestImmediately.
 func (s *PullMessageService) ExecutePullRequestImmediately(req *PullRequest) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.later.Closed() {
 		return
 	}
+	s.mu.Lock()
 	s.pending = append(s.pending, req)
 	s.mu.Unlock()
 	select {
@@ -144,19 +138,7 @@ func (s *PullMessageService) ExecutePullRequestLater(req *PullRequest, delay tim
 		s.ExecutePullRequestImmediately(req)
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	var t *time.Timer
-	t = time.AfterFunc(delay, func() {
-		s.mu.Lock()
-		delete(s.timers, t)
-		s.mu.Unlock()
-		s.ExecutePullRequestImmediately(req)
-	})
-	s.timers[t] = struct{}{}
+	s.later.AfterFunc(delay, func() { s.ExecutePullRequestImmediately(req) })
 }
 
 // Pending lists the queued requests' queues, in order.

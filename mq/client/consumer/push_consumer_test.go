@@ -15,27 +15,21 @@ import (
 // once, and its committed offsets reach the broker (RemoteBrokerOffsetStore#persistAll sends
 // UPDATE_CONSUMER_OFFSET for every held queue).
 func TestPushConsumerReceivesAllAndCommits(t *testing.T) {
-	c := startCluster(t, "")
-	topic := "T_" + safeName(t)
-	createTopic(t, c, topic, 4)
-	p := startProducer(t, c)
+	c, topic, p := startTopicProducer(t, "T_", 4)
 	send(t, p, topic, "TagA", 40)
 
 	group := "cg_" + safeName(t)
-	cons := NewDefaultMQPushConsumer(consumerConfig(t, c, group))
-	require.NoError(t, cons.Subscribe(topic, "*"))
 	var mu sync.Mutex
 	got := map[string]int{}
-	cons.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, m := range msgs {
-			got[string(m.Body)]++
-		}
-		return ConsumeSuccess
-	})
-	require.NoError(t, cons.Start())
-	t.Cleanup(cons.Shutdown)
+	cons := startPushConsumer(t, consumerConfig(t, c, group), topic,
+		func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, m := range msgs {
+				got[string(m.Body)]++
+			}
+			return ConsumeSuccess
+		})
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 40 }, 20*time.Second, 10*time.Millisecond)
 	// committed: the sum over the 4 queues of the broker's offsets is 40.
 	om := c.Brokers[0].ConsumerOffsetManager()
@@ -63,10 +57,7 @@ func TestPushConsumerReceivesAllAndCommits(t *testing.T) {
 // (not increase-only: it may go down), persists it to the broker and removes the queue, so the
 // next rebalance starts it afresh from there. Java: DefaultMQPushConsumerImpl#pullMessage, PullCallback#onSuccess.
 func TestPullOffsetIllegalMovesOffsetToNextBegin(t *testing.T) {
-	c := startCluster(t, "")
-	topic := "T_" + safeName(t)
-	createTopic(t, c, topic, 1)
-	p := startProducer(t, c)
+	c, topic, p := startTopicProducer(t, "T_", 1)
 	send(t, p, topic, "", 2)
 	st := c.Brokers[0].MessageStore()
 	require.Eventually(t, func() bool { return st.GetMaxOffsetInQueue(topic, 0) == 2 }, 10*time.Second, 5*time.Millisecond)
@@ -76,13 +67,9 @@ func TestPullOffsetIllegalMovesOffsetToNextBegin(t *testing.T) {
 
 	cfg := consumerConfig(t, c, group)
 	cfg.DisableScheduledTasks = true
-	cons := NewDefaultMQPushConsumer(cfg)
-	require.NoError(t, cons.Subscribe(topic, "*"))
-	cons.RegisterMessageListener(func([]*primitive.MessageExt, *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+	cons := startPushConsumer(t, cfg, topic, func([]*primitive.MessageExt, *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
 		return ConsumeSuccess
 	})
-	require.NoError(t, cons.Start())
-	t.Cleanup(cons.Shutdown)
 
 	mq := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 0}
 	cons.Instance().DoRebalance()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -33,27 +33,26 @@ func startScriptedBroker(t *testing.T, code int32) *scriptedBroker {
 	t.Helper()
 	b := &scriptedBroker{}
 	b.code.Store(code)
-	b.srv = remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)
-	b.srv.RegisterDefaultProcessor(remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		switch req.Code {
-		case protocol.SendMessageV2, protocol.SendBatchMessage:
-			b.sends.Add(1)
-			if b.silent.Load() {
-				return nil, nil
+	b.srv = remotingtest.StartServer(t, func(s *remoting.Server) {
+		s.RegisterDefaultProcessor(remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+			switch req.Code {
+			case protocol.SendMessageV2, protocol.SendBatchMessage:
+				b.sends.Add(1)
+				if b.silent.Load() {
+					return nil, nil
+				}
+				h, err := protocol.DecodeSendMessageRequestHeaderV2(req.ExtFields)
+				if err != nil {
+					return nil, err
+				}
+				resp := remoting.NewResponse(b.code.Load(), "scripted")
+				resp.ExtFields = (&protocol.SendMessageResponseHeader{MsgID: "7F00000100002A9F0000000000000000",
+					QueueID: h.QueueID, QueueOffset: 5}).Encode()
+				return resp, nil
 			}
-			h, err := protocol.DecodeSendMessageRequestHeaderV2(req.ExtFields)
-			if err != nil {
-				return nil, err
-			}
-			resp := remoting.NewResponse(b.code.Load(), "scripted")
-			resp.ExtFields = (&protocol.SendMessageResponseHeader{MsgID: "7F00000100002A9F0000000000000000",
-				QueueID: h.QueueID, QueueOffset: 5}).Encode()
-			return resp, nil
-		}
-		return remoting.NewResponse(remoting.Success, ""), nil
-	}), 2)
-	require.NoError(t, b.srv.Start())
-	t.Cleanup(b.srv.Shutdown)
+			return remoting.NewResponse(remoting.Success, ""), nil
+		}), 2)
+	})
 	return b
 }
 
@@ -65,23 +64,7 @@ func startScriptedNamesrv(t *testing.T, brokers map[string]string) string {
 		r.QueueDatas = append(r.QueueDatas, &protocol.QueueData{BrokerName: name, ReadQueueNums: 2, WriteQueueNums: 2, Perm: 6})
 		r.BrokerDatas = append(r.BrokerDatas, &protocol.BrokerData{Cluster: "c", BrokerName: name, BrokerAddrs: map[int64]string{0: addr}})
 	}
-	srv := remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil, nil)
-	srv.RegisterProcessor(protocol.GetRouteinfoByTopic, remoting.ProcessorFunc(func(_ *remoting.Channel, _ *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		resp := remoting.NewResponse(remoting.Success, "")
-		resp.Body = r.Encode()
-		return resp, nil
-	}), 1)
-	require.NoError(t, srv.Start())
-	t.Cleanup(srv.Shutdown)
-	return srv.Addr().String()
-}
-
-func closedAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
+	return remotingtest.StartRouteServer(t, r)
 }
 
 var tmsg = func() *primitive.Message { return &primitive.Message{Topic: "T", Body: []byte("x")} }
@@ -137,7 +120,7 @@ func TestSyncRetryRules(t *testing.T) {
 // tolerance on records a fault item with isolation (600000 ms).
 func TestSyncFailoverAndIsolation(t *testing.T) {
 	b := startScriptedBroker(t, protocol.Success)
-	cfg := testConfig(t, startScriptedNamesrv(t, map[string]string{"broker-a": closedAddr(t), "broker-b": b.srv.Addr().String()}))
+	cfg := testConfig(t, startScriptedNamesrv(t, map[string]string{"broker-a": remotingtest.DeadAddr(t), "broker-b": b.srv.Addr().String()}))
 	cfg.SendLatencyFaultEnable = true
 	cfg.IndexSeed = func() int32 { return -1 }
 	now := time.UnixMilli(1_700_000_000_000)
@@ -183,7 +166,7 @@ func TestAsyncRetries(t *testing.T) {
 		{"SYSTEM_ERROR: no retry", false, protocol.SystemError, 1, "code=1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := closedAddr(t)
+			addr := remotingtest.DeadAddr(t)
 			if !tc.dead {
 				addr = startScriptedBroker(t, tc.code).srv.Addr().String()
 			}

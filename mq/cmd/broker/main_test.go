@@ -19,6 +19,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
 // childArgsEnv makes the test binary run mqbroker's runMain with these (JSON) arguments: the
@@ -76,9 +77,7 @@ func TestSignalShutdown(t *testing.T) {
 	c := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer c.Shutdown()
 	invoke := func(req *remoting.RemotingCommand) *remoting.RemotingCommand {
-		resp, err := mqtest.Invoke(c, addr, req)
-		require.NoError(t, err)
-		return resp
+		return remotingtest.Invoke(t, c, addr, req)
 	}
 	sh := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: "SigTopic", DefaultTopic: protocol.DefaultTopic,
 		DefaultTopicQueueNums: 4, BornTimestamp: time.Now().UnixMilli(),

@@ -57,3 +57,43 @@ func TestShutdownStopsLoop(t *testing.T) {
 		New("never").Shutdown()
 	})
 }
+
+// A Group runs and counts tasks until it is closed, then refuses them; Wait waits for the
+// counted ones (a goroutine and a task counted and ended by hand).
+func TestGroup(t *testing.T) {
+	var g Group
+	release := make(chan struct{})
+	var ran atomic.Int32
+	require.True(t, g.Go(func() { <-release; ran.Add(1) }))
+	require.True(t, g.add())
+	require.False(t, g.Closed())
+	g.Close()
+	require.True(t, g.Closed())
+	require.False(t, g.Go(func() { ran.Add(10) }), "closed: refused")
+	require.False(t, g.add())
+	waited := make(chan struct{})
+	go func() { g.Wait(); close(waited) }()
+	close(release)
+	g.wg.Done()
+	<-waited
+	require.Equal(t, int32(1), ran.Load())
+}
+
+// AfterFunc runs its function after the delay; Close cancels one that has not fired, and
+// Wait does not wait for it.
+func TestGroupAfterFunc(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var g Group
+		var ran atomic.Int32
+		require.True(t, g.AfterFunc(time.Second, func() { ran.Add(1) }))
+		require.True(t, g.AfterFunc(time.Hour, func() { ran.Add(10) }))
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		require.Equal(t, int32(1), ran.Load(), "the first fired")
+		g.Close()
+		g.Wait()
+		require.False(t, g.AfterFunc(time.Second, func() { ran.Add(100) }), "closed: refused")
+		time.Sleep(2 * time.Hour)
+		require.Equal(t, int32(1), ran.Load(), "the cancelled one never runs")
+	})
+}

@@ -170,3 +170,9 @@ func TestValidateTopic(t *testing.T) {
 		"protocol: invalid name: the specified group is longer than group max length 255.")
 	require.NoError(t, ValidateGroup(strings.Repeat("g", 255)))
 }
+
+// SplitNamesrvAddr: entries trimmed, blank ones dropped, nil for none.
+func TestSplitNamesrvAddr(t *testing.T) {
+	require.Equal(t, []string{"a:1", "b:2"}, SplitNamesrvAddr(" a:1; ;b:2;"))
+	require.Nil(t, SplitNamesrvAddr(" ; "))
+}

@@ -28,7 +28,7 @@
 //	header_kv.go       PUT/GET/DELETE_KV_CONFIG, GET_KVLIST_BY_NAMESPACE, GET_TOPICS_BY_CLUSTER, KVTable
 //	header_admin.go    UPDATE_AND_CREATE_TOPIC, DELETE_TOPIC_IN_BROKER
 //	perm.go            PermName bits
-//	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic
+//	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic, SplitNamesrvAddr
 //	topic_config.go    TopicConfig, DataVersion, TopicConfigSerializeWrapper, RegisterBrokerBody
 //	data_version.go    DataVersion's JSON body (QUERY_DATA_VERSION)
 //	fastjson.go        the compact writer and the unquoted-numeric-key reader

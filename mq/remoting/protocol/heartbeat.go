@@ -136,32 +136,27 @@ func containsString(list []string, s string) bool {
 // UnmarshalJSON accepts client-go's form: codeSet entries as strings or numbers, subVersion
 // as a number or a numeric string, null lists.
 func (s *SubscriptionData) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		ClassFilterMode bool        `json:"classFilterMode"`
-		Topic           string      `json:"topic"`
-		SubString       string      `json:"subString"`
-		TagsSet         []string    `json:"tagsSet"`
-		CodeSet         []flexInt64 `json:"codeSet"`
-		SubVersion      flexInt64   `json:"subVersion"`
-		ExpressionType  string      `json:"expressionType"`
-	}
+	// plain is SubscriptionData without this method; the two lenient fields of raw shadow its
+	// codeSet and subVersion (encoding/json takes the shallower field of a name).
+	// A failed decode leaves s as it was.
+	type plain SubscriptionData
+	var sd SubscriptionData
+	raw := struct {
+		*plain
+		CodeSet    []flexInt64 `json:"codeSet"`
+		SubVersion flexInt64   `json:"subVersion"`
+	}{plain: (*plain)(&sd)}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	*s = SubscriptionData{
-		ClassFilterMode: raw.ClassFilterMode,
-		Topic:           raw.Topic,
-		SubString:       raw.SubString,
-		TagsSet:         raw.TagsSet,
-		SubVersion:      int64(raw.SubVersion),
-		ExpressionType:  raw.ExpressionType,
-	}
+	sd.SubVersion = int64(raw.SubVersion)
 	if len(raw.CodeSet) > 0 {
-		s.CodeSet = make([]int32, len(raw.CodeSet))
+		sd.CodeSet = make([]int32, len(raw.CodeSet))
 		for i, c := range raw.CodeSet {
-			s.CodeSet[i] = int32(c)
+			sd.CodeSet[i] = int32(c)
 		}
 	}
+	*s = sd
 	return nil
 }
 

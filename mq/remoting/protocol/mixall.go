@@ -137,3 +137,15 @@ func IsSystemTopic(topic string) bool {
 	}
 	return strings.HasPrefix(topic, SystemTopicPrefix)
 }
+
+// SplitNamesrvAddr splits a namesrvAddr value ("host:port;host:port") on ';', each entry
+// trimmed, blank entries dropped. The broker and the client read their name servers with it.
+func SplitNamesrvAddr(addr string) []string {
+	var out []string
+	for _, a := range strings.Split(addr, ";") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
