@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2"
@@ -33,14 +34,26 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quickstart: "+format+"\n", a...)
 		return 1
 	}
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		return fail("no broker at %s — start one with `go run ./mq/cmd/broker` in another terminal (%v)", addr, err)
+	// addr may list several name servers, "ip:port;ip:port", as NAMESRV_ADDR does for the broker.
+	ns := primitive.NamesrvAddr(strings.Split(addr, ";"))
+	var dialErr error
+	for _, a := range ns {
+		conn, err := net.DialTimeout("tcp", a, 2*time.Second)
+		if err == nil {
+			conn.Close()
+			dialErr = nil
+			break
+		}
+		dialErr = err
 	}
-	conn.Close()
+	if dialErr != nil {
+		return fail("no broker at %s — start one with `go run ./mq/cmd/broker` in another terminal (%v)", addr, dialErr)
+	}
 	rlog.SetLogLevel("error") // the client logs every rebalance at info level
-	ns := primitive.NamesrvAddr{addr}
-	p, _ := rocketmq.NewProducer(producer.WithNameServer(ns), producer.WithGroupName("quickstart-producer"))
+	p, err := rocketmq.NewProducer(producer.WithNameServer(ns), producer.WithGroupName("quickstart-producer"))
+	if err != nil { // e.g. a host name: the client takes ip:port only
+		return fail("name server address %s: %v (give ip:port, e.g. 127.0.0.1:9876)", addr, err)
+	}
 	if err := p.Start(); err != nil {
 		return fail("start producer: %v", err)
 	}
@@ -52,8 +65,11 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "sent:", res)
 
 	got := make(chan string, 16)
-	c, _ := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName("quickstart-consumer"),
+	c, err := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName("quickstart-consumer"),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
+	if err != nil {
+		return fail("new consumer: %v", err)
+	}
 	err = c.Subscribe("QuickstartTopic", consumer.MessageSelector{},
 		func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 			for _, m := range msgs {

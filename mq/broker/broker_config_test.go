@@ -98,7 +98,7 @@ transientStorePoolEnable=true
 
 	_, _, err = applyProperties("listenPort=abc\n", &c, &s)
 	require.ErrorContains(t, err, "listenPort")
-	_, _, err = applyProperties("just words\n", &c, &s)
+	_, _, err = applyProperties("justoneword\n", &c, &s)
 	require.ErrorContains(t, err, "line 1")
 	require.Contains(t, c.String(), "registerNameServerPeriod=15000\n", "durations print in ms")
 }

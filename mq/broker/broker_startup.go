@@ -119,7 +119,9 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 			return nil, fmt.Errorf("config file %s: %w", *configFile, err)
 		}
 		sc.UnknownKeys, extra = unknown, notBuilt
-		fmt.Fprintf(stdout, "load config properties file OK, %s\n", *configFile)
+		if !*printConfig { // -p's stdout is the properties alone, readable back with -c
+			fmt.Fprintf(stdout, "load config properties file OK, %s\n", *configFile)
+		}
 	}
 	if *namesrv != "" {
 		sc.Broker.NamesrvAddr = *namesrv

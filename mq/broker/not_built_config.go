@@ -62,7 +62,7 @@ func checkNotBuilt(props map[string]string) error {
 			on = strings.EqualFold(strings.TrimSpace(v), "true")
 		}
 		if on {
-			errs = append(errs, fmt.Errorf("broker config: %s=%s is refused: %s is not built yet (accepted: %s=%s)",
+			errs = append(errs, fmt.Errorf("broker config: %s=%s is refused: not built yet: %s (accepted: %s=%s)",
 				k.key, v, k.feature, k.key, k.off))
 		}
 	}

@@ -3,6 +3,8 @@ package broker
 import (
 	"bytes"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -108,4 +110,22 @@ func TestBindAddress(t *testing.T) {
 			require.Equal(t, "127.0.0.1", host, "the published address is brokerIP1's")
 		})
 	}
+}
+
+// TestPrintReadsBack: with -c, -p's stdout is the properties alone (the "load config properties
+// file OK" line is not among them), so it reads back as a -c file with the same result.
+func TestPrintReadsBack(t *testing.T) {
+	var out, errOut bytes.Buffer
+	_, err := ParseCommandLine([]string{"-c", writeConf(t, "brokerName=broker-x", "listenPort=10921"), "-p"}, &out, &errOut)
+	require.NoError(t, err)
+	require.NotContains(t, out.String(), "load config properties file OK")
+	first := out.String()
+
+	path := filepath.Join(t.TempDir(), "printed.conf")
+	require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+	out.Reset()
+	_, err = ParseCommandLine([]string{"-c", path, "-p"}, &out, &errOut)
+	require.NoError(t, err, "the printed config is a valid -c file")
+	require.Equal(t, first, out.String())
+	require.Contains(t, first, "brokerName=broker-x\n")
 }

@@ -112,8 +112,10 @@ func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer, 
 		if err != nil {
 			return nil, fmt.Errorf("config file %s: %w", *file, err)
 		}
-		if len(unknown) > 0 {
-			fmt.Fprintf(stdout, "warning: unknown config keys ignored: %s\n", conf.DescribeUnknown(unknown, conf.Keys(&sc)))
+		if len(unknown) > 0 { // a log line, as the broker's: stdout stays the -p properties
+			if log := tr.Logger(); log != nil {
+				log.Warn("unknown config keys ignored", "keys", conf.DescribeUnknown(unknown, conf.Keys(&sc)))
+			}
 		}
 	}
 	if err := sc.validate(); err != nil { // before -p: -p refuses what a start would

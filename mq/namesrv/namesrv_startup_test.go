@@ -2,6 +2,7 @@ package namesrv
 
 import (
 	"bytes"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // writeNamesrvConf writes a properties file into a temp dir and returns its path.
@@ -60,10 +62,14 @@ func TestNamesrvPrintValidates(t *testing.T) {
 		require.NotContains(t, out.String(), "boot success", line)
 	}
 
-	var out bytes.Buffer
-	_, err := CreateNamesrvController([]string{"-c", writeNamesrvConf(t, "listenPrt=1"), "-p"}, &out, nil)
+	var out, logs bytes.Buffer
+	tr := trace.New(slog.New(slog.NewTextHandler(&logs, nil)), "namesrv")
+	_, err := CreateNamesrvController([]string{"-c", writeNamesrvConf(t, "listenPrt=1"), "-p"}, &out, tr)
 	require.ErrorIs(t, err, ErrPrintedConfig)
-	require.Contains(t, out.String(), "unknown config keys ignored: listenPrt (did you mean listenPort?)\n")
+	require.Contains(t, logs.String(), `level=WARN msg="unknown config keys ignored" keys="listenPrt (did you mean listenPort?)"`)
+	require.NotContains(t, out.String(), "listenPrt", "stdout holds only the properties")
+	_, err = conf.ParseProperties(strings.NewReader(out.String()))
+	require.NoError(t, err, "-p's output reads back as a properties file")
 
 	_, err = CreateNamesrvController([]string{"-x"}, &out, nil)
 	require.ErrorIs(t, err, conf.ErrUsage, "a bad flag: printed by the flag package, not again")

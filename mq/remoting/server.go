@@ -137,7 +137,7 @@ func (s *Server) Start() error {
 	}
 	ln, err := net.Listen("tcp", s.cfg.ListenAddr)
 	if err != nil {
-		return fmt.Errorf("remoting: listen on %s: %w", s.cfg.ListenAddr, err)
+		return fmt.Errorf("remoting: %w", err) // net says "listen tcp ADDR: ..."
 	}
 	s.ln = ln
 	s.started = true

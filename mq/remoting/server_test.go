@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -508,8 +509,9 @@ func TestStartOnTakenPort(t *testing.T) {
 	addr := s.Addr().String()
 	s2 := NewServer(ServerConfig{ListenAddr: addr}, nil, nil)
 	err := s2.Start()
-	require.ErrorContains(t, err, "listen on "+addr)
+	require.ErrorContains(t, err, "listen tcp "+addr)
 	require.ErrorContains(t, err, "address already in use")
+	require.Equal(t, 1, strings.Count(err.Error(), addr), "the address once: %v", err)
 	s2.Shutdown()
 	require.Equal(t, s.Addr().Port, s.Port())
 }

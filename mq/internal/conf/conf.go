@@ -2,6 +2,7 @@ package conf
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,11 +26,17 @@ func ParseProperties(r io.Reader) (map[string]string, error) {
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue
 		}
-		i := strings.IndexAny(line, "=:")
+		// As java.util.Properties: the key ends at the first '=', ':' or blank; blanks and one
+		// '=' or ':' may follow it ("k=v", "k = v", "k:v", "k v").
+		i := strings.IndexAny(line, "=: \t\f")
 		if i <= 0 {
 			return nil, fmt.Errorf("properties line %d: %q has no key=value", n, line)
 		}
-		out[strings.TrimSpace(line[:i])] = strings.TrimSpace(line[i+1:])
+		rest := strings.TrimLeft(line[i:], " \t\f")
+		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+			rest = rest[1:]
+		}
+		out[line[:i]] = strings.TrimSpace(rest)
 	}
 	return out, sc.Err()
 }
@@ -102,7 +109,7 @@ func set(f field, s string) error {
 	if v.Type() == durationType {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return err
+			return fmt.Errorf("want a whole number of %s", unitName(f.unit))
 		}
 		v.SetInt(n * int64(f.unit))
 		return nil
@@ -113,19 +120,37 @@ func set(f field, s string) error {
 	case reflect.Bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			return err
+			return errors.New("want true or false")
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := strconv.ParseInt(s, 10, v.Type().Bits())
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("out of range for a %d-bit integer", v.Type().Bits())
+		}
 		if err != nil {
-			return err
+			return errors.New("want a whole number (no units or suffixes)")
 		}
 		v.SetInt(n)
 	default:
 		return fmt.Errorf("unsupported field kind %s", v.Kind())
 	}
 	return nil
+}
+
+// unitName names a duration key's unit in an error text ("milliseconds", "seconds", ...).
+func unitName(u time.Duration) string {
+	switch u {
+	case time.Millisecond:
+		return "milliseconds"
+	case time.Second:
+		return "seconds"
+	case time.Minute:
+		return "minutes"
+	case time.Hour:
+		return "hours"
+	}
+	return u.String() + " units"
 }
 
 // Format returns the tagged fields of the structs as `key=value` lines in declaration order,

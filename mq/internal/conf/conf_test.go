@@ -34,6 +34,23 @@ func TestBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "line 1")
 	_, err = Apply(map[string]string{"listenPort": "abc"}, &testCfg{})
 	require.ErrorContains(t, err, "listenPort")
+	require.ErrorContains(t, err, "want a whole number")
+	require.NotContains(t, err.Error(), "strconv", "no Go internals in the text")
+	_, err = Apply(map[string]string{"listenPort": "99999999999999999999"}, &testCfg{})
+	require.ErrorContains(t, err, "out of range")
+	_, err = Apply(map[string]string{"autoCreateTopicEnable": "yes"}, &testCfg{})
+	require.ErrorContains(t, err, "want true or false")
+	_, err = Apply(map[string]string{"flushIntervalCommitLog": "1s"}, &testCfg{})
+	require.ErrorContains(t, err, "want a whole number of milliseconds")
+	_, err = Apply(map[string]string{"scanInterval": "1m"}, &testCfg{})
+	require.ErrorContains(t, err, "want a whole number of seconds")
+}
+
+// A blank separates key and value too, as in java.util.Properties ("k v", "k = v").
+func TestBlankSeparator(t *testing.T) {
+	props, err := ParseProperties(strings.NewReader("brokerName  broker-c\nlistenPort\t10931\nautoCreateTopicEnable : true\n"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"brokerName": "broker-c", "listenPort": "10931", "autoCreateTopicEnable": "true"}, props)
 }
 
 // FuzzParseProperties: a properties file never panics the reader, and a parsed file applies
