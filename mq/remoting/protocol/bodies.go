@@ -65,6 +65,24 @@ type LockBatchResponseBody struct {
 	LockOKMQSet []primitive.MessageQueue `json:"lockOKMQSet"`
 }
 
+// unmarshalBody unmarshals a standard-JSON body into v; errors wrap ErrBadBody naming what.
+func unmarshalBody(body []byte, what string, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadBody, what, err)
+	}
+	return nil
+}
+
+// unmarshalFastjsonBody is unmarshalBody for a body in fastjson's dialect (unquoted numeric
+// keys) or standard JSON.
+func unmarshalFastjsonBody(body []byte, what string, v any) error {
+	std, err := QuoteNumericKeys(body)
+	if err != nil {
+		return err
+	}
+	return unmarshalBody(std, what, v)
+}
+
 // DecodeJSONBody unmarshals a standard-JSON body into v; errors wrap ErrBadBody. For bodies
 // that may carry fastjson's unquoted numeric keys use DecodeTopicRouteData/DecodeClusterInfo.
 func DecodeJSONBody(body []byte, v any) error {
