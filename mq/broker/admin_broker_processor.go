@@ -76,7 +76,7 @@ func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *r
 	}
 	var h protocol.CreateTopicRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad create topic request header: %v", err))
+		return badHeader("create topic", err)
 	}
 	p.b.log.Info("updateAndCreateTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
 	if resp := p.checkUserTopic(h.Topic); resp != nil {
@@ -107,7 +107,7 @@ func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.R
 	}
 	var h protocol.DeleteTopicRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad delete topic request header: %v", err))
+		return badHeader("delete topic", err)
 	}
 	p.b.log.Info("deleteTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
 	if resp := p.checkUserTopic(h.Topic); resp != nil {
@@ -122,7 +122,7 @@ func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.R
 func (p *AdminBrokerProcessor) searchOffsetByTimestamp(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.SearchOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad search offset request header: %v", err))
+		return badHeader("search offset", err)
 	}
 	return offsetResponse(p.b.store.GetOffsetInQueueByTime(h.Topic, h.QueueID, h.Timestamp))
 }
@@ -132,7 +132,7 @@ func (p *AdminBrokerProcessor) searchOffsetByTimestamp(req *remoting.RemotingCom
 func (p *AdminBrokerProcessor) getMaxOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetMaxOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad get max offset request header: %v", err))
+		return badHeader("get max offset", err)
 	}
 	return offsetResponse(p.b.store.GetMaxOffsetInQueue(h.Topic, h.QueueID))
 }
@@ -141,7 +141,7 @@ func (p *AdminBrokerProcessor) getMaxOffset(req *remoting.RemotingCommand) *remo
 func (p *AdminBrokerProcessor) getMinOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetMinOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad get min offset request header: %v", err))
+		return badHeader("get min offset", err)
 	}
 	return offsetResponse(p.b.store.GetMinOffsetInQueue(h.Topic, h.QueueID))
 }
