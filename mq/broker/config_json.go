@@ -187,9 +187,10 @@ func (f *configFile) persistLogged(persist func() error, log *slog.Logger, what 
 	}
 }
 
-// configManager is the part of Java's ConfigManager (the class TopicConfigManager and
-// SubscriptionGroupManager extend) that those two managers embed: their file and the methods
-// over their own Encode and Decode, which the manager's constructor sets.
+// configManager is the part of Java's ConfigManager (the class TopicConfigManager,
+// SubscriptionGroupManager and ConsumerOffsetManager extend) that those three managers embed:
+// their file and the methods over their own Encode and Decode, which the manager's constructor
+// sets.
 type configManager struct {
 	// file persists the table (path, write serialization, retry flag).
 	file   configFile
@@ -201,8 +202,8 @@ type configManager struct {
 }
 
 // SetConfigFilePath names the file the table is loaded from and persisted to
-// (<storePathRootDir>/config/topics.json or subscriptionGroup.json; "" keeps it in memory
-// only).
+// (<storePathRootDir>/config/topics.json, subscriptionGroup.json or consumerOffset.json; ""
+// keeps it in memory only).
 func (c *configManager) SetConfigFilePath(path string) { c.file.setPath(path) }
 
 // ConfigFilePath returns the file set by SetConfigFilePath. Java: ConfigManager#configFilePath.

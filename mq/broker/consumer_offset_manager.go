@@ -30,13 +30,15 @@ type ConsumerOffsetManager struct {
 	mu          sync.RWMutex
 	offsetTable map[string]map[int32]store.QueueOffset
 
-	// file persists the table (path, write serialization).
-	file configFile
+	// configManager persists the table (Load, Persist, the config file's path).
+	configManager
 }
 
 // NewConsumerOffsetManager returns an empty manager.
 func NewConsumerOffsetManager() *ConsumerOffsetManager {
-	return &ConsumerOffsetManager{offsetTable: map[string]map[int32]store.QueueOffset{}}
+	m := &ConsumerOffsetManager{offsetTable: map[string]map[int32]store.QueueOffset{}}
+	m.configManager = configManager{encode: m.Encode, decode: m.Decode, log: discardLogger, what: "consumer offsets"}
+	return m
 }
 
 // CommitOffset stores offset for (group, topic, queueID) unconditionally: a smaller value
@@ -116,14 +118,6 @@ func (m *ConsumerOffsetManager) SetOffsetTable(t map[string]map[int32]store.Queu
 	m.offsetTable = cp
 	m.mu.Unlock()
 }
-
-// SetConfigFilePath names the file the table is loaded from and persisted to
-// (<storePathRootDir>/config/consumerOffset.json; "" keeps it in memory only).
-func (m *ConsumerOffsetManager) SetConfigFilePath(path string) { m.file.setPath(path) }
-
-// ConfigFilePath returns the file set by SetConfigFilePath.
-// Java: ConsumerOffsetManager#configFilePath.
-func (m *ConsumerOffsetManager) ConfigFilePath() string { return m.file.getPath() }
 
 // Encode returns consumerOffset.json's content in fastjson's pretty form, queue ids unquoted
 // (keys and queue ids in ascending order):
@@ -206,10 +200,3 @@ func (m *ConsumerOffsetManager) Decode(data []byte) error {
 	m.mu.Unlock()
 	return nil
 }
-
-// Load reads the table from its file (or the file's .bak); a missing file is a first start.
-// It returns the file used ("" when none). Java: ConfigManager#load.
-func (m *ConsumerOffsetManager) Load() (string, error) { return m.file.load(m.Decode) }
-
-// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
-func (m *ConsumerOffsetManager) Persist() error { return m.file.store(m.Encode) }
