@@ -65,21 +65,31 @@ func (p *AdminBrokerProcessor) checkUserTopic(topic string) *remoting.RemotingCo
 	return nil
 }
 
+// checkTopicChange runs what UPDATE_AND_CREATE_TOPIC and DELETE_TOPIC_IN_BROKER check first: a
+// slave refuses them, the header h decodes ("bad <what> request header" when not), the call is
+// logged as op, and the header's topic (*topic, a field of h) is a user topic. It answers nil
+// when the request may go on. Java: the head of AdminBrokerProcessor#updateAndCreateTopic and
+// #deleteTopic.
+func (p *AdminBrokerProcessor) checkTopicChange(ch *remoting.Channel, req *remoting.RemotingCommand,
+	h requestHeader, topic *string, what, op string) *remoting.RemotingCommand {
+	if resp := p.validateSlave(); resp != nil {
+		return resp
+	}
+	if err := h.Decode(req.ExtFields); err != nil {
+		return badHeader(what, err)
+	}
+	p.b.log.Info(op+" called", "topic", *topic, "remoteAddr", ch.RemoteAddr())
+	return p.checkUserTopic(*topic)
+}
+
 // updateAndCreateTopic creates or replaces a topic and registers with the name servers before
 // answering. Java: AdminBrokerProcessor#updateAndCreateTopic.
 //
 // Deviation: Java registers only the changed topic (registerIncrementBrokerData); we register
 // the whole table, which the name server merges the same way.
 func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	if resp := p.validateSlave(); resp != nil {
-		return resp
-	}
 	var h protocol.CreateTopicRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return badHeader("create topic", err)
-	}
-	p.b.log.Info("updateAndCreateTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
-	if resp := p.checkUserTopic(h.Topic); resp != nil {
+	if resp := p.checkTopicChange(ch, req, &h, &h.Topic, "create topic", "updateAndCreateTopic"); resp != nil {
 		return resp
 	}
 	if h.ReadQueueNums < 0 || h.WriteQueueNums < 0 {
@@ -102,15 +112,8 @@ func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *r
 // the name servers keep its route until DELETE_TOPIC_IN_NAMESRV).
 // Java: AdminBrokerProcessor#deleteTopic.
 func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	if resp := p.validateSlave(); resp != nil {
-		return resp
-	}
 	var h protocol.DeleteTopicRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return badHeader("delete topic", err)
-	}
-	p.b.log.Info("deleteTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
-	if resp := p.checkUserTopic(h.Topic); resp != nil {
+	if resp := p.checkTopicChange(ch, req, &h, &h.Topic, "delete topic", "deleteTopic"); resp != nil {
 		return resp
 	}
 	p.b.topicConfigManager.DeleteTopicConfig(h.Topic)
