@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/configfile"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -234,11 +235,7 @@ type tableFile interface {
 // entry's name from; null entries are skipped. On error nothing is returned.
 // Java: ConfigManager#decode's shape (assignNewOne for each entry).
 func decodeTable[T any](data []byte, f tableFile, entry func(name string, raw json.RawMessage) (T, error)) (map[string]T, error) {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(std, f); err != nil {
+	if err := fastjson.Unmarshal(data, f); err != nil {
 		return nil, err
 	}
 	loaded := make(map[string]T, len(f.entries()))

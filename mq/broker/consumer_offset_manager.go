@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -170,14 +170,10 @@ func (m *ConsumerOffsetManager) Encode() ([]byte, error) {
 // ignored — and replaces the table with it. A queue id that is not a 32-bit integer is an
 // error; nothing changes when an error is returned. Java: ConsumerOffsetManager#decode.
 func (m *ConsumerOffsetManager) Decode(data []byte) error {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return err
-	}
 	var f struct {
 		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
 	}
-	if err := json.Unmarshal(std, &f); err != nil {
+	if err := fastjson.Unmarshal(data, &f); err != nil {
 		return err
 	}
 	t := make(map[string]map[int32]store.QueueOffset, len(f.OffsetTable))

@@ -2,7 +2,7 @@
 // differs from standard JSON: maps with Integer or Long keys are written with the keys unquoted
 // ({0:"127.0.0.1:10911"}, {1:0}), which encoding/json rejects (docs/reference/store-formats.md
 // §7.4, docs/reference/remoting-protocol.md §7.4). QuoteNumericKeys turns such text into
-// standard JSON; the remoting bodies, the broker's config/*.json files and the schedule
+// standard JSON and Unmarshal reads it; the remoting bodies, the broker's config/*.json files and the schedule
 // service's delayOffset.json all read through it.
 //
 // Java: com.alibaba.fastjson's JSON#toJSONString (what writes the dialect); RocketMQ has no
@@ -12,7 +12,8 @@
 //
 // # Files
 //
-//	quote.go  QuoteNumericKeys (fastjson text -> standard JSON), ErrUnterminatedString
+//	quote.go  QuoteNumericKeys (fastjson text -> standard JSON), ErrUnterminatedString, and
+//	          Unmarshal (fastjson text or standard JSON into a Go value)
 //
 // No goroutines, no locks: the function works on the bytes it is given.
 package fastjson

@@ -1,6 +1,7 @@
 package fastjson
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -69,4 +70,14 @@ func QuoteNumericKeys(in []byte) ([]byte, error) {
 
 func isNumberByte(c byte) bool {
 	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// Unmarshal reads data — fastjson text or standard JSON — into v: QuoteNumericKeys, then
+// encoding/json's Unmarshal (unknown fields ignored, as fastjson does).
+func Unmarshal(data []byte, v any) error {
+	std, err := QuoteNumericKeys(data)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(std, v)
 }

@@ -36,3 +36,18 @@ func TestQuoteNumericKeysDelayOffset(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{\n\t\"offsetTable\":{\"1\":0,\"2\":5\n\t}\n}", string(got))
 }
+
+// TestUnmarshal pins that fastjson text and standard JSON decode alike, and that an
+// unterminated string is ErrUnterminatedString, not a json error.
+func TestUnmarshal(t *testing.T) {
+	for _, in := range []string{`{"offsetTable":{1:0,2:5}}`, `{"offsetTable":{"1":0,"2":5}}`} {
+		var f struct {
+			OffsetTable map[string]int64 `json:"offsetTable"`
+		}
+		require.NoError(t, Unmarshal([]byte(in), &f), in)
+		require.Equal(t, map[string]int64{"1": 0, "2": 5}, f.OffsetTable, in)
+	}
+	var v map[string]any
+	require.ErrorIs(t, Unmarshal([]byte(`{"abc`), &v), ErrUnterminatedString)
+	require.Error(t, Unmarshal([]byte(`{1:}`), &v), "what json rejects after quoting is an error")
+}

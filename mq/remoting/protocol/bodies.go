@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -76,11 +77,10 @@ func unmarshalBody(body []byte, what string, v any) error {
 // unmarshalFastjsonBody is unmarshalBody for a body in fastjson's dialect (unquoted numeric
 // keys) or standard JSON.
 func unmarshalFastjsonBody(body []byte, what string, v any) error {
-	std, err := QuoteNumericKeys(body)
-	if err != nil {
-		return err
+	if err := fastjson.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadBody, what, err)
 	}
-	return unmarshalBody(std, what, v)
+	return nil
 }
 
 // DecodeJSONBody unmarshals a standard-JSON body into v; errors wrap ErrBadBody. For bodies

@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -60,11 +59,7 @@ func decodeOffsetTable(data []byte) (map[int32]store.QueueOffset, error) {
 	var f struct {
 		OffsetTable map[string]int64 `json:"offsetTable"`
 	}
-	std, err := fastjson.QuoteNumericKeys(data)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: decode delay offsets: %w", err)
-	}
-	if err := json.Unmarshal(std, &f); err != nil {
+	if err := fastjson.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("schedule: decode delay offsets: %w", err)
 	}
 	t := make(map[int32]store.QueueOffset, len(f.OffsetTable))
