@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -33,8 +32,9 @@ import (
 //	}
 //
 // Our files are written in that dialect, so a Java broker reads them and a reader can compare
-// them with a Java broker's; they are read with bare numeric keys quoted first, so both a
-// Java-written file and a standard-JSON one load.
+// them with a Java broker's (the pretty layout by fastjson.Pretty, the integer-keyed maps by the
+// manager's Encode); they are read by fastjson.Unmarshal, bare numeric keys quoted first, so
+// both a Java-written file and a standard-JSON one load.
 
 // Paths of the config files under the store root (storePathRootDir/config/...).
 // Java: BrokerPathConfigHelper#getTopicConfigPath, #getConsumerOffsetPath,
@@ -49,65 +49,6 @@ func ConsumerOffsetPath(rootDir string) string {
 // SubscriptionGroupPath is <rootDir>/config/subscriptionGroup.json.
 func SubscriptionGroupPath(rootDir string) string {
 	return filepath.Join(rootDir, "config", "subscriptionGroup.json")
-}
-
-// stringEnd returns the index just past the JSON string starting with the quote at in[start].
-func stringEnd(in []byte, start int) (int, bool) {
-	for j := start + 1; j < len(in); j++ {
-		switch in[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return 0, false
-}
-
-// fastjsonPretty re-indents compact standard JSON the way fastjson's PrettyFormat does: a
-// newline and one more tab after every '{' or '[' and ',' of a non-empty container, the closing
-// bracket on its own line, no space after ':'. Empty containers stay "{}" and "[]".
-func fastjsonPretty(compact []byte) []byte {
-	var out bytes.Buffer
-	out.Grow(len(compact) * 2)
-	depth := 0
-	newline := func() {
-		out.WriteByte('\n')
-		for range depth {
-			out.WriteByte('\t')
-		}
-	}
-	for i := 0; i < len(compact); i++ {
-		c := compact[i]
-		switch c {
-		case '"':
-			end, ok := stringEnd(compact, i)
-			if !ok {
-				end = len(compact)
-			}
-			out.Write(compact[i:end])
-			i = end - 1
-		case '{', '[':
-			out.WriteByte(c)
-			if i+1 < len(compact) && (compact[i+1] == '}' || compact[i+1] == ']') {
-				out.WriteByte(compact[i+1])
-				i++
-				continue
-			}
-			depth++
-			newline()
-		case '}', ']':
-			depth--
-			newline()
-			out.WriteByte(c)
-		case ',':
-			out.WriteByte(c)
-			newline()
-		default:
-			out.WriteByte(c)
-		}
-	}
-	return out.Bytes()
 }
 
 // configFile is one manager's config/*.json file: its path ("" = kept in memory only), a mutex

@@ -13,8 +13,9 @@
 //	broker_store_options.go           WithStoreOptions: the store's Go-only options (store.Options)
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
 //	                                  servers, processors), start, registerBrokerAll, shutdown
-//	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect, ConfigManager
-//	                                  load/decode/persist (over internal/configfile)
+//	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect (read and
+//	                                  indented by internal/fastjson), ConfigManager load/decode/persist
+//	                                  (over internal/configfile)
 //	broker_outer_api.go               BrokerOuterAPI: REGISTER_BROKER / UNREGISTER_BROKER to the name servers
 //	topic_config_manager.go           TopicConfigManager: built-in topics, auto-create, DataVersion
 //	topic_validator.go                TopicValidator: topic name rules

@@ -12,8 +12,10 @@
 //
 // # Files
 //
+//	pretty.go Pretty (compact JSON -> fastjson's PrettyFormat layout, which the broker's
+//	          config/*.json files use); stringEnd, the string scan both files share
 //	quote.go  QuoteNumericKeys (fastjson text -> standard JSON), ErrUnterminatedString, and
 //	          Unmarshal (fastjson text or standard JSON into a Go value)
 //
-// No goroutines, no locks: the function works on the bytes it is given.
+// No goroutines, no locks: the functions work on the bytes they are given.
 package fastjson

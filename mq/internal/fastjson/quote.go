@@ -22,18 +22,12 @@ func QuoteNumericKeys(in []byte) ([]byte, error) {
 		c := in[i]
 		switch {
 		case c == '"':
-			j := i + 1
-			for j < len(in) && in[j] != '"' {
-				if in[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(in) {
+			end, ok := stringEnd(in, i)
+			if !ok {
 				return nil, fmt.Errorf("%w at byte %d", ErrUnterminatedString, i)
 			}
-			out = append(out, in[i:j+1]...)
-			i = j + 1
+			out = append(out, in[i:end]...)
+			i = end
 			continue
 		case c == '{':
 			stack = append(stack, c)
