@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"mq/internal/conf":       0,
 	"mq/internal/service":    0,
 	"mq/internal/configfile": 0,
+	"mq/internal/fastjson":   0,
 	"mq/trace/tracetest":     1,
 	"mq/remoting":            1,
 	"mq/store":               1,

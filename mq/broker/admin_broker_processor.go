@@ -65,21 +65,31 @@ func (p *AdminBrokerProcessor) checkUserTopic(topic string) *remoting.RemotingCo
 	return nil
 }
 
+// checkTopicChange runs what UPDATE_AND_CREATE_TOPIC and DELETE_TOPIC_IN_BROKER check first: a
+// slave refuses them, the header h decodes ("bad <what> request header" when not), the call is
+// logged as op, and the header's topic (*topic, a field of h) is a user topic. It answers nil
+// when the request may go on. Java: the head of AdminBrokerProcessor#updateAndCreateTopic and
+// #deleteTopic.
+func (p *AdminBrokerProcessor) checkTopicChange(ch *remoting.Channel, req *remoting.RemotingCommand,
+	h requestHeader, topic *string, what, op string) *remoting.RemotingCommand {
+	if resp := p.validateSlave(); resp != nil {
+		return resp
+	}
+	if err := h.Decode(req.ExtFields); err != nil {
+		return badHeader(what, err)
+	}
+	p.b.log.Info(op+" called", "topic", *topic, "remoteAddr", ch.RemoteAddr())
+	return p.checkUserTopic(*topic)
+}
+
 // updateAndCreateTopic creates or replaces a topic and registers with the name servers before
 // answering. Java: AdminBrokerProcessor#updateAndCreateTopic.
 //
 // Deviation: Java registers only the changed topic (registerIncrementBrokerData); we register
 // the whole table, which the name server merges the same way.
 func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	if resp := p.validateSlave(); resp != nil {
-		return resp
-	}
 	var h protocol.CreateTopicRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad create topic request header: %v", err))
-	}
-	p.b.log.Info("updateAndCreateTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
-	if resp := p.checkUserTopic(h.Topic); resp != nil {
+	if resp := p.checkTopicChange(ch, req, &h, &h.Topic, "create topic", "updateAndCreateTopic"); resp != nil {
 		return resp
 	}
 	if h.ReadQueueNums < 0 || h.WriteQueueNums < 0 {
@@ -102,15 +112,8 @@ func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *r
 // the name servers keep its route until DELETE_TOPIC_IN_NAMESRV).
 // Java: AdminBrokerProcessor#deleteTopic.
 func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	if resp := p.validateSlave(); resp != nil {
-		return resp
-	}
 	var h protocol.DeleteTopicRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad delete topic request header: %v", err))
-	}
-	p.b.log.Info("deleteTopic called", "topic", h.Topic, "remoteAddr", ch.RemoteAddr())
-	if resp := p.checkUserTopic(h.Topic); resp != nil {
+	if resp := p.checkTopicChange(ch, req, &h, &h.Topic, "delete topic", "deleteTopic"); resp != nil {
 		return resp
 	}
 	p.b.topicConfigManager.DeleteTopicConfig(h.Topic)
@@ -122,7 +125,7 @@ func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.R
 func (p *AdminBrokerProcessor) searchOffsetByTimestamp(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.SearchOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad search offset request header: %v", err))
+		return badHeader("search offset", err)
 	}
 	return offsetResponse(p.b.store.GetOffsetInQueueByTime(h.Topic, h.QueueID, h.Timestamp))
 }
@@ -132,7 +135,7 @@ func (p *AdminBrokerProcessor) searchOffsetByTimestamp(req *remoting.RemotingCom
 func (p *AdminBrokerProcessor) getMaxOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetMaxOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad get max offset request header: %v", err))
+		return badHeader("get max offset", err)
 	}
 	return offsetResponse(p.b.store.GetMaxOffsetInQueue(h.Topic, h.QueueID))
 }
@@ -141,7 +144,7 @@ func (p *AdminBrokerProcessor) getMaxOffset(req *remoting.RemotingCommand) *remo
 func (p *AdminBrokerProcessor) getMinOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetMinOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad get min offset request header: %v", err))
+		return badHeader("get min offset", err)
 	}
 	return offsetResponse(p.b.store.GetMinOffsetInQueue(h.Topic, h.QueueID))
 }

@@ -86,7 +86,7 @@ func (p *ClientManageProcessor) unregisterClient(ch *remoting.Channel, req *remo
 	b := p.b
 	var h protocol.UnregisterClientRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad unregister client request header: %v", err))
+		return badHeader("unregister client", err)
 	}
 	info := ClientChannelInfo{Channel: ch, ClientID: h.ClientID, Language: req.Language, Version: req.Version}
 	if h.ProducerGroup != "" {

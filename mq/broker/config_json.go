@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/configfile"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -32,8 +32,9 @@ import (
 //	}
 //
 // Our files are written in that dialect, so a Java broker reads them and a reader can compare
-// them with a Java broker's; they are read with bare numeric keys quoted first, so both a
-// Java-written file and a standard-JSON one load.
+// them with a Java broker's (the pretty layout by fastjson.Pretty, the integer-keyed maps by the
+// manager's Encode); they are read by fastjson.Unmarshal, bare numeric keys quoted first, so
+// both a Java-written file and a standard-JSON one load.
 
 // Paths of the config files under the store root (storePathRootDir/config/...).
 // Java: BrokerPathConfigHelper#getTopicConfigPath, #getConsumerOffsetPath,
@@ -48,65 +49,6 @@ func ConsumerOffsetPath(rootDir string) string {
 // SubscriptionGroupPath is <rootDir>/config/subscriptionGroup.json.
 func SubscriptionGroupPath(rootDir string) string {
 	return filepath.Join(rootDir, "config", "subscriptionGroup.json")
-}
-
-// stringEnd returns the index just past the JSON string starting with the quote at in[start].
-func stringEnd(in []byte, start int) (int, bool) {
-	for j := start + 1; j < len(in); j++ {
-		switch in[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return 0, false
-}
-
-// fastjsonPretty re-indents compact standard JSON the way fastjson's PrettyFormat does: a
-// newline and one more tab after every '{' or '[' and ',' of a non-empty container, the closing
-// bracket on its own line, no space after ':'. Empty containers stay "{}" and "[]".
-func fastjsonPretty(compact []byte) []byte {
-	var out bytes.Buffer
-	out.Grow(len(compact) * 2)
-	depth := 0
-	newline := func() {
-		out.WriteByte('\n')
-		for range depth {
-			out.WriteByte('\t')
-		}
-	}
-	for i := 0; i < len(compact); i++ {
-		c := compact[i]
-		switch c {
-		case '"':
-			end, ok := stringEnd(compact, i)
-			if !ok {
-				end = len(compact)
-			}
-			out.Write(compact[i:end])
-			i = end - 1
-		case '{', '[':
-			out.WriteByte(c)
-			if i+1 < len(compact) && (compact[i+1] == '}' || compact[i+1] == ']') {
-				out.WriteByte(compact[i+1])
-				i++
-				continue
-			}
-			depth++
-			newline()
-		case '}', ']':
-			depth--
-			newline()
-			out.WriteByte(c)
-		case ',':
-			out.WriteByte(c)
-			newline()
-		default:
-			out.WriteByte(c)
-		}
-	}
-	return out.Bytes()
 }
 
 // configFile is one manager's config/*.json file: its path ("" = kept in memory only), a mutex
@@ -187,9 +129,10 @@ func (f *configFile) persistLogged(persist func() error, log *slog.Logger, what 
 	}
 }
 
-// configManager is the part of Java's ConfigManager (the class TopicConfigManager and
-// SubscriptionGroupManager extend) that those two managers embed: their file and the methods
-// over their own Encode and Decode, which the manager's constructor sets.
+// configManager is the part of Java's ConfigManager (the class TopicConfigManager,
+// SubscriptionGroupManager and ConsumerOffsetManager extend) that those three managers embed:
+// their file and the methods over their own Encode and Decode, which the manager's constructor
+// sets.
 type configManager struct {
 	// file persists the table (path, write serialization, retry flag).
 	file   configFile
@@ -201,8 +144,8 @@ type configManager struct {
 }
 
 // SetConfigFilePath names the file the table is loaded from and persisted to
-// (<storePathRootDir>/config/topics.json or subscriptionGroup.json; "" keeps it in memory
-// only).
+// (<storePathRootDir>/config/topics.json, subscriptionGroup.json or consumerOffset.json; ""
+// keeps it in memory only).
 func (c *configManager) SetConfigFilePath(path string) { c.file.setPath(path) }
 
 // ConfigFilePath returns the file set by SetConfigFilePath. Java: ConfigManager#configFilePath.
@@ -233,11 +176,7 @@ type tableFile interface {
 // entry's name from; null entries are skipped. On error nothing is returned.
 // Java: ConfigManager#decode's shape (assignNewOne for each entry).
 func decodeTable[T any](data []byte, f tableFile, entry func(name string, raw json.RawMessage) (T, error)) (map[string]T, error) {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(std, f); err != nil {
+	if err := fastjson.Unmarshal(data, f); err != nil {
 		return nil, err
 	}
 	loaded := make(map[string]T, len(f.entries()))

@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"fmt"
-
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -41,7 +39,7 @@ func (p *ConsumerManageProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 func (p *ConsumerManageProcessor) getConsumerListByGroup(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetConsumerListByGroupRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad get consumer list request header: %v", err))
+		return badHeader("get consumer list", err)
 	}
 	if gi := p.b.consumerManager.GetConsumerGroupInfo(h.ConsumerGroup); gi != nil {
 		if ids := gi.AllClientIDs(); len(ids) > 0 {
@@ -60,7 +58,7 @@ func (p *ConsumerManageProcessor) getConsumerListByGroup(ch *remoting.Channel, r
 func (p *ConsumerManageProcessor) updateConsumerOffset(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.UpdateConsumerOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad update consumer offset request header: %v", err))
+		return badHeader("update consumer offset", err)
 	}
 	p.b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, store.QueueOffset(h.CommitOffset))
 	return remoting.NewResponse(protocol.Success, "")
@@ -74,7 +72,7 @@ func (p *ConsumerManageProcessor) queryConsumerOffset(req *remoting.RemotingComm
 	b := p.b
 	var h protocol.QueryConsumerOffsetRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad query consumer offset request header: %v", err))
+		return badHeader("query consumer offset", err)
 	}
 	offset := b.consumerOffsetManager.QueryOffset(h.ConsumerGroup, h.Topic, h.QueueID)
 	if offset < 0 {

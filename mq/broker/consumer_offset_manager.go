@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -30,13 +30,15 @@ type ConsumerOffsetManager struct {
 	mu          sync.RWMutex
 	offsetTable map[string]map[int32]store.QueueOffset
 
-	// file persists the table (path, write serialization).
-	file configFile
+	// configManager persists the table (Load, Persist, the config file's path).
+	configManager
 }
 
 // NewConsumerOffsetManager returns an empty manager.
 func NewConsumerOffsetManager() *ConsumerOffsetManager {
-	return &ConsumerOffsetManager{offsetTable: map[string]map[int32]store.QueueOffset{}}
+	m := &ConsumerOffsetManager{offsetTable: map[string]map[int32]store.QueueOffset{}}
+	m.configManager = configManager{encode: m.Encode, decode: m.Decode, log: discardLogger, what: "consumer offsets"}
+	return m
 }
 
 // CommitOffset stores offset for (group, topic, queueID) unconditionally: a smaller value
@@ -117,14 +119,6 @@ func (m *ConsumerOffsetManager) SetOffsetTable(t map[string]map[int32]store.Queu
 	m.mu.Unlock()
 }
 
-// SetConfigFilePath names the file the table is loaded from and persisted to
-// (<storePathRootDir>/config/consumerOffset.json; "" keeps it in memory only).
-func (m *ConsumerOffsetManager) SetConfigFilePath(path string) { m.file.setPath(path) }
-
-// ConfigFilePath returns the file set by SetConfigFilePath.
-// Java: ConsumerOffsetManager#configFilePath.
-func (m *ConsumerOffsetManager) ConfigFilePath() string { return m.file.getPath() }
-
 // Encode returns consumerOffset.json's content in fastjson's pretty form, queue ids unquoted
 // (keys and queue ids in ascending order):
 //
@@ -176,14 +170,10 @@ func (m *ConsumerOffsetManager) Encode() ([]byte, error) {
 // ignored — and replaces the table with it. A queue id that is not a 32-bit integer is an
 // error; nothing changes when an error is returned. Java: ConsumerOffsetManager#decode.
 func (m *ConsumerOffsetManager) Decode(data []byte) error {
-	std, err := protocol.QuoteNumericKeys(data)
-	if err != nil {
-		return err
-	}
 	var f struct {
 		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
 	}
-	if err := json.Unmarshal(std, &f); err != nil {
+	if err := fastjson.Unmarshal(data, &f); err != nil {
 		return err
 	}
 	t := make(map[string]map[int32]store.QueueOffset, len(f.OffsetTable))
@@ -206,10 +196,3 @@ func (m *ConsumerOffsetManager) Decode(data []byte) error {
 	m.mu.Unlock()
 	return nil
 }
-
-// Load reads the table from its file (or the file's .bak); a missing file is a first start.
-// It returns the file used ("" when none). Java: ConfigManager#load.
-func (m *ConsumerOffsetManager) Load() (string, error) { return m.file.load(m.Decode) }
-
-// Persist writes the whole table to its file atomically. Java: ConfigManager#persist.
-func (m *ConsumerOffsetManager) Persist() error { return m.file.store(m.Encode) }

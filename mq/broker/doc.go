@@ -13,8 +13,9 @@
 //	broker_store_options.go           WithStoreOptions: the store's Go-only options (store.Options)
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
 //	                                  servers, processors), start, registerBrokerAll, shutdown
-//	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect, ConfigManager
-//	                                  load/decode/persist (over internal/configfile)
+//	config_json.go                    BrokerPathConfigHelper paths, fastjson's JSON dialect (read and
+//	                                  indented by internal/fastjson), ConfigManager load/decode/persist
+//	                                  (over internal/configfile)
 //	broker_outer_api.go               BrokerOuterAPI: REGISTER_BROKER / UNREGISTER_BROKER to the name servers
 //	topic_config_manager.go           TopicConfigManager: built-in topics, auto-create, DataVersion
 //	topic_validator.go                TopicValidator: topic name rules
@@ -40,7 +41,8 @@
 //	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
 //	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
 //	                                  queued too long or while the page cache is busy
-//	util.go                           orDiscard: the silent default logger
+//	util.go                           orDiscard: the silent default logger; requestHeader, badHeader: the answer
+//	                                  to a request header that does not decode
 //
 // Request codes → processors → worker pools (as Java's registerProcessor):
 //

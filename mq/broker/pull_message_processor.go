@@ -42,7 +42,7 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	b := p.b
 	var h protocol.PullMessageRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad pull message request header: %v", err))
+		return badHeader("pull message", err)
 	}
 	resp := remoting.NewResponse(protocol.SystemError, "")
 	var rh protocol.PullMessageResponseHeader

@@ -92,7 +92,7 @@ func (p *QueryMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoti
 func (p *QueryMessageProcessor) queryMessage(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h QueryMessageRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(remoting.SystemError, fmt.Sprintf("bad query message request header: %v", err))
+		return badHeader("query message", err)
 	}
 	if req.ExtFields[uniqueMsgQueryFlag] == "true" {
 		h.MaxNum = int32(p.b.storeCfg.DefaultQueryMaxNum)
@@ -120,7 +120,7 @@ func (p *QueryMessageProcessor) viewMessageByID(req *remoting.RemotingCommand) *
 	v, ok := req.ExtFields["offset"]
 	offset, err := strconv.ParseInt(v, 10, 64)
 	if !ok || err != nil {
-		return remoting.NewResponse(remoting.SystemError, fmt.Sprintf("bad view message request header: offset=%q", v))
+		return badHeader("view message", fmt.Errorf("offset=%q", v))
 	}
 	rec, found := p.b.messageStore.SelectOneMessageByOffset(store.CommitLogOffset(offset))
 	if tr := p.b.tr; tr.Enabled() {

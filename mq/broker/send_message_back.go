@@ -44,7 +44,7 @@ func (p *SendMessageProcessor) asyncConsumerSendMsgBack(ch *remoting.Channel, re
 	b := p.b
 	var h protocol.ConsumerSendMsgBackRequestHeader
 	if err := h.Decode(req.ExtFields); err != nil {
-		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad consumer send msg back request header: %v", err)), nil
+		return badHeader("consumer send msg back", err), nil
 	}
 	sgc := b.subscriptionGroupManager.FindSubscriptionGroupConfig(h.Group)
 	if sgc == nil {

@@ -71,7 +71,7 @@ func (p *SendMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 			slog.String("topic", h.Topic), slog.Int("queueId", int(h.QueueID)), slog.Bool("batch", h.Batch))
 	}
 	if err != nil {
-		return remoting.NewResponse(remoting.SystemError, fmt.Sprintf("bad send message request header: %v", err)), nil
+		return badHeader("send message", err), nil
 	}
 	if h.Batch {
 		return p.asyncSendBatchMessage(ch, req, &h)

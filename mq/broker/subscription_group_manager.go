@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -163,7 +164,7 @@ func (m *SubscriptionGroupManager) Encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fastjsonPretty(compact), nil
+	return fastjson.Pretty(compact), nil
 }
 
 // Decode reads subscriptionGroup.json's content (fastjson's dialect and unknown fields

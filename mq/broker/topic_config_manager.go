@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -255,7 +256,7 @@ func (m *TopicConfigManager) Encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fastjsonPretty(compact), nil
+	return fastjson.Pretty(compact), nil
 }
 
 // topicsFile is topics.json as read: unknown fields (newer RocketMQ versions) are ignored.

@@ -1,7 +1,10 @@
 package broker
 
 import (
+	"fmt"
 	"log/slog"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 )
 
 // discardLogger drops every record (the operating log is silent unless configured).
@@ -13,4 +16,16 @@ func orDiscard(l *slog.Logger) *slog.Logger {
 		return discardLogger
 	}
 	return l
+}
+
+// requestHeader is a request's typed custom header (a protocol.XxxRequestHeader).
+type requestHeader interface {
+	Decode(ext map[string]string) error
+}
+
+// badHeader is the SYSTEM_ERROR answer "bad <what> request header: <err>" to a request whose
+// header does not decode. Java: RemotingCommand#decodeCommandCustomHeader throws, and the
+// remoting layer answers SYSTEM_ERROR with the exception's text.
+func badHeader(what string, err error) *remoting.RemotingCommand {
+	return remoting.NewResponse(remoting.SystemError, fmt.Sprintf("bad %s request header: %v", what, err))
 }

@@ -25,29 +25,31 @@ func (p *DefaultRequestProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 	}
 	switch req.Code {
 	case protocol.PutKVConfig:
-		return p.putKVConfig(req)
+		return withHeader(req, p.putKVConfig)
 	case protocol.GetKVConfig:
-		return p.getKVConfig(req)
+		return withHeader(req, p.getKVConfig)
 	case protocol.DeleteKVConfig:
-		return p.deleteKVConfig(req)
+		return withHeader(req, p.deleteKVConfig)
 	case protocol.QueryDataVersion:
-		return p.queryBrokerTopicConfig(req)
+		return withHeader(req, p.queryBrokerTopicConfig)
 	case protocol.RegisterBroker:
-		return p.registerBroker(ch, req)
+		return withHeader(req, func(req *remoting.RemotingCommand, h *protocol.RegisterBrokerRequestHeader) *remoting.RemotingCommand {
+			return p.registerBroker(ch, req, h)
+		})
 	case protocol.UnregisterBroker:
-		return p.unregisterBroker(req)
+		return withHeader(req, p.unregisterBroker)
 	case protocol.GetRouteinfoByTopic:
-		return p.getRouteInfoByTopic(req)
+		return withHeader(req, p.getRouteInfoByTopic)
 	case protocol.GetBrokerClusterInfo:
 		return p.getBrokerClusterInfo()
 	case protocol.GetAllTopicListFromNameserver:
 		return p.getAllTopicList()
 	case protocol.DeleteTopicInNamesrv:
-		return p.deleteTopicInNamesrv(req)
+		return withHeader(req, p.deleteTopicInNamesrv)
 	case protocol.GetKVListByNamespace:
-		return p.getKVListByNamespace(req)
+		return withHeader(req, p.getKVListByNamespace)
 	case protocol.GetTopicsByCluster:
-		return p.getTopicsByCluster(req)
+		return withHeader(req, p.getTopicsByCluster)
 	}
 	return remoting.NewNotSupportedResponse(req), nil
 }
@@ -56,15 +58,11 @@ func (p *DefaultRequestProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 // A slave's response carries its master's address and HA address; every response carries the
 // ORDER_TOPIC_CONFIG namespace as a KVTable body when that namespace exists.
 // Java: DefaultRequestProcessor#registerBroker (registerBrokerWithFilterServer).
-func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.RegisterBrokerRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remoting.RemotingCommand, h *protocol.RegisterBrokerRequestHeader) *remoting.RemotingCommand {
 	if h.BodyCrc32 != 0 {
 		if crc := int32(crc32.ChecksumIEEE(req.Body) & 0x7FFFFFFF); crc != h.BodyCrc32 {
 			return remoting.NewResponse(remoting.SystemError,
-				fmt.Sprintf("crc32 not match: header %d, body %d", h.BodyCrc32, crc)), nil
+				fmt.Sprintf("crc32 not match: header %d, body %d", h.BodyCrc32, crc))
 		}
 	}
 	if p.c.tr.Enabled() {
@@ -75,7 +73,7 @@ func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remo
 	if len(req.Body) > 0 {
 		var err error
 		if body, err = protocol.DecodeRegisterBrokerBody(req.Body, h.Compressed); err != nil {
-			return remoting.NewResponse(remoting.SystemError, "bad register body: "+err.Error()), nil
+			return remoting.NewResponse(remoting.SystemError, "bad register body: "+err.Error())
 		}
 	}
 	res := p.c.RouteInfoManager.RegisterBroker(h.ClusterName, h.BrokerAddr, h.BrokerName, h.BrokerID,
@@ -83,17 +81,13 @@ func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remo
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.ExtFields = (&protocol.RegisterBrokerResponseHeader{HaServerAddr: res.HaServerAddr, MasterAddr: res.MasterAddr}).Encode()
 	resp.Body = p.c.KVConfigManager.GetKVListByNamespace(protocol.NamespaceOrderTopicConfig)
-	return resp, nil
+	return resp
 }
 
 // unregisterBroker removes a broker address. Java: DefaultRequestProcessor#unregisterBroker.
-func (p *DefaultRequestProcessor) unregisterBroker(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.UnRegisterBrokerRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) unregisterBroker(req *remoting.RemotingCommand, h *protocol.UnRegisterBrokerRequestHeader) *remoting.RemotingCommand {
 	p.c.RouteInfoManager.UnregisterBroker(h.ClusterName, h.BrokerAddr, h.BrokerName, h.BrokerID)
-	return remoting.NewResponse(remoting.Success, ""), nil
+	return remoting.NewResponse(remoting.Success, "")
 }
 
 // getRouteInfoByTopic answers the TopicRouteData JSON of a topic, or TOPIC_NOT_EXIST. Requests
@@ -102,18 +96,14 @@ func (p *DefaultRequestProcessor) unregisterBroker(req *remoting.RemotingCommand
 // standard JSON. With orderMessageEnable, the route's orderTopicConf is the topic's item of the
 // ORDER_TOPIC_CONFIG KV namespace ("brokerName:queueNums;..."), omitted when there is none.
 // Java: DefaultRequestProcessor#getRouteInfoByTopic.
-func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.GetRouteInfoRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingCommand, h *protocol.GetRouteInfoRequestHeader) *remoting.RemotingCommand {
 	if p.c.tr.Enabled() {
 		p.c.tr.Step("DefaultRequestProcessor#getRouteInfoByTopic", slog.String("topic", h.Topic))
 	}
 	route := p.c.RouteInfoManager.PickupTopicRouteData(h.Topic)
 	if route == nil {
 		return remoting.NewResponse(protocol.TopicNotExist,
-			"No topic route info in name server for the topic: "+h.Topic), nil
+			"No topic route info in name server for the topic: "+h.Topic)
 	}
 	if p.c.NamesrvConfig.OrderMessageEnable {
 		route.OrderTopicConf, _ = p.c.KVConfigManager.GetKVConfig(protocol.NamespaceOrderTopicConfig, h.Topic)
@@ -124,7 +114,7 @@ func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingComm
 	} else {
 		resp.Body = route.Encode()
 	}
-	return resp, nil
+	return resp
 }
 
 // getBrokerClusterInfo answers the ClusterInfo JSON. Java: DefaultRequestProcessor#getBrokerClusterInfo.
@@ -143,29 +133,21 @@ func (p *DefaultRequestProcessor) getAllTopicList() (*remoting.RemotingCommand, 
 
 // deleteTopicInNamesrv forgets a topic's queue data, everywhere or (with clusterName) on one
 // cluster's brokers. Java: DefaultRequestProcessor#deleteTopicInNamesrv.
-func (p *DefaultRequestProcessor) deleteTopicInNamesrv(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.DeleteTopicFromNamesrvRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) deleteTopicInNamesrv(req *remoting.RemotingCommand, h *protocol.DeleteTopicFromNamesrvRequestHeader) *remoting.RemotingCommand {
 	if h.ClusterName != "" {
 		p.c.RouteInfoManager.DeleteTopicInCluster(h.Topic, h.ClusterName)
 	} else {
 		p.c.RouteInfoManager.DeleteTopic(h.Topic)
 	}
-	return remoting.NewResponse(remoting.Success, ""), nil
+	return remoting.NewResponse(remoting.Success, "")
 }
 
 // getTopicsByCluster answers {"topicList":[...]}: the topics with queue data on the cluster's
 // brokers. Java: DefaultRequestProcessor#getTopicsByCluster.
-func (p *DefaultRequestProcessor) getTopicsByCluster(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.GetTopicsByClusterRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) getTopicsByCluster(req *remoting.RemotingCommand, h *protocol.GetTopicsByClusterRequestHeader) *remoting.RemotingCommand {
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.Body = (&protocol.TopicList{TopicList: p.c.RouteInfoManager.GetTopicsByCluster(h.Cluster)}).Encode()
-	return resp, nil
+	return resp
 }
 
 // queryBrokerTopicConfig answers QUERY_DATA_VERSION: header changed=true when the broker's
@@ -173,14 +155,10 @@ func (p *DefaultRequestProcessor) getTopicsByCluster(req *remoting.RemotingComma
 // DataVersion (none for an unknown broker). An unchanged answer also refreshes the broker's
 // liveness, so a broker with forceRegister=false stays alive without re-registering.
 // Java: DefaultRequestProcessor#queryBrokerTopicConfig.
-func (p *DefaultRequestProcessor) queryBrokerTopicConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.QueryDataVersionRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) queryBrokerTopicConfig(req *remoting.RemotingCommand, h *protocol.QueryDataVersionRequestHeader) *remoting.RemotingCommand {
 	dv, err := protocol.DecodeDataVersion(req.Body)
 	if err != nil {
-		return remoting.NewResponse(remoting.SystemError, err.Error()), nil
+		return remoting.NewResponse(remoting.SystemError, err.Error())
 	}
 	rim := p.c.RouteInfoManager
 	changed := rim.IsBrokerTopicConfigChanged(h.BrokerAddr, dv)
@@ -192,62 +170,61 @@ func (p *DefaultRequestProcessor) queryBrokerTopicConfig(req *remoting.RemotingC
 		resp.Body = stored.Encode()
 	}
 	resp.ExtFields = (&protocol.QueryDataVersionResponseHeader{Changed: changed}).Encode()
-	return resp, nil
+	return resp
 }
 
 // putKVConfig sets one KV-config item and persists the table. Java: DefaultRequestProcessor#putKVConfig.
 //
 // Deviation: when writing kvConfigPath fails, Java still answers SUCCESS (it only logs); we
 // answer SYSTEM_ERROR naming the failure. The item is set in memory either way, as in Java.
-func (p *DefaultRequestProcessor) putKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.PutKVConfigRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
-	return successOr(p.c.KVConfigManager.PutKVConfig(h.Namespace, h.Key, h.Value)), nil
+func (p *DefaultRequestProcessor) putKVConfig(req *remoting.RemotingCommand, h *protocol.PutKVConfigRequestHeader) *remoting.RemotingCommand {
+	return successOr(p.c.KVConfigManager.PutKVConfig(h.Namespace, h.Key, h.Value))
 }
 
 // getKVConfig answers the item's value in the header, or QUERY_NOT_FOUND.
 // Java: DefaultRequestProcessor#getKVConfig.
-func (p *DefaultRequestProcessor) getKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.GetKVConfigRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) getKVConfig(req *remoting.RemotingCommand, h *protocol.GetKVConfigRequestHeader) *remoting.RemotingCommand {
 	v, ok := p.c.KVConfigManager.GetKVConfig(h.Namespace, h.Key)
 	if !ok {
 		return remoting.NewResponse(protocol.QueryNotFound,
-			"No config item, Namespace: "+h.Namespace+" Key: "+h.Key), nil
+			"No config item, Namespace: "+h.Namespace+" Key: "+h.Key)
 	}
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.ExtFields = (&protocol.GetKVConfigResponseHeader{Value: v}).Encode()
-	return resp, nil
+	return resp
 }
 
 // deleteKVConfig removes one item and persists the table (same Deviation as putKVConfig).
 // Java: DefaultRequestProcessor#deleteKVConfig.
-func (p *DefaultRequestProcessor) deleteKVConfig(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.DeleteKVConfigRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
-	return successOr(p.c.KVConfigManager.DeleteKVConfig(h.Namespace, h.Key)), nil
+func (p *DefaultRequestProcessor) deleteKVConfig(req *remoting.RemotingCommand, h *protocol.DeleteKVConfigRequestHeader) *remoting.RemotingCommand {
+	return successOr(p.c.KVConfigManager.DeleteKVConfig(h.Namespace, h.Key))
 }
 
 // getKVListByNamespace answers a namespace's items as a KVTable body, or QUERY_NOT_FOUND.
 // Java: DefaultRequestProcessor#getKVListByNamespace.
-func (p *DefaultRequestProcessor) getKVListByNamespace(req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	var h protocol.GetKVListByNamespaceRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
-		return systemError(err), nil
-	}
+func (p *DefaultRequestProcessor) getKVListByNamespace(req *remoting.RemotingCommand, h *protocol.GetKVListByNamespaceRequestHeader) *remoting.RemotingCommand {
 	body := p.c.KVConfigManager.GetKVListByNamespace(h.Namespace)
 	if body == nil {
-		return remoting.NewResponse(protocol.QueryNotFound, "No config item, Namespace: "+h.Namespace), nil
+		return remoting.NewResponse(protocol.QueryNotFound, "No config item, Namespace: "+h.Namespace)
 	}
 	resp := remoting.NewResponse(remoting.Success, "")
 	resp.Body = body
-	return resp, nil
+	return resp
+}
+
+// withHeader decodes req's custom header into a new H and hands both to handle; a header that
+// does not decode is answered SYSTEM_ERROR with the decoder's text (ErrMissingField,
+// ErrBadField). Java: RemotingCommand#decodeCommandCustomHeader, whose exception the remoting
+// layer answers SYSTEM_ERROR.
+func withHeader[H any, P interface {
+	*H
+	Decode(ext map[string]string) error
+}](req *remoting.RemotingCommand, handle func(*remoting.RemotingCommand, P) *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	h := P(new(H))
+	if err := h.Decode(req.ExtFields); err != nil {
+		return systemError(err), nil
+	}
+	return handle(req, h), nil
 }
 
 // systemError is the SYSTEM_ERROR answer whose remark is err's text (a header that does not

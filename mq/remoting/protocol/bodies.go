@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -63,6 +64,23 @@ type UnlockBatchRequestBody = LockBatchRequestBody
 // requesting client. Mirrors LockBatchResponseBody.
 type LockBatchResponseBody struct {
 	LockOKMQSet []primitive.MessageQueue `json:"lockOKMQSet"`
+}
+
+// unmarshalBody unmarshals a standard-JSON body into v; errors wrap ErrBadBody naming what.
+func unmarshalBody(body []byte, what string, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadBody, what, err)
+	}
+	return nil
+}
+
+// unmarshalFastjsonBody is unmarshalBody for a body in fastjson's dialect (unquoted numeric
+// keys) or standard JSON.
+func unmarshalFastjsonBody(body []byte, what string, v any) error {
+	if err := fastjson.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadBody, what, err)
+	}
+	return nil
 }
 
 // DecodeJSONBody unmarshals a standard-JSON body into v; errors wrap ErrBadBody. For bodies

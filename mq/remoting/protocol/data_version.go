@@ -20,8 +20,8 @@ func DecodeDataVersion(body []byte) (DataVersion, error) {
 	if len(body) == 0 {
 		return v, fmt.Errorf("%w: data version: empty body", ErrBadBody)
 	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return DataVersion{}, fmt.Errorf("%w: data version: %v", ErrBadBody, err)
+	if err := unmarshalBody(body, "data version", &v); err != nil {
+		return DataVersion{}, err
 	}
 	return v, nil
 }

@@ -3,9 +3,11 @@
 // exchanged by clients, brokers and the name server, plus the names and rules those messages
 // refer to (permissions, system topics, topic validation, pull sysFlag).
 //
-// It does not import mq/remoting: headers decode from and encode to the extFields
-// map[string]string, bodies from and to []byte, so the frame codec and these types meet only
-// in the processors.
+// Headers decode from and encode to the extFields map[string]string, bodies from and to
+// []byte, so the frame codec and these types meet only in the processors; of mq/remoting this
+// package uses only the JSON string escaper (fastjson.go). fastjson's unquoted numeric keys are
+// read by mq/internal/fastjson, which the broker's config files and the schedule service's
+// delayOffset.json share.
 //
 // Java: org.apache.rocketmq.common.protocol (RequestCode, ResponseCode, header.*,
 // header.namesrv.*, body.*, route.*, heartbeat.*), org.apache.rocketmq.common.sysflag.PullSysFlag,
@@ -31,7 +33,7 @@
 //	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic, SplitNamesrvAddr
 //	topic_config.go    TopicConfig, DataVersion, TopicConfigSerializeWrapper, RegisterBrokerBody
 //	data_version.go    DataVersion's JSON body (QUERY_DATA_VERSION)
-//	fastjson.go        the compact writer and the unquoted-numeric-key reader
+//	fastjson.go        the compact writer; QuoteNumericKeys (internal/fastjson with ErrBadBody)
 //	route.go           QueueData, BrokerData, TopicRouteData, ClusterInfo
 //	heartbeat.go       HeartbeatData, SubscriptionData, BuildSubscriptionData
 //	bodies.go          consumer list, topic list, lock/unlock bodies

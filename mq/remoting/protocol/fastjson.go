@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 )
 
@@ -79,62 +80,12 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // QuoteNumericKeys rewrites fastjson text into standard JSON by quoting object keys that are
-// bare numbers ({0:"a"} → {"0":"a"}); everything else is copied unchanged, so standard JSON
-// passes through as is. It never panics; an unterminated string is ErrBadBody.
+// bare numbers ({0:"a"} → {"0":"a"}); see fastjson.QuoteNumericKeys. An unterminated string is
+// ErrBadBody.
 func QuoteNumericKeys(in []byte) ([]byte, error) {
-	out := make([]byte, 0, len(in)+16)
-	var stack []byte
-	expectKey := false
-	for i := 0; i < len(in); {
-		c := in[i]
-		switch {
-		case c == '"':
-			j := i + 1
-			for j < len(in) && in[j] != '"' {
-				if in[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(in) {
-				return nil, fmt.Errorf("%w: unterminated JSON string at byte %d", ErrBadBody, i)
-			}
-			out = append(out, in[i:j+1]...)
-			i = j + 1
-			continue
-		case c == '{':
-			stack = append(stack, c)
-			expectKey = true
-		case c == '[':
-			stack = append(stack, c)
-			expectKey = false
-		case c == '}' || c == ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			expectKey = false
-		case c == ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
-		case c == ':':
-			expectKey = false
-		case expectKey && (c == '-' || '0' <= c && c <= '9'):
-			j := i
-			for j < len(in) && isNumberByte(in[j]) {
-				j++
-			}
-			out = append(out, '"')
-			out = append(out, in[i:j]...)
-			out = append(out, '"')
-			i = j
-			expectKey = false
-			continue
-		}
-		out = append(out, c)
-		i++
+	out, err := fastjson.QuoteNumericKeys(in)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadBody, err)
 	}
 	return out, nil
-}
-
-func isNumberByte(c byte) bool {
-	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }

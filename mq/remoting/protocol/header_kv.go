@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // NamespaceOrderTopicConfig is the KV-config namespace whose entries (topic → "brokerName:queueNums;...")
@@ -108,8 +107,8 @@ func (t *KVTable) Encode() []byte {
 // Errors wrap ErrBadBody.
 func DecodeKVTable(body []byte) (*KVTable, error) {
 	var t KVTable
-	if err := json.Unmarshal(body, &t); err != nil {
-		return nil, fmt.Errorf("%w: kv table: %v", ErrBadBody, err)
+	if err := unmarshalBody(body, "kv table", &t); err != nil {
+		return nil, err
 	}
 	if t.Table == nil {
 		t.Table = map[string]string{}

@@ -213,8 +213,8 @@ type HeartbeatData struct {
 // ErrBadBody.
 func DecodeHeartbeatData(body []byte) (*HeartbeatData, error) {
 	var h HeartbeatData
-	if err := json.Unmarshal(body, &h); err != nil {
-		return nil, fmt.Errorf("%w: heartbeat: %v", ErrBadBody, err)
+	if err := unmarshalBody(body, "heartbeat", &h); err != nil {
+		return nil, err
 	}
 	return &h, nil
 }

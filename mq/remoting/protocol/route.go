@@ -1,8 +1,6 @@
 package protocol
 
 import (
-	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 )
@@ -142,13 +140,9 @@ func (w *jsonWriter) brokerData(b *BrokerData) {
 // DecodeTopicRouteData parses a route body in either form (unquoted or quoted brokerAddrs
 // keys). Errors wrap ErrBadBody.
 func DecodeTopicRouteData(data []byte) (*TopicRouteData, error) {
-	std, err := QuoteNumericKeys(data)
-	if err != nil {
-		return nil, err
-	}
 	var t TopicRouteData
-	if err := json.Unmarshal(std, &t); err != nil {
-		return nil, fmt.Errorf("%w: topic route data: %v", ErrBadBody, err)
+	if err := unmarshalFastjsonBody(data, "topic route data", &t); err != nil {
+		return nil, err
 	}
 	return &t, nil
 }
@@ -182,13 +176,9 @@ func (c *ClusterInfo) encode(standard bool) []byte {
 
 // DecodeClusterInfo parses a cluster info body in either form. Errors wrap ErrBadBody.
 func DecodeClusterInfo(data []byte) (*ClusterInfo, error) {
-	std, err := QuoteNumericKeys(data)
-	if err != nil {
-		return nil, err
-	}
 	var c ClusterInfo
-	if err := json.Unmarshal(std, &c); err != nil {
-		return nil, fmt.Errorf("%w: cluster info: %v", ErrBadBody, err)
+	if err := unmarshalFastjsonBody(data, "cluster info", &c); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }

@@ -188,8 +188,8 @@ func (b *RegisterBrokerBody) Encode(compressed bool) ([]byte, error) {
 func DecodeRegisterBrokerBody(body []byte, compressed bool) (*RegisterBrokerBody, error) {
 	out := &RegisterBrokerBody{}
 	if !compressed {
-		if err := json.Unmarshal(body, out); err != nil {
-			return nil, fmt.Errorf("%w: register broker body: %v", ErrBadBody, err)
+		if err := unmarshalBody(body, "register broker body", out); err != nil {
+			return nil, err
 		}
 		return out, nil
 	}
@@ -220,8 +220,8 @@ func DecodeRegisterBrokerBody(body []byte, compressed bool) (*RegisterBrokerBody
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(dv, &out.TopicConfigSerializeWrapper.DataVersion); err != nil {
-		return nil, fmt.Errorf("%w: register broker body dataVersion: %v", ErrBadBody, err)
+	if err := unmarshalBody(dv, "register broker body dataVersion", &out.TopicConfigSerializeWrapper.DataVersion); err != nil {
+		return nil, err
 	}
 	if len(raw) < 4 {
 		return nil, fmt.Errorf("%w: register broker body: truncated before topic count", ErrBadBody)
@@ -245,8 +245,8 @@ func DecodeRegisterBrokerBody(body []byte, compressed bool) (*RegisterBrokerBody
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(fs, &out.FilterServerList); err != nil {
-		return nil, fmt.Errorf("%w: register broker body filterServerList: %v", ErrBadBody, err)
+	if err := unmarshalBody(fs, "register broker body filterServerList", &out.FilterServerList); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

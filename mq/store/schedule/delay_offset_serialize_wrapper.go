@@ -2,12 +2,12 @@ package schedule
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -59,7 +59,7 @@ func decodeOffsetTable(data []byte) (map[int32]store.QueueOffset, error) {
 	var f struct {
 		OffsetTable map[string]int64 `json:"offsetTable"`
 	}
-	if err := json.Unmarshal(quoteNumericKeys(data), &f); err != nil {
+	if err := fastjson.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("schedule: decode delay offsets: %w", err)
 	}
 	t := make(map[int32]store.QueueOffset, len(f.OffsetTable))
@@ -71,47 +71,4 @@ func decodeOffsetTable(data []byte) (map[int32]store.QueueOffset, error) {
 		t[int32(level)] = store.QueueOffset(off)
 	}
 	return t, nil
-}
-
-// quoteNumericKeys turns fastjson's bare integer object keys ({1:0}) into quoted ones
-// ({"1":0}) so encoding/json can read them. A bare number is a key exactly when the next
-// non-space byte is ':'; strings are copied untouched.
-func quoteNumericKeys(in []byte) []byte {
-	out := make([]byte, 0, len(in)+16)
-	for i := 0; i < len(in); i++ {
-		c := in[i]
-		switch {
-		case c == '"':
-			j := i + 1
-			for j < len(in) && in[j] != '"' {
-				if in[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			end := min(j+1, len(in))
-			out = append(out, in[i:end]...)
-			i = end - 1
-		case c == '-' || (c >= '0' && c <= '9'):
-			j := i + 1
-			for j < len(in) && in[j] >= '0' && in[j] <= '9' {
-				j++
-			}
-			k := j
-			for k < len(in) && (in[k] == ' ' || in[k] == '\t' || in[k] == '\n' || in[k] == '\r') {
-				k++
-			}
-			if k < len(in) && in[k] == ':' {
-				out = append(out, '"')
-				out = append(out, in[i:j]...)
-				out = append(out, '"')
-			} else {
-				out = append(out, in[i:j]...)
-			}
-			i = j - 1
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
 }
