@@ -188,7 +188,9 @@ func (e *env) asyncFlushWithPool() error {
 			what, ms.MaxWrotePosition(), ms.MaxWrotePosition()/pageSize, ms.CommittedWhere(), ms.CommittedWhere()/pageSize,
 			ms.FlushedWhere(), ms.FlushedWhere()/pageSize, ms.RemainTransientStoreBufferNumbs())
 	}
-	send := func(n int) error {
+	// send prints the heading of a step and sends n 6000-byte messages to broker-b.
+	send := func(heading string, n int) error {
+		mqtest.Say(e.out, "%s", heading)
 		for i := 0; i < n; i++ {
 			r, err := p.Send(context.Background(), &primitive.Message{Topic: asyncTopic, Body: []byte(strings.Repeat("a", 6000))})
 			if err != nil {
@@ -201,16 +203,14 @@ func (e *env) asyncFlushWithPool() error {
 		return nil
 	}
 
-	mqtest.Say(e.out, "-- two 6000-byte messages go into the write buffer of the first file --")
-	if err := send(2); err != nil {
+	if err := send("-- two 6000-byte messages go into the write buffer of the first file --", 2); err != nil {
 		return err
 	}
 	positions("after 2 sends: nothing is readable yet")
 	commit.RunOnce()
 	positions("commit pass (commitCommitLogLeastPages=4): held back, 3 new pages")
 
-	mqtest.Say(e.out, "-- three more --")
-	if err := send(3); err != nil {
+	if err := send("-- three more --", 3); err != nil {
 		return err
 	}
 	commit.RunOnce()
@@ -234,8 +234,7 @@ func (e *env) asyncFlushWithPool() error {
 	flush.RunOnce()
 	positions("flush pass")
 
-	mqtest.Say(e.out, "-- six more: the first file fills (a blank record ends it); the second takes a buffer --")
-	if err := send(6); err != nil {
+	if err := send("-- six more: the first file fills (a blank record ends it); the second takes a buffer --", 6); err != nil {
 		return err
 	}
 	positions("after 6 sends")
