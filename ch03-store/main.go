@@ -55,16 +55,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() {
-	mqtest.Main("ch03-store", func(w io.Writer) error { return run(w, config{}) })
-}
-
-// config is what a run may vary.
-type config struct {
-	// Dir receives the name server's files and each broker's store; "" makes a temp dir that is
-	// removed at the end.
-	Dir string
-}
+func main() { mqtest.Main("ch03-store", run) }
 
 const (
 	clusterName = "DefaultCluster"
@@ -96,12 +87,12 @@ var samples = []sample{
 }
 
 // run plays the scenario and writes its log and tables to w.
-func run(w io.Writer, cfg config) (err error) {
-	stage, err := mqtest.NewStage(w, cfg.Dir, "ch03-store-", true)
-	if err != nil {
-		return err
-	}
-	defer stage.Close() // shutdown is not part of the chapter's log
+func run(w io.Writer, cfg mqtest.Config) error {
+	return mqtest.Play(w, cfg.Dir, "ch03-store", true, play)
+}
+
+// play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
+func play(stage *mqtest.Stage) (err error) {
 	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 	env := &env{out: out, logger: logger, dir: dir, disk: newGauge(0.40), stuck: newStuckPut()}
 	env.clock.Store(epoch.UnixMilli())

@@ -48,16 +48,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() {
-	mqtest.Main("ch04-flush", func(w io.Writer) error { return run(w, config{}) })
-}
-
-// config is what a run may vary.
-type config struct {
-	// Dir receives the name server's files and each broker's store; "" makes a temp dir that is
-	// removed at the end.
-	Dir string
-}
+func main() { mqtest.Main("ch04-flush", run) }
 
 const (
 	clusterName = "DefaultCluster"
@@ -72,12 +63,12 @@ const (
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log to w.
-func run(w io.Writer, cfg config) (err error) {
-	stage, err := mqtest.NewStage(w, cfg.Dir, "ch04-flush-", true)
-	if err != nil {
-		return err
-	}
-	defer stage.Close() // shutdown is not part of the chapter's log
+func run(w io.Writer, cfg mqtest.Config) error {
+	return mqtest.Play(w, cfg.Dir, "ch04-flush", true, play)
+}
+
+// play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
+func play(stage *mqtest.Stage) (err error) {
 	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 	e := &env{out: out, logger: logger, dir: dir}
 	e.clock.Store(epoch.UnixMilli())

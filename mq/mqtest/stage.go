@@ -58,11 +58,34 @@ func Say(w io.Writer, format string, a ...any) {
 	fmt.Fprintf(w, format+"\n", a...)
 }
 
-// Main is a chapter's main: it runs the scenario on standard output and exits 1, naming the
-// chapter, if it fails.
-func Main(chapter string, run func(w io.Writer) error) {
-	if err := run(os.Stdout); err != nil {
+// Main is a chapter's main: it runs the scenario on standard output with the zero config (a
+// temp dir removed at the end) and exits 1, naming the chapter, if it fails.
+func Main[C any](chapter string, run func(w io.Writer, cfg C) error) {
+	var zero C
+	if err := run(os.Stdout, zero); err != nil {
 		fmt.Fprintln(os.Stderr, chapter+":", err)
 		os.Exit(1)
 	}
+}
+
+// Config is what a chapter's run may vary when all it varies is where the files go.
+type Config struct {
+	// Dir receives the name server's files and each broker's store; "" makes a temp dir that
+	// is removed at the end.
+	Dir string
+}
+
+// InDir is the Config whose files go to dir (the withDir that Golden and RunLeavesNoTempDir take).
+func InDir(dir string) Config { return Config{Dir: dir} }
+
+// Play is a chapter's run around its scenario: it sets up a Stage printing to w (its files in
+// dir, or in a temp dir named after the chapter; the gate open when open), plays scene on it
+// and closes the stage, so set-up errors and clean-up are the kit's, the scene is the chapter's.
+func Play(w io.Writer, dir, chapter string, open bool, scene func(*Stage) error) error {
+	s, err := NewStage(w, dir, chapter+"-", open)
+	if err != nil {
+		return err
+	}
+	defer s.Close() // runs after the scene's own deferred shutdowns
+	return scene(s)
 }
