@@ -46,6 +46,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -94,8 +95,7 @@ func run(w io.Writer, cfg mqtest.Config) error {
 // play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
 func play(stage *mqtest.Stage) (err error) {
 	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
-	env := &env{out: out, logger: logger, dir: dir, disk: newGauge(0.40), stuck: newStuckPut()}
-	env.clock.Store(epoch.UnixMilli())
+	env := newEnv(out, logger, dir)
 	defer func() {
 		gate.Close()
 		env.shutdown()
@@ -166,7 +166,7 @@ func play(stage *mqtest.Stage) (err error) {
 	printCommitLog(out, crash)
 
 	mqtest.Say(out, "== 5. 73 hours later, 04:00 (deleteWhen): expired files are deleted ==")
-	env.clock.Add((73 * time.Hour).Milliseconds())
+	env.clock.Advance(73 * time.Hour)
 	if err := stampFiles(crash, time.UnixMilli(epoch.UnixMilli()+10_000)); err != nil {
 		return err
 	}
@@ -198,9 +198,15 @@ type env struct {
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
-	clock  atomic.Int64 // the store clock of every broker, ms
-	disk   *gauge       // the disk usage every store sees
+	clock  *clock.Manual // the store clock of every broker
+	disk   *gauge        // the disk usage every store sees
 	stuck  *stuckPut
+}
+
+// newEnv is the scenario's state before anything starts: the store clock at epoch, the disk
+// 40 % full, no put stuck.
+func newEnv(out io.Writer, logger *slog.Logger, dir string) *env {
+	return &env{out: out, logger: logger, dir: dir, clock: clock.NewManual(epoch), disk: newGauge(0.40), stuck: newStuckPut()}
 }
 
 func (e *env) startNamesrv() (err error) {
@@ -220,7 +226,7 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	sc.MappedFileSizeConsumeQueue = 2 * store.ConsumeQueueUnitSize
 	sc.MaxHashSlotNum, sc.MaxIndexNum = 8, 6
 	sc.DeleteCommitLogFilesInterval, sc.DeleteConsumeQueueFilesInterval = 0, 0
-	opts := store.Options{ManualServices: true, Clock: storeClock{&e.clock}, Location: time.UTC, DiskUsage: e.disk.get,
+	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC, DiskUsage: e.disk.get,
 		Events: store.EventListener{PutInLock: e.stuck.hook}}
 	var tr *trace.Tracer
 	if traced {
@@ -238,7 +244,7 @@ func (e *env) shutdown() {
 
 // send sends samples[i] and prints where it was stored; the store clock moves 2 s first.
 func (e *env) send(b *broker.BrokerController, i int) error {
-	e.clock.Add(2000)
+	e.clock.Advance(2 * time.Second)
 	resp, err := e.sendRaw(b, samples[i])
 	if err != nil {
 		return err
@@ -367,7 +373,7 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	if err := mqtest.WaitUntil(10*time.Second, func() bool { return ff.QueuedSends() == 1 }); err != nil {
 		return fmt.Errorf("the producer's send never queued on broker-a: %w", err)
 	}
-	e.clock.Add(1500)
+	e.clock.Advance(1500 * time.Millisecond)
 	mqtest.Say(e.out, "-- 1.5 s later the put still holds the lock: page cache busy = %v --", a.MessageStore().IsOSPageCacheBusy())
 	if n := ff.CleanExpiredRequest(); n != 1 {
 		return fmt.Errorf("the sweep answered %d requests, want 1", n)
@@ -480,8 +486,3 @@ func (p *stuckPut) hook() {
 }
 
 func (p *stuckPut) unblock() { p.once.Do(func() { close(p.release) }) }
-
-// storeClock reads the chapter's store clock (ms in an atomic).
-type storeClock struct{ ms *atomic.Int64 }
-
-func (c storeClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }

@@ -25,8 +25,7 @@ import (
 // newTestEnv is the chapter's setup without its log: a name server, the store clock at epoch.
 func newTestEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{out: io.Discard, dir: t.TempDir()}
-	e.clock.Store(epoch.UnixMilli())
+	e := newEnv(io.Discard, nil, t.TempDir())
 	t.Cleanup(e.shutdown)
 	require.NoError(t, e.startNamesrv())
 	return e
@@ -252,10 +251,10 @@ func TestExercise4_FlushLeastPagesHoldsBackASmallFlush(t *testing.T) {
 	send(1, 10)
 	flush.RunOnce()
 	require.Less(t, ms.FlushedWhere(), ms.GetMaxPhyOffset())
-	e.clock.Add(9999)
+	e.clock.Advance(9999 * time.Millisecond)
 	flush.RunOnce()
 	require.Less(t, ms.FlushedWhere(), ms.GetMaxPhyOffset())
-	e.clock.Add(1)
+	e.clock.Advance(time.Millisecond)
 	flush.RunOnce()
 	require.Equal(t, ms.GetMaxPhyOffset(), ms.FlushedWhere(), "the thorough pass flushes any byte")
 }

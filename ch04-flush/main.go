@@ -35,11 +35,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -70,8 +70,7 @@ func run(w io.Writer, cfg mqtest.Config) error {
 // play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
 func play(stage *mqtest.Stage) (err error) {
 	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
-	e := &env{out: out, logger: logger, dir: dir}
-	e.clock.Store(epoch.UnixMilli())
+	e := newEnv(out, logger, dir)
 	defer func() {
 		gate.Close()
 		e.shutdown()
@@ -134,9 +133,9 @@ func (e *env) syncFlush() error {
 	if err := mqtest.WaitUntil(10*time.Second, func() bool { return gc.PendingRequests() == 1 }); err != nil {
 		return fmt.Errorf("the fourth put never queued a request: %w", err)
 	}
-	e.clock.Add(4999)
+	e.clock.Advance(4999 * time.Millisecond)
 	mqtest.Say(e.out, "4999 ms later: the watcher times out %d request(s)", ms.FlushDiskWatcher().RunOnce())
-	e.clock.Add(1)
+	e.clock.Advance(time.Millisecond)
 	mqtest.Say(e.out, "-- 5000 ms after the put (syncFlushTimeout) --")
 	n := ms.FlushDiskWatcher().RunOnce()
 	o := <-ch
@@ -215,12 +214,12 @@ func (e *env) asyncFlushWithPool() error {
 	}
 	commit.RunOnce()
 	positions("commit pass: held back, no new page")
-	e.clock.Add(200)
+	e.clock.Advance(200 * time.Millisecond)
 	mqtest.Say(e.out, "-- 200 ms later (commitCommitLogThoroughInterval): the commit takes any byte --")
 	commit.RunOnce()
 	flush.RunOnce()
 	positions("commit pass, then flush pass: the flush is held back, no new page")
-	e.clock.Add(10_000)
+	e.clock.Advance(10 * time.Second)
 	mqtest.Say(e.out, "-- 10 s later (flushCommitLogThoroughInterval): the flush takes any byte --")
 	flush.RunOnce()
 	positions("flush pass")
@@ -246,7 +245,12 @@ type env struct {
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
-	clock  atomic.Int64 // the store clock of every broker, ms
+	clock  *clock.Manual // the store clock of every broker
+}
+
+// newEnv is the scenario's state before anything starts: the store clock at epoch.
+func newEnv(out io.Writer, logger *slog.Logger, dir string) *env {
+	return &env{out: out, logger: logger, dir: dir, clock: clock.NewManual(epoch)}
 }
 
 func (e *env) startNamesrv() (err error) {
@@ -265,7 +269,7 @@ func (e *env) startBroker(name string, adjust func(storeSetup)) (*broker.BrokerC
 	sc.MappedFileSizeCommitLog = fileSize
 	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
 	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
-	opts := store.Options{ManualServices: true, Clock: storeClock{&e.clock}, Location: time.UTC}
+	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC}
 	adjust(storeSetup{&sc, &opts})
 	return e.StartBroker(bc, sc, trace.New(e.logger, name), broker.WithStoreOptions(opts))
 }
@@ -325,8 +329,3 @@ type storeSetup struct {
 	*store.MessageStoreConfig
 	*store.Options
 }
-
-// storeClock reads the chapter's store clock (ms in an atomic).
-type storeClock struct{ ms *atomic.Int64 }
-
-func (c storeClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
