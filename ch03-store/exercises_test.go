@@ -28,8 +28,8 @@ import (
 func newTestEnv(t *testing.T) (*env, *broker.BrokerController, string) {
 	t.Helper()
 	e := newEnv(io.Discard, nil, t.TempDir())
-	t.Cleanup(e.shutdown)
-	require.NoError(t, e.startNamesrv())
+	e.Servers = mqtest.MustStartServers(t, e.dir)
+	t.Cleanup(e.stuck.unblock) // before the servers shut down: cleanups run last first
 	root := filepath.Join(e.dir, "broker-a")
 	a, err := e.startBroker("broker-a", root, false)
 	require.NoError(t, err)

@@ -94,15 +94,15 @@ func run(w io.Writer, cfg mqtest.Config) error {
 
 // play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
 func play(stage *mqtest.Stage) (err error) {
-	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
-	env := newEnv(out, logger, dir)
-	defer func() {
-		gate.Close()
-		env.shutdown()
-	}()
-	if err := env.startNamesrv(); err != nil {
+	out, gate, dir := stage.Out, stage.Gate, stage.Dir
+	env := newEnv(out, stage.Logger, dir)
+	if env.Servers, err = stage.StartServers(); err != nil {
 		return err
 	}
+	defer func() {
+		gate.Close()
+		env.stuck.unblock() // a put still stuck would hold broker-a's shutdown
+	}()
 
 	mqtest.Say(out, "== 0. a name server and broker-a (4 KiB CommitLog files, 2-unit ConsumeQueue files, index files of 8 slots and 6 entries) ==")
 	a, err := env.startBroker("broker-a", filepath.Join(dir, "broker-a"), true)
@@ -209,11 +209,6 @@ func newEnv(out io.Writer, logger *slog.Logger, dir string) *env {
 	return &env{out: out, logger: logger, dir: dir, clock: clock.NewManual(epoch), disk: newGauge(0.40), stuck: newStuckPut()}
 }
 
-func (e *env) startNamesrv() (err error) {
-	e.Servers, err = mqtest.StartServers(e.dir)
-	return err
-}
-
 // startBroker starts a master over the store at root. Its store runs with ManualServices and
 // the shared clock, disk gauge and put hook; traced brokers log their steps.
 func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerController, error) {
@@ -233,13 +228,6 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 		tr = trace.New(e.logger, name)
 	}
 	return e.StartBroker(bc, sc, tr, broker.WithStoreOptions(opts))
-}
-
-func (e *env) shutdown() {
-	e.stuck.unblock()
-	if e.Servers != nil {
-		e.Servers.Shutdown()
-	}
 }
 
 // send sends samples[i] and prints where it was stored; the store clock moves 2 s first.

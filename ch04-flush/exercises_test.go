@@ -26,8 +26,7 @@ import (
 func newTestEnv(t *testing.T) *env {
 	t.Helper()
 	e := newEnv(io.Discard, nil, t.TempDir())
-	t.Cleanup(e.shutdown)
-	require.NoError(t, e.startNamesrv())
+	e.Servers = mqtest.MustStartServers(t, e.dir)
 	return e
 }
 

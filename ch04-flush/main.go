@@ -69,13 +69,8 @@ func run(w io.Writer, cfg mqtest.Config) error {
 
 // play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
 func play(stage *mqtest.Stage) (err error) {
-	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
-	e := newEnv(out, logger, dir)
-	defer func() {
-		gate.Close()
-		e.shutdown()
-	}()
-	if err := e.startNamesrv(); err != nil {
+	e := newEnv(stage.Out, stage.Logger, stage.Dir)
+	if e.Servers, err = stage.StartServers(); err != nil {
 		return err
 	}
 	if err := e.syncFlush(); err != nil {
@@ -253,11 +248,6 @@ func newEnv(out io.Writer, logger *slog.Logger, dir string) *env {
 	return &env{out: out, logger: logger, dir: dir, clock: clock.NewManual(epoch)}
 }
 
-func (e *env) startNamesrv() (err error) {
-	e.Servers, err = mqtest.StartServers(e.dir)
-	return err
-}
-
 // startBroker starts a traced master with 64 KiB CommitLog files whose store runs with
 // ManualServices and the shared clock; adjust sets the flush settings.
 func (e *env) startBroker(name string, adjust func(storeSetup)) (*broker.BrokerController, error) {
@@ -285,12 +275,6 @@ func (e *env) startProducer(name string, seed int32) (*producer.DefaultMQProduce
 	pc.CompressMsgBodyOverHowmuch = 1 << 30
 	pc.SendMsgTimeout = 30 * time.Second
 	return e.StartProducer(pc)
-}
-
-func (e *env) shutdown() {
-	if e.Servers != nil {
-		e.Servers.Shutdown()
-	}
 }
 
 // createTopic sends UPDATE_AND_CREATE_TOPIC to the broker, as `mqadmin updateTopic -b` does, and

@@ -2,7 +2,9 @@ package mqtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -85,4 +87,30 @@ func TestServers(t *testing.T) {
 	s.Shutdown()
 	_, err = QueryRoute(remoting.NewClient(remoting.ClientConfig{}, nil), s.Namesrv.Addr(), "ServersTopic")
 	require.Error(t, err, "the name server is down")
+}
+
+// A stage's servers stop when the stage closes; MustStartServers' stop at the test's cleanup.
+func TestStageAndTestServers(t *testing.T) {
+	stage, err := NewStage(io.Discard, t.TempDir(), "servers-", true)
+	require.NoError(t, err)
+	s, err := stage.StartServers()
+	require.NoError(t, err)
+	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
+	t.Cleanup(cl.Shutdown)
+	var re *remoting.RemoteError
+	_, err = QueryRoute(cl, s.Namesrv.Addr(), "NoTopic")
+	require.ErrorAs(t, err, &re, "the name server is up and answers")
+	stage.Close()
+	_, err = QueryRoute(cl, s.Namesrv.Addr(), "NoTopic")
+	require.Error(t, err)
+	require.False(t, errors.As(err, &re), "the name server is down: %v", err)
+
+	var addr string
+	t.Run("test", func(t *testing.T) {
+		addr = MustStartServers(t, t.TempDir()).Namesrv.Addr()
+		_, err := QueryRoute(cl, addr, "NoTopic")
+		require.ErrorAs(t, err, &re)
+	})
+	_, err = QueryRoute(cl, addr, "NoTopic")
+	require.False(t, errors.As(err, &re), "down after the subtest's cleanup: %v", err)
 }

@@ -2,6 +2,9 @@ package mqtest
 
 import (
 	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
@@ -33,6 +36,16 @@ func StartServers(dir string) (*Servers, error) {
 		return nil, err
 	}
 	return &Servers{Namesrv: ns, Client: remoting.NewClient(remoting.ClientConfig{}, nil)}, nil
+}
+
+// MustStartServers is StartServers for a test: it fails the test on error and shuts the
+// servers down at t's cleanup.
+func MustStartServers(t testing.TB, dir string) *Servers {
+	t.Helper()
+	s, err := StartServers(dir)
+	require.NoError(t, err)
+	t.Cleanup(s.Shutdown)
+	return s
 }
 
 // StartBroker starts a broker from its configs on an ephemeral loopback port (tr nil: untraced)

@@ -23,6 +23,7 @@ type Stage struct {
 	Dir string
 
 	removeDir bool
+	servers   *Servers // started by StartServers, shut down by Close
 }
 
 // NewStage prints to w; its gate starts open when open is true. With dir "" it makes a temp
@@ -44,10 +45,25 @@ func NewStage(w io.Writer, dir, prefix string, open bool) (*Stage, error) {
 // Say prints one line of the scenario's own (format as fmt.Printf, plus a newline).
 func (s *Stage) Say(format string, a ...any) { Say(s.Out, format, a...) }
 
-// Close closes the gate (what follows is not part of the chapter's log) and removes the
-// temp dir the stage made. Defer it first, so it runs after the servers are shut down.
+// StartServers starts the stage's Servers: a name server keeping its files under Dir, and the
+// brokers and producers started through them. Close shuts them down.
+func (s *Stage) StartServers() (*Servers, error) {
+	sv, err := StartServers(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s.servers = sv
+	return sv, nil
+}
+
+// Close closes the gate (what follows is not part of the chapter's log), shuts down the
+// servers StartServers started and removes the temp dir the stage made. Defer it first, so it
+// runs after the scenario's own shutdowns.
 func (s *Stage) Close() {
 	s.Gate.Close()
+	if s.servers != nil {
+		s.servers.Shutdown()
+	}
 	if s.removeDir {
 		_ = os.RemoveAll(s.Dir)
 	}
