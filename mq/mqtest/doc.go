@@ -14,7 +14,8 @@
 //     (GET_ROUTEINFO_BY_TOPIC), WaitRouted, WaitUntil.
 //   - servers.go: Servers, what a chapter that builds its own brokers starts and stops: a name
 //     server, the brokers and producers, a remoting client; MustStartServers for a test (stopped
-//     at its cleanup); a Stage's StartServers are stopped when the stage closes.
+//     at its cleanup); a Stage's StartServers are stopped when the stage closes; StartCluster,
+//     a test's embedded cluster with small store files, shut down at its cleanup.
 //   - table.go: Table, the box-drawn tables the chapters print.
 //   - files.go: CopyDir (a snapshot of a store as a crash leaves it), FileName (a log file's
 //     20-digit name).

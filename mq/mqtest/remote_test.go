@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -22,12 +21,8 @@ import (
 // CreateTopic, WaitRouted and QueryRoute against a real cluster; a topic no broker has is a
 // remote TOPIC_NOT_EXIST. Senders' acknowledged sends are in the store where their answers said.
 func TestRemoteAndSenders(t *testing.T) {
-	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		sc.MappedFileSizeCommitLog = 64 << 10
-		sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	}})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
+	c := StartCluster(t, embedded.Config{})
+	require.Equal(t, 64<<10, c.Brokers[0].MessageStore().Config().MappedFileSizeCommitLog, "small files")
 	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
 	t.Cleanup(cl.Shutdown)
 	b := c.Brokers[0]
