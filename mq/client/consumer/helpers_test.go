@@ -13,7 +13,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -25,14 +24,18 @@ var instanceSeq atomic.Int64
 // startCluster starts one broker whose delay levels are all 1 s, so retries come back fast.
 func startCluster(t testing.TB, levels string) *embedded.Cluster {
 	t.Helper()
-	return mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		bc.WaitTimeMillsInSendQueue = 10 * time.Second
-		sc.MappedFileSizeCommitLog = 1 << 20
-		sc.MappedFileSizeConsumeQueue = 1000 * 20
-		if levels != "" {
-			sc.MessageDelayLevel = levels
-		}
-	}})
+	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Brokers: 1,
+		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			bc.WaitTimeMillsInSendQueue = 10 * time.Second
+			sc.MappedFileSizeCommitLog = 1 << 20
+			sc.MappedFileSizeConsumeQueue = 1000 * 20
+			if levels != "" {
+				sc.MessageDelayLevel = levels
+			}
+		}})
+	require.NoError(t, err)
+	t.Cleanup(c.Shutdown)
+	return c
 }
 
 func safeName(t testing.TB) string {
