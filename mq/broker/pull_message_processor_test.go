@@ -15,7 +15,7 @@ import (
 )
 
 // createTopic creates topic with n queues through UPDATE_AND_CREATE_TOPIC.
-func (tb *testBroker) createTopic(t *testing.T, topic string, n int32) {
+func (tb *testBroker) createTopic(t testing.TB, topic string, n int32) {
 	t.Helper()
 	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic, ReadQueueNums: n,
 		WriteQueueNums: n, Perm: 6, TopicFilterType: protocol.SingleTag}
