@@ -45,16 +45,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() {
-	mqtest.Main("ch01-namesrv", func(w io.Writer) error { return run(w, config{}) })
-}
-
-// config is what a run may vary.
-type config struct {
-	// Dir receives the name server's config and KV file and each broker's store; "" makes a temp
-	// dir that is removed at the end.
-	Dir string
-}
+func main() { mqtest.Main("ch01-namesrv", run) }
 
 const (
 	cluster   = "DefaultCluster"
@@ -65,12 +56,12 @@ const (
 )
 
 // run plays the scenario and writes its log and tables to w.
-func run(w io.Writer, cfg config) (err error) {
-	stage, err := mqtest.NewStage(w, cfg.Dir, "ch01-namesrv-", true)
-	if err != nil {
-		return err
-	}
-	defer stage.Close() // shutdown is not part of the chapter's log
+func run(w io.Writer, cfg mqtest.Config) error {
+	return mqtest.Play(w, cfg.Dir, "ch01-namesrv", true, play)
+}
+
+// play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
+func play(stage *mqtest.Stage) (err error) {
 	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 
 	mqtest.Say(out, "== 1. NameServer的启动 — the name server starts ==")

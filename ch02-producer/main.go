@@ -45,15 +45,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
-func main() {
-	mqtest.Main("ch02-producer", func(w io.Writer) error { return run(w, config{}) })
-}
-
-// config is what a run may vary.
-type config struct {
-	// Dir receives the brokers' stores; "" makes a temp dir that is removed at the end.
-	Dir string
-}
+func main() { mqtest.Main("ch02-producer", run) }
 
 const (
 	topicName = "TopicTest"
@@ -64,12 +56,12 @@ const (
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log and tables to w.
-func run(w io.Writer, cfg config) (err error) {
-	stage, err := mqtest.NewStage(w, cfg.Dir, "ch02-producer-", true)
-	if err != nil {
-		return err
-	}
-	defer stage.Close() // shutdown is not part of the chapter's log
+func run(w io.Writer, cfg mqtest.Config) error {
+	return mqtest.Play(w, cfg.Dir, "ch02-producer", true, play)
+}
+
+// play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
+func play(stage *mqtest.Stage) (err error) {
 	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 
 	mqtest.Say(out, "== 0. a name server, broker-a and broker-b; %s with 4 queues on each (not traced) ==", topicName)

@@ -27,10 +27,9 @@ import (
 // clock at epoch), with TopicTest on 2 queues.
 func newTestEnv(t *testing.T) (*env, *broker.BrokerController, string) {
 	t.Helper()
-	e := &env{out: io.Discard, dir: t.TempDir(), disk: newGauge(0.40), stuck: newStuckPut()}
-	e.clock.Store(epoch.UnixMilli())
-	t.Cleanup(e.shutdown)
-	require.NoError(t, e.startNamesrv())
+	e := newEnv(io.Discard, nil, t.TempDir())
+	e.Servers = mqtest.MustStartServers(t, e.dir)
+	t.Cleanup(e.stuck.unblock) // before the servers shut down: cleanups run last first
 	root := filepath.Join(e.dir, "broker-a")
 	a, err := e.startBroker("broker-a", root, false)
 	require.NoError(t, err)
@@ -225,10 +224,10 @@ func TestExercise6_ExpiredFilesAreDeletedAndTheMinOffsetMoves(t *testing.T) {
 	ms.ReputMessageService().RunOnce()
 	require.NoError(t, stampFiles(root, epoch))
 
-	e.clock.Add((71 * time.Hour).Milliseconds()) // 02:00 on day 4: neither expired nor the hour
+	e.clock.Advance(71 * time.Hour) // 02:00 on day 4: neither expired nor the hour
 	ms.CleanFilesPeriodically()
 	require.Equal(t, store.CommitLogOffset(0), ms.GetMinPhyOffset())
-	e.clock.Add((2 * time.Hour).Milliseconds()) // 04:00, 73 h after the files were written
+	e.clock.Advance(2 * time.Hour) // 04:00, 73 h after the files were written
 	ms.CleanFilesPeriodically()
 	require.Equal(t, store.CommitLogOffset(4096), ms.GetMinPhyOffset())
 	_, err := os.Stat(filepath.Join(root, "commitlog", "00000000000000000000"))
@@ -287,7 +286,7 @@ func TestExercise8_SystemBusyIsNotRetriedByDefault(t *testing.T) {
 	}()
 	ff := a.BrokerFastFailure()
 	require.Eventually(t, func() bool { return ff.QueuedSends() == 1 }, 10*time.Second, time.Millisecond)
-	e.clock.Add(1500)
+	e.clock.Advance(1500 * time.Millisecond)
 	require.Equal(t, 1, ff.CleanExpiredRequest())
 	err = <-errc
 	require.Error(t, err)

@@ -46,6 +46,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -55,16 +56,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() {
-	mqtest.Main("ch03-store", func(w io.Writer) error { return run(w, config{}) })
-}
-
-// config is what a run may vary.
-type config struct {
-	// Dir receives the name server's files and each broker's store; "" makes a temp dir that is
-	// removed at the end.
-	Dir string
-}
+func main() { mqtest.Main("ch03-store", run) }
 
 const (
 	clusterName = "DefaultCluster"
@@ -96,22 +88,21 @@ var samples = []sample{
 }
 
 // run plays the scenario and writes its log and tables to w.
-func run(w io.Writer, cfg config) (err error) {
-	stage, err := mqtest.NewStage(w, cfg.Dir, "ch03-store-", true)
-	if err != nil {
+func run(w io.Writer, cfg mqtest.Config) error {
+	return mqtest.Play(w, cfg.Dir, "ch03-store", true, play)
+}
+
+// play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
+func play(stage *mqtest.Stage) (err error) {
+	out, gate, dir := stage.Out, stage.Gate, stage.Dir
+	env := newEnv(out, stage.Logger, dir)
+	if env.Servers, err = stage.StartServers(); err != nil {
 		return err
 	}
-	defer stage.Close() // shutdown is not part of the chapter's log
-	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
-	env := &env{out: out, logger: logger, dir: dir, disk: newGauge(0.40), stuck: newStuckPut()}
-	env.clock.Store(epoch.UnixMilli())
 	defer func() {
 		gate.Close()
-		env.shutdown()
+		env.stuck.unblock() // a put still stuck would hold broker-a's shutdown
 	}()
-	if err := env.startNamesrv(); err != nil {
-		return err
-	}
 
 	mqtest.Say(out, "== 0. a name server and broker-a (4 KiB CommitLog files, 2-unit ConsumeQueue files, index files of 8 slots and 6 entries) ==")
 	a, err := env.startBroker("broker-a", filepath.Join(dir, "broker-a"), true)
@@ -175,7 +166,7 @@ func run(w io.Writer, cfg config) (err error) {
 	printCommitLog(out, crash)
 
 	mqtest.Say(out, "== 5. 73 hours later, 04:00 (deleteWhen): expired files are deleted ==")
-	env.clock.Add((73 * time.Hour).Milliseconds())
+	env.clock.Advance(73 * time.Hour)
 	if err := stampFiles(crash, time.UnixMilli(epoch.UnixMilli()+10_000)); err != nil {
 		return err
 	}
@@ -207,14 +198,15 @@ type env struct {
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
-	clock  atomic.Int64 // the store clock of every broker, ms
-	disk   *gauge       // the disk usage every store sees
+	clock  *clock.Manual // the store clock of every broker
+	disk   *gauge        // the disk usage every store sees
 	stuck  *stuckPut
 }
 
-func (e *env) startNamesrv() (err error) {
-	e.Servers, err = mqtest.StartServers(e.dir)
-	return err
+// newEnv is the scenario's state before anything starts: the store clock at epoch, the disk
+// 40 % full, no put stuck.
+func newEnv(out io.Writer, logger *slog.Logger, dir string) *env {
+	return &env{out: out, logger: logger, dir: dir, clock: clock.NewManual(epoch), disk: newGauge(0.40), stuck: newStuckPut()}
 }
 
 // startBroker starts a master over the store at root. Its store runs with ManualServices and
@@ -229,7 +221,7 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	sc.MappedFileSizeConsumeQueue = 2 * store.ConsumeQueueUnitSize
 	sc.MaxHashSlotNum, sc.MaxIndexNum = 8, 6
 	sc.DeleteCommitLogFilesInterval, sc.DeleteConsumeQueueFilesInterval = 0, 0
-	opts := store.Options{ManualServices: true, Clock: storeClock{&e.clock}, Location: time.UTC, DiskUsage: e.disk.get,
+	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC, DiskUsage: e.disk.get,
 		Events: store.EventListener{PutInLock: e.stuck.hook}}
 	var tr *trace.Tracer
 	if traced {
@@ -238,16 +230,9 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	return e.StartBroker(bc, sc, tr, broker.WithStoreOptions(opts))
 }
 
-func (e *env) shutdown() {
-	e.stuck.unblock()
-	if e.Servers != nil {
-		e.Servers.Shutdown()
-	}
-}
-
 // send sends samples[i] and prints where it was stored; the store clock moves 2 s first.
 func (e *env) send(b *broker.BrokerController, i int) error {
-	e.clock.Add(2000)
+	e.clock.Advance(2 * time.Second)
 	resp, err := e.sendRaw(b, samples[i])
 	if err != nil {
 		return err
@@ -376,7 +361,7 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	if err := mqtest.WaitUntil(10*time.Second, func() bool { return ff.QueuedSends() == 1 }); err != nil {
 		return fmt.Errorf("the producer's send never queued on broker-a: %w", err)
 	}
-	e.clock.Add(1500)
+	e.clock.Advance(1500 * time.Millisecond)
 	mqtest.Say(e.out, "-- 1.5 s later the put still holds the lock: page cache busy = %v --", a.MessageStore().IsOSPageCacheBusy())
 	if n := ff.CleanExpiredRequest(); n != 1 {
 		return fmt.Errorf("the sweep answered %d requests, want 1", n)
@@ -489,8 +474,3 @@ func (p *stuckPut) hook() {
 }
 
 func (p *stuckPut) unblock() { p.once.Do(func() { close(p.release) }) }
-
-// storeClock reads the chapter's store clock (ms in an atomic).
-type storeClock struct{ ms *atomic.Int64 }
-
-func (c storeClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }

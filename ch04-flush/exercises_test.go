@@ -25,10 +25,8 @@ import (
 // newTestEnv is the chapter's setup without its log: a name server, the store clock at epoch.
 func newTestEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{out: io.Discard, dir: t.TempDir()}
-	e.clock.Store(epoch.UnixMilli())
-	t.Cleanup(e.shutdown)
-	require.NoError(t, e.startNamesrv())
+	e := newEnv(io.Discard, nil, t.TempDir())
+	e.Servers = mqtest.MustStartServers(t, e.dir)
 	return e
 }
 
@@ -252,10 +250,10 @@ func TestExercise4_FlushLeastPagesHoldsBackASmallFlush(t *testing.T) {
 	send(1, 10)
 	flush.RunOnce()
 	require.Less(t, ms.FlushedWhere(), ms.GetMaxPhyOffset())
-	e.clock.Add(9999)
+	e.clock.Advance(9999 * time.Millisecond)
 	flush.RunOnce()
 	require.Less(t, ms.FlushedWhere(), ms.GetMaxPhyOffset())
-	e.clock.Add(1)
+	e.clock.Advance(time.Millisecond)
 	flush.RunOnce()
 	require.Equal(t, ms.GetMaxPhyOffset(), ms.FlushedWhere(), "the thorough pass flushes any byte")
 }

@@ -35,11 +35,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -48,16 +48,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() {
-	mqtest.Main("ch04-flush", func(w io.Writer) error { return run(w, config{}) })
-}
-
-// config is what a run may vary.
-type config struct {
-	// Dir receives the name server's files and each broker's store; "" makes a temp dir that is
-	// removed at the end.
-	Dir string
-}
+func main() { mqtest.Main("ch04-flush", run) }
 
 const (
 	clusterName = "DefaultCluster"
@@ -72,20 +63,14 @@ const (
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log to w.
-func run(w io.Writer, cfg config) (err error) {
-	stage, err := mqtest.NewStage(w, cfg.Dir, "ch04-flush-", true)
-	if err != nil {
-		return err
-	}
-	defer stage.Close() // shutdown is not part of the chapter's log
-	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
-	e := &env{out: out, logger: logger, dir: dir}
-	e.clock.Store(epoch.UnixMilli())
-	defer func() {
-		gate.Close()
-		e.shutdown()
-	}()
-	if err := e.startNamesrv(); err != nil {
+func run(w io.Writer, cfg mqtest.Config) error {
+	return mqtest.Play(w, cfg.Dir, "ch04-flush", true, play)
+}
+
+// play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
+func play(stage *mqtest.Stage) (err error) {
+	e := newEnv(stage.Out, stage.Logger, stage.Dir)
+	if e.Servers, err = stage.StartServers(); err != nil {
 		return err
 	}
 	if err := e.syncFlush(); err != nil {
@@ -143,9 +128,9 @@ func (e *env) syncFlush() error {
 	if err := mqtest.WaitUntil(10*time.Second, func() bool { return gc.PendingRequests() == 1 }); err != nil {
 		return fmt.Errorf("the fourth put never queued a request: %w", err)
 	}
-	e.clock.Add(4999)
+	e.clock.Advance(4999 * time.Millisecond)
 	mqtest.Say(e.out, "4999 ms later: the watcher times out %d request(s)", ms.FlushDiskWatcher().RunOnce())
-	e.clock.Add(1)
+	e.clock.Advance(time.Millisecond)
 	mqtest.Say(e.out, "-- 5000 ms after the put (syncFlushTimeout) --")
 	n := ms.FlushDiskWatcher().RunOnce()
 	o := <-ch
@@ -188,7 +173,9 @@ func (e *env) asyncFlushWithPool() error {
 			what, ms.MaxWrotePosition(), ms.MaxWrotePosition()/pageSize, ms.CommittedWhere(), ms.CommittedWhere()/pageSize,
 			ms.FlushedWhere(), ms.FlushedWhere()/pageSize, ms.RemainTransientStoreBufferNumbs())
 	}
-	send := func(n int) error {
+	// send prints the heading of a step and sends n 6000-byte messages to broker-b.
+	send := func(heading string, n int) error {
+		mqtest.Say(e.out, "%s", heading)
 		for i := 0; i < n; i++ {
 			r, err := p.Send(context.Background(), &primitive.Message{Topic: asyncTopic, Body: []byte(strings.Repeat("a", 6000))})
 			if err != nil {
@@ -201,16 +188,14 @@ func (e *env) asyncFlushWithPool() error {
 		return nil
 	}
 
-	mqtest.Say(e.out, "-- two 6000-byte messages go into the write buffer of the first file --")
-	if err := send(2); err != nil {
+	if err := send("-- two 6000-byte messages go into the write buffer of the first file --", 2); err != nil {
 		return err
 	}
 	positions("after 2 sends: nothing is readable yet")
 	commit.RunOnce()
 	positions("commit pass (commitCommitLogLeastPages=4): held back, 3 new pages")
 
-	mqtest.Say(e.out, "-- three more --")
-	if err := send(3); err != nil {
+	if err := send("-- three more --", 3); err != nil {
 		return err
 	}
 	commit.RunOnce()
@@ -224,18 +209,17 @@ func (e *env) asyncFlushWithPool() error {
 	}
 	commit.RunOnce()
 	positions("commit pass: held back, no new page")
-	e.clock.Add(200)
+	e.clock.Advance(200 * time.Millisecond)
 	mqtest.Say(e.out, "-- 200 ms later (commitCommitLogThoroughInterval): the commit takes any byte --")
 	commit.RunOnce()
 	flush.RunOnce()
 	positions("commit pass, then flush pass: the flush is held back, no new page")
-	e.clock.Add(10_000)
+	e.clock.Advance(10 * time.Second)
 	mqtest.Say(e.out, "-- 10 s later (flushCommitLogThoroughInterval): the flush takes any byte --")
 	flush.RunOnce()
 	positions("flush pass")
 
-	mqtest.Say(e.out, "-- six more: the first file fills (a blank record ends it); the second takes a buffer --")
-	if err := send(6); err != nil {
+	if err := send("-- six more: the first file fills (a blank record ends it); the second takes a buffer --", 6); err != nil {
 		return err
 	}
 	positions("after 6 sends")
@@ -256,12 +240,12 @@ type env struct {
 	out    io.Writer
 	logger *slog.Logger
 	dir    string
-	clock  atomic.Int64 // the store clock of every broker, ms
+	clock  *clock.Manual // the store clock of every broker
 }
 
-func (e *env) startNamesrv() (err error) {
-	e.Servers, err = mqtest.StartServers(e.dir)
-	return err
+// newEnv is the scenario's state before anything starts: the store clock at epoch.
+func newEnv(out io.Writer, logger *slog.Logger, dir string) *env {
+	return &env{out: out, logger: logger, dir: dir, clock: clock.NewManual(epoch)}
 }
 
 // startBroker starts a traced master with 64 KiB CommitLog files whose store runs with
@@ -275,7 +259,7 @@ func (e *env) startBroker(name string, adjust func(storeSetup)) (*broker.BrokerC
 	sc.MappedFileSizeCommitLog = fileSize
 	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
 	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
-	opts := store.Options{ManualServices: true, Clock: storeClock{&e.clock}, Location: time.UTC}
+	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC}
 	adjust(storeSetup{&sc, &opts})
 	return e.StartBroker(bc, sc, trace.New(e.logger, name), broker.WithStoreOptions(opts))
 }
@@ -291,12 +275,6 @@ func (e *env) startProducer(name string, seed int32) (*producer.DefaultMQProduce
 	pc.CompressMsgBodyOverHowmuch = 1 << 30
 	pc.SendMsgTimeout = 30 * time.Second
 	return e.StartProducer(pc)
-}
-
-func (e *env) shutdown() {
-	if e.Servers != nil {
-		e.Servers.Shutdown()
-	}
 }
 
 // createTopic sends UPDATE_AND_CREATE_TOPIC to the broker, as `mqadmin updateTopic -b` does, and
@@ -335,8 +313,3 @@ type storeSetup struct {
 	*store.MessageStoreConfig
 	*store.Options
 }
-
-// storeClock reads the chapter's store clock (ms in an atomic).
-type storeClock struct{ ms *atomic.Int64 }
-
-func (c storeClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }

@@ -49,9 +49,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
-func main() {
-	mqtest.Main("ch05-consume", func(w io.Writer) error { return run(w, config{}) })
-}
+func main() { mqtest.Main("ch05-consume", run) }
 
 // config is what a run may vary.
 type config struct {
@@ -71,12 +69,12 @@ const (
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // run plays the scenario and writes its log and tables to w.
-func run(w io.Writer, cfg config) (err error) {
-	stage, err := mqtest.NewStage(w, cfg.Dir, "ch05-consume-", false)
-	if err != nil {
-		return err
-	}
-	defer stage.Close()
+func run(w io.Writer, cfg config) error {
+	return mqtest.Play(w, cfg.Dir, "ch05-consume", false, func(stage *mqtest.Stage) error { return play(stage, cfg) })
+}
+
+// play is the chapter's flow on the stage run sets up; shutdown is not part of its log.
+func play(stage *mqtest.Stage, cfg config) (err error) {
 	out, gate, logger, dir := stage.Out, stage.Gate, stage.Logger, stage.Dir
 	clk := clock.NewManual(epoch)
 

@@ -2,9 +2,6 @@ package broker
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -107,8 +104,7 @@ transientStorePoolEnable=true
 // and starts nothing.
 func TestBrokerStartupPrintAndConfigFile(t *testing.T) {
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "broker.conf")
-	require.NoError(t, os.WriteFile(conf, []byte("brokerName=broker-x\nstorePathRootDir="+dir+"\n"), 0o644))
+	conf := writeConf(t, "brokerName=broker-x", "storePathRootDir="+dir)
 	var out, errOut bytes.Buffer
 	b, err := BrokerStartup([]string{"-c", conf, "-n", "127.0.0.1:9876", "-p"}, &out, &errOut, nil)
 	require.NoError(t, err)
@@ -124,10 +120,8 @@ func TestBrokerStartupPrintAndConfigFile(t *testing.T) {
 // TestBrokerStartupRuns starts a broker from the command line on an ephemeral port.
 func TestBrokerStartupRuns(t *testing.T) {
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "broker.conf")
-	require.NoError(t, os.WriteFile(conf, []byte(strings.Join([]string{
-		"brokerName=broker-x", "listenPort=0", "namesrvAddr=", "storePathRootDir=" + dir,
-		"mappedFileSizeCommitLog=65536", "mappedFileSizeConsumeQueue=2000"}, "\n")), 0o644))
+	conf := writeConf(t, "brokerName=broker-x", "listenPort=0", "namesrvAddr=", "storePathRootDir="+dir,
+		"mappedFileSizeCommitLog=65536", "mappedFileSizeConsumeQueue=2000")
 	var out, errOut bytes.Buffer
 	b, err := BrokerStartup([]string{"-c", conf}, &out, &errOut, nil)
 	require.NoError(t, err, errOut.String())

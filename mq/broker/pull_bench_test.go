@@ -22,10 +22,7 @@ const pullBenchMsgs = 32
 // waiting until the ConsumeQueue holds them all.
 func storePullFixture(b *testing.B, tb *testBroker, topic string) {
 	b.Helper()
-	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic, ReadQueueNums: 1,
-		WriteQueueNums: 1, Perm: 6, TopicFilterType: protocol.SingleTag}
-	resp := tb.invoke(b, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
-	require.Equal(b, int32(protocol.Success), resp.Code, resp.Remark)
+	tb.createTopic(b, topic, 1)
 	body := make([]byte, 1024)
 	for i := 0; i < pullBenchMsgs; i++ {
 		props := map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "BENCH" + strconv.Itoa(i),

@@ -15,7 +15,7 @@ import (
 )
 
 // createTopic creates topic with n queues through UPDATE_AND_CREATE_TOPIC.
-func (tb *testBroker) createTopic(t *testing.T, topic string, n int32) {
+func (tb *testBroker) createTopic(t testing.TB, topic string, n int32) {
 	t.Helper()
 	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic, ReadQueueNums: n,
 		WriteQueueNums: n, Perm: 6, TopicFilterType: protocol.SingleTag}
@@ -23,13 +23,20 @@ func (tb *testBroker) createTopic(t *testing.T, topic string, n int32) {
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 }
 
+// startWithTopic starts an untraced test broker and creates topic on it with n queues.
+func startWithTopic(t *testing.T, topic string, n int32) *testBroker {
+	t.Helper()
+	tb := startTestBroker(t, nil)
+	tb.createTopic(t, topic, n)
+	return tb
+}
+
 // TestPullStatusMapping pins PullMessageProcessor's status → code table
 // (remoting-protocol.md §4.6): an empty queue at offset 0 and a pull at exactly the max offset
 // are 19, the same empty queue at a non-zero offset and a pull beyond the max are 21
 // (nextBeginOffset corrected), and every answer carries nextBeginOffset, minOffset and maxOffset.
 func TestPullStatusMapping(t *testing.T) {
-	tb := startTestBroker(t, nil)
-	tb.createTopic(t, "PullTopic", 2)
+	tb := startWithTopic(t, "PullTopic", 2)
 	tb.sendOK(t, "PullTopic", 1, "", []byte("a"))
 	tb.sendOK(t, "PullTopic", 1, "", []byte("b"))
 	tb.waitDispatched(t, "PullTopic", 1, 2)
@@ -64,8 +71,7 @@ func TestPullStatusMapping(t *testing.T) {
 
 // TestPullPreconditions pins the checks before the store is read.
 func TestPullPreconditions(t *testing.T) {
-	tb := startTestBroker(t, nil)
-	tb.createTopic(t, "Pre", 2)
+	tb := startWithTopic(t, "Pre", 2)
 	cases := []struct {
 		name   string
 		h      *protocol.PullMessageRequestHeader
@@ -121,8 +127,7 @@ func (tb *testBroker) asyncPull(t *testing.T, h *protocol.PullMessageRequestHead
 // (ReputMessageService → NotifyMessageArrivingListener → PullRequestHoldService) answers it
 // with the message long before its 20 s hold ends.
 func TestPullHeldUntilMessageArrives(t *testing.T) {
-	tb := startTestBroker(t, nil)
-	tb.createTopic(t, "Held", 1)
+	tb := startWithTopic(t, "Held", 1)
 	h := pullHeader("g", "Held", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 20*time.Second, "*")
 	start := time.Now()
 	got := tb.asyncPull(t, h)
@@ -170,8 +175,7 @@ func TestPullHeldTimesOut(t *testing.T) {
 		}
 	})
 	t.Run("long polling, CheckHoldRequest", func(t *testing.T) {
-		tb := startTestBroker(t, nil)
-		tb.createTopic(t, "Held", 1)
+		tb := startWithTopic(t, "Held", 1)
 		h := pullHeader("g", "Held", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 50*time.Millisecond, "*")
 		got := tb.asyncPull(t, h)
 		hold := tb.b.PullRequestHoldService()
@@ -255,8 +259,7 @@ func TestPullCommitOffset(t *testing.T) {
 // UTF-8 (−1887180642 for "中文"), Java's hash is 646394; the broker rebuilds codes from tagsSet
 // with Java's hash, so a push consumer (no subscription on the pull) gets only the 中文 message.
 func TestPullTagFilteringNonASCII(t *testing.T) {
-	tb := startTestBroker(t, nil)
-	tb.createTopic(t, "Tags", 1)
+	tb := startWithTopic(t, "Tags", 1)
 	tb.sendOK(t, "Tags", 0, "other", []byte("skip me"))
 	tb.sendOK(t, "Tags", 0, "中文", []byte("take me"))
 	tb.waitDispatched(t, "Tags", 0, 2)

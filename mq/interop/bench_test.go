@@ -37,15 +37,10 @@ const benchBodySize = 1024
 // rebalance (proved by a warm-up message delivered before the clock starts) are excluded.
 // Run with: go test ./mq/interop -run XXX -bench BenchmarkOfficialClientProduceConsume
 func BenchmarkOfficialClientProduceConsume(b *testing.B) {
-	c, err := embedded.Start(embedded.Config{
-		Dir: b.TempDir(),
-		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 32 << 20
-			sc.MappedFileSizeConsumeQueue = 100_000 * store.ConsumeQueueUnitSize
-		},
-	})
-	require.NoError(b, err)
-	b.Cleanup(c.Shutdown)
+	c := mqtest.StartCluster(b, embedded.Config{Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 32 << 20
+		sc.MappedFileSizeConsumeQueue = 100_000 * store.ConsumeQueueUnitSize
+	}})
 	const topic, group = "BenchTopic", "bench-consumer"
 
 	// Create the topic up front (the broker registers it with the name server at once), so the

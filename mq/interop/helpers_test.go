@@ -56,19 +56,11 @@ func instance(t testing.TB) string {
 // config; it is shut down at cleanup.
 func startCluster(t *testing.T, more ...func(*store.MessageStoreConfig)) *embedded.Cluster {
 	t.Helper()
-	c, err := embedded.Start(embedded.Config{
-		Dir: t.TempDir(),
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 64 * 1024 // rolls a few times in these tests
-			sc.MappedFileSizeConsumeQueue = 100 * 20
-			for _, f := range more {
-				f(sc)
-			}
-		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
-	return c
+	return mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		for _, f := range more {
+			f(sc)
+		}
+	}})
 }
 
 // startWithProducer starts a cluster (startCluster) and an official producer of group on it.

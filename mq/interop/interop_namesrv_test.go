@@ -9,12 +9,11 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // routeRefreshWait bounds the wait for the official client's route refresh, which runs every
@@ -32,17 +31,7 @@ const routeRefreshWait = 45 * time.Second
 func TestOfficialProducerLeavesAnExpiredBroker(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(time.Now())
-	c, err := embedded.Start(embedded.Config{
-		Dir:          t.TempDir(),
-		Brokers:      2,
-		NamesrvClock: clk,
-		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 64 * 1024
-			sc.MappedFileSizeConsumeQueue = 100 * 20
-		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
+	c := mqtest.StartCluster(t, embedded.Config{Brokers: 2, NamesrvClock: clk})
 	brokerA, brokerB := c.Brokers[0], c.Brokers[1]
 
 	const topic = "NamesrvExpiryTopic"

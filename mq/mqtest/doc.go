@@ -7,11 +7,15 @@
 //
 // Files, in reading order:
 //   - stage.go: Stage (one serialized output, the trace printer behind a gate, the logger and
-//     the run's directory, a temp dir removed at Close), Say, Main.
+//     the run's directory, a temp dir removed at Close), Say; a chapter's frame: Main, Config
+//     and InDir (a run that varies only its dir), Play (a Stage set up around the scene and
+//     closed after it).
 //   - remote.go: Invoke, CreateTopic (UPDATE_AND_CREATE_TOPIC), QueryRoute
 //     (GET_ROUTEINFO_BY_TOPIC), WaitRouted, WaitUntil.
 //   - servers.go: Servers, what a chapter that builds its own brokers starts and stops: a name
-//     server, the brokers and producers, a remoting client.
+//     server, the brokers and producers, a remoting client; MustStartServers for a test (stopped
+//     at its cleanup); a Stage's StartServers are stopped when the stage closes; StartCluster,
+//     a test's embedded cluster with small store files, shut down at its cleanup.
 //   - table.go: Table, the box-drawn tables the chapters print.
 //   - files.go: CopyDir (a snapshot of a store as a crash leaves it), FileName (a log file's
 //     20-digit name).

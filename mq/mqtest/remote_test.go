@@ -2,13 +2,14 @@ package mqtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -20,12 +21,8 @@ import (
 // CreateTopic, WaitRouted and QueryRoute against a real cluster; a topic no broker has is a
 // remote TOPIC_NOT_EXIST. Senders' acknowledged sends are in the store where their answers said.
 func TestRemoteAndSenders(t *testing.T) {
-	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		sc.MappedFileSizeCommitLog = 64 << 10
-		sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	}})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
+	c := StartCluster(t, embedded.Config{})
+	require.Equal(t, 64<<10, c.Brokers[0].MessageStore().Config().MappedFileSizeCommitLog, "small files")
 	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
 	t.Cleanup(cl.Shutdown)
 	b := c.Brokers[0]
@@ -85,4 +82,30 @@ func TestServers(t *testing.T) {
 	s.Shutdown()
 	_, err = QueryRoute(remoting.NewClient(remoting.ClientConfig{}, nil), s.Namesrv.Addr(), "ServersTopic")
 	require.Error(t, err, "the name server is down")
+}
+
+// A stage's servers stop when the stage closes; MustStartServers' stop at the test's cleanup.
+func TestStageAndTestServers(t *testing.T) {
+	stage, err := NewStage(io.Discard, t.TempDir(), "servers-", true)
+	require.NoError(t, err)
+	s, err := stage.StartServers()
+	require.NoError(t, err)
+	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
+	t.Cleanup(cl.Shutdown)
+	var re *remoting.RemoteError
+	_, err = QueryRoute(cl, s.Namesrv.Addr(), "NoTopic")
+	require.ErrorAs(t, err, &re, "the name server is up and answers")
+	stage.Close()
+	_, err = QueryRoute(cl, s.Namesrv.Addr(), "NoTopic")
+	require.Error(t, err)
+	require.False(t, errors.As(err, &re), "the name server is down: %v", err)
+
+	var addr string
+	t.Run("test", func(t *testing.T) {
+		addr = MustStartServers(t, t.TempDir()).Namesrv.Addr()
+		_, err := QueryRoute(cl, addr, "NoTopic")
+		require.ErrorAs(t, err, &re)
+	})
+	_, err = QueryRoute(cl, addr, "NoTopic")
+	require.False(t, errors.As(err, &re), "down after the subtest's cleanup: %v", err)
 }

@@ -2,6 +2,9 @@ package mqtest
 
 import (
 	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
@@ -33,6 +36,16 @@ func StartServers(dir string) (*Servers, error) {
 		return nil, err
 	}
 	return &Servers{Namesrv: ns, Client: remoting.NewClient(remoting.ClientConfig{}, nil)}, nil
+}
+
+// MustStartServers is StartServers for a test: it fails the test on error and shuts the
+// servers down at t's cleanup.
+func MustStartServers(t testing.TB, dir string) *Servers {
+	t.Helper()
+	s, err := StartServers(dir)
+	require.NoError(t, err)
+	t.Cleanup(s.Shutdown)
+	return s
 }
 
 // StartBroker starts a broker from its configs on an ephemeral loopback port (tr nil: untraced)
@@ -74,4 +87,28 @@ func (s *Servers) Shutdown() {
 	}
 	s.Client.Shutdown()
 	s.Namesrv.Shutdown()
+}
+
+// StartCluster starts an embedded cluster for a test, as embedded.Start does with cfg, and
+// shuts it down at t's cleanup. Its files go to a test temp dir unless cfg.Dir names one, and
+// each broker's store has small files (64 KiB CommitLog, 100-unit ConsumeQueue), so tests roll
+// files; cfg.Customize runs after that and may change them. It fails the test when the cluster
+// does not start.
+func StartCluster(t testing.TB, cfg embedded.Config) *embedded.Cluster {
+	t.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	customize := cfg.Customize
+	cfg.Customize = func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 << 10
+		sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
+		if customize != nil {
+			customize(i, bc, sc)
+		}
+	}
+	c, err := embedded.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(c.Shutdown)
+	return c
 }

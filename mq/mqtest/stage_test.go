@@ -102,3 +102,27 @@ func TestRunLeavesNoTempDir(t *testing.T) {
 	}
 	RunLeavesNoTempDir(t, run, func(dir string) string { return dir })
 }
+
+// Play gives the scene a stage in the dir asked for (the gate open as asked) and closes it
+// afterwards; with no dir the temp dir it made is gone, and the scene's error is Play's.
+func TestPlay(t *testing.T) {
+	kept := t.TempDir()
+	var seen *Stage
+	var out bytes.Buffer
+	require.NoError(t, Play(&out, InDir(kept).Dir, "play", false, func(s *Stage) error {
+		seen = s
+		require.Equal(t, kept, s.Dir)
+		s.Say("scene %d", 1)
+		return nil
+	}))
+	require.Equal(t, "scene 1\n", out.String())
+	require.DirExists(t, kept, "a given dir stays")
+
+	boom := errors.New("boom")
+	require.ErrorIs(t, Play(io.Discard, "", "play", true, func(s *Stage) error {
+		seen = s
+		return boom
+	}), boom)
+	require.NoDirExists(t, seen.Dir, "the temp dir is removed")
+	require.Contains(t, filepath.Base(seen.Dir), "play-")
+}
