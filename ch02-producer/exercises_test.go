@@ -233,7 +233,7 @@ func TestExercise5_TheAsyncCallbackRunsExactlyOncePerSend(t *testing.T) {
 	cfg := producer.DefaultConfig("ex5_silent")
 	cfg.NamesrvAddr = silent.namesrv
 	cfg.InstanceName = fmt.Sprintf("%s-silent-%d", t.Name(), instanceSeq.Add(1))
-	cfg.DisableScheduledTasks = true
+	cfg.Options.DisableScheduledTasks = true
 	cfg.SendMsgTimeout = 300 * time.Millisecond
 	p := producer.NewDefaultMQProducer(cfg)
 	require.NoError(t, p.Start())

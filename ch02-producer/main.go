@@ -179,10 +179,10 @@ func producerConfig(namesrv string, logger *slog.Logger, clk *clock.Manual) prod
 	cfg.NamesrvAddr = namesrv
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = "ch02-producer"
-	cfg.DisableScheduledTasks = true
-	cfg.Logger = logger
-	cfg.Clock = clk
-	cfg.IndexSeed = func() int32 { return -1 } // the first IncrementAndGet is 0
+	cfg.Options.DisableScheduledTasks = true
+	cfg.Options.Logger = logger
+	cfg.Options.Clock = clk
+	cfg.Options.IndexSeed = func() int32 { return -1 } // the first IncrementAndGet is 0
 	return cfg
 }
 

@@ -268,7 +268,7 @@ func TestExercise8_SystemBusyIsNotRetriedByDefault(t *testing.T) {
 	pc := producer.DefaultConfig("ch03_default_producer")
 	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = "ch03-ex8-" + strconv.Itoa(os.Getpid())
-	pc.DisableScheduledTasks = true
+	pc.Options.DisableScheduledTasks = true
 	p := producer.NewDefaultMQProducer(pc)
 	require.NoError(t, p.Start())
 	defer p.Shutdown()

@@ -321,8 +321,8 @@ func (e *env) fastFailure(a *broker.BrokerController) error {
 	pc := producer.DefaultConfig("ch03_producer_group")
 	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = "ch03-" + strconv.Itoa(os.Getpid())
-	pc.DisableScheduledTasks = true
-	pc.IndexSeed = func() int32 { return -1 } // the first send goes to the first queue: broker-a's
+	pc.Options.DisableScheduledTasks = true
+	pc.Options.IndexSeed = func() int32 { return -1 } // the first send goes to the first queue: broker-a's
 	// SYSTEM_BUSY is not among Java's default retry codes; a producer that wants a busy broker's
 	// sends retried elsewhere adds it (DefaultMQProducer#addRetryResponseCode).
 	pc.RetryResponseCodes = []int32{protocol.TopicNotExist, protocol.ServiceNotAvailable, protocol.SystemError,

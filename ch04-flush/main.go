@@ -270,8 +270,8 @@ func (e *env) startProducer(name string, seed int32) (*producer.DefaultMQProduce
 	pc := producer.DefaultConfig("ch04_producer_group")
 	pc.NamesrvAddr = e.Namesrv.Addr()
 	pc.InstanceName = name + "-" + strconv.Itoa(os.Getpid())
-	pc.DisableScheduledTasks = true
-	pc.IndexSeed = func() int32 { return seed }
+	pc.Options.DisableScheduledTasks = true
+	pc.Options.IndexSeed = func() int32 { return seed }
 	pc.CompressMsgBodyOverHowmuch = 1 << 30
 	pc.SendMsgTimeout = 30 * time.Second
 	return e.StartProducer(pc)

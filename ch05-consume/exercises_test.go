@@ -106,7 +106,7 @@ func count(rec *trace.Recorder, label string) int {
 func TestExercise4_AckIndexSplitsABatch(t *testing.T) {
 	s, rec := startExercise(t, "")
 	cfg := s.consumerConfig(clusterGroup, fmt.Sprintf("ex4-%d", seq.Add(1)))
-	cfg.Logger = s.logger
+	cfg.Options.Logger = s.logger
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 	cfg.ConsumeMessageBatchMaxSize = 2
 	var batch []int

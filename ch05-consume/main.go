@@ -211,8 +211,8 @@ func newScenario(dir string, cfg config, logger *slog.Logger, clk *clock.Manual)
 	pc.NamesrvAddr = c.NamesrvAddr()
 	pc.ClientIP = "127.0.0.1"
 	pc.InstanceName = "ch05-producer"
-	pc.DisableScheduledTasks = true
-	pc.IndexSeed = func() int32 { return -1 }
+	pc.Options.DisableScheduledTasks = true
+	pc.Options.IndexSeed = func() int32 { return -1 }
 	s.producer = producer.NewDefaultMQProducer(pc)
 	if err := s.producer.Start(); err != nil {
 		c.Shutdown()
@@ -249,9 +249,9 @@ func (s *scenario) produce(n int) error {
 // goroutine of its own: the scenario drives it.
 func (s *scenario) startConsumer(group string, model protocol.MessageModel, l consumer.MessageListenerConcurrently) (*consumer.DefaultMQPushConsumer, error) {
 	cfg := s.consumerConfig(group, "ch05-"+string(model))
-	cfg.Logger = s.logger
-	cfg.Clock = s.clk
-	cfg.IndexSeed = func() int32 { return -1 }
+	cfg.Options.Logger = s.logger
+	cfg.Options.Clock = s.clk
+	cfg.Options.IndexSeed = func() int32 { return -1 }
 	cfg.MessageModel = model
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 	cfg.OffsetStoreDir = s.offsetDir
@@ -266,7 +266,7 @@ func (s *scenario) consumerConfig(group, instance string) consumer.Config {
 	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = instance
-	cfg.DisableScheduledTasks = true
+	cfg.Options.DisableScheduledTasks = true
 	return cfg
 }
 

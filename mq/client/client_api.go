@@ -67,6 +67,7 @@ type SendRequest struct {
 // one (NettyRemotingClient#getAndCreateNameserverChannel). nsMu guards the list and the choice.
 type MQClientAPI struct {
 	cfg    ClientConfig
+	opts   Options
 	client *remoting.Client
 	tr     *trace.Tracer
 	log    *slog.Logger
@@ -79,13 +80,14 @@ type MQClientAPI struct {
 
 // NewMQClientAPI returns the API over a new remoting client; broker → client requests go
 // to processor's codes (nil: none registered).
-func NewMQClientAPI(cfg ClientConfig, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPI {
+func NewMQClientAPI(cfg ClientConfig, opts Options, processor *ClientRemotingProcessor, tr *trace.Tracer) *MQClientAPI {
 	a := &MQClientAPI{
 		cfg:     cfg,
+		opts:    opts,
 		client:  remoting.NewClient(cfg.Remoting, tr),
 		tr:      tr,
-		log:     loggerOf(cfg.Logger),
-		nsIndex: NewThreadLocalIndex(cfg.NextIndexSeed()),
+		log:     loggerOf(opts.Logger),
+		nsIndex: NewThreadLocalIndex(opts.NextIndexSeed()),
 	}
 	if processor != nil {
 		processor.register(a.client)
@@ -232,10 +234,10 @@ func (a *MQClientAPI) SendMessage(ctx context.Context, req *SendRequest) (*SendR
 // gets the error. Every outcome updates the broker's fault item. times counts the retries so far.
 // Java: MQClientAPIImpl#sendMessageAsync and #onExceptionImpl.
 func (a *MQClientAPI) sendMessageAsync(ctx context.Context, req *SendRequest, cmd *remoting.RemotingCommand, times int) {
-	begin := a.cfg.Now()
+	begin := a.opts.Now()
 	brokerName := req.BrokerName
 	err := a.client.InvokeAsync(ctx, req.BrokerAddr, cmd, func(resp *remoting.RemotingCommand, err error) {
-		latency := a.cfg.Now().Sub(begin).Milliseconds()
+		latency := a.opts.Now().Sub(begin).Milliseconds()
 		if err != nil {
 			a.traceAsync(brokerName, times, nil, err)
 			req.Producer.UpdateFaultItem(brokerName, latency, true)
@@ -254,7 +256,7 @@ func (a *MQClientAPI) sendMessageAsync(ctx context.Context, req *SendRequest, cm
 	})
 	if err != nil { // not sent (no connection, client shut down): Java's catch around invokeAsync
 		a.traceAsync(brokerName, times, nil, err)
-		req.Producer.UpdateFaultItem(brokerName, a.cfg.Now().Sub(begin).Milliseconds(), true)
+		req.Producer.UpdateFaultItem(brokerName, a.opts.Now().Sub(begin).Milliseconds(), true)
 		a.onExceptionImpl(ctx, req, cmd, times, err, true)
 	}
 }

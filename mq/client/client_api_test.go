@@ -90,7 +90,7 @@ func TestErrorKind(t *testing.T) {
 func TestGetTopicRouteInfoFromNameServer(t *testing.T) {
 	ns := startFakeNamesrv(t)
 	ns.setRoute("T", route(routeBroker{"broker-a", 4, 6, map[int64]string{0: "10.0.0.1:10911"}}))
-	api := NewMQClientAPI(DefaultClientConfig(), nil, nil)
+	api := NewMQClientAPI(DefaultClientConfig(), Options{}, nil, nil)
 	t.Cleanup(api.Shutdown)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"log/slog"
 	"net"
 	"os"
 	"strconv"
@@ -25,7 +24,9 @@ const DefaultInstanceName = "DEFAULT"
 //
 // The first producer or consumer of a clientId creates the MQClientInstance with its config; the
 // others share that instance and its config, as in Java (MQClientManager#getOrCreateMQClientInstance).
-// Zero fields take the defaults of DefaultClientConfig.
+// Zero fields take the defaults of DefaultClientConfig. It holds only RocketMQ's keys: what a
+// Go client sets besides them (a logger, a clock, the switch that turns the scheduled tasks
+// off) is in Options, which travels beside it.
 type ClientConfig struct {
 	// NamesrvAddr lists the name servers, "host:port;host:port". Java: namesrvAddr.
 	NamesrvAddr string
@@ -59,34 +60,6 @@ type ClientConfig struct {
 	VIPChannelEnabled bool
 	// Remoting configures the connections (connect timeout, frame size, idle close).
 	Remoting remoting.ClientConfig
-
-	// Go-only options. None of the fields below is a key of Java's ClientConfig: they are the
-	// seams chapters and tests use (and the logger every Go component takes). They stay in this
-	// struct, marked, rather than in a second options value, because ClientConfig is never read
-	// from a properties file (so no RocketMQ key can be confused with them) and it travels, by
-	// value, inside every producer's and consumer's config to the MQClientInstance the first
-	// registrant creates: a separate value would have to follow the same path.
-
-	// DisableScheduledTasks starts the instance without its background route refresh, heartbeat,
-	// offset persistence and rebalance (and a push consumer without its pull loop): the caller
-	// drives UpdateAllTopicRouteInfoFromNameServer, SendHeartbeatToAllBrokerWithLock,
-	// PersistAllConsumerOffset, DoRebalance and PullMessageService.DoPull itself.
-	// Chapters and tests use it so that nothing happens behind their back.
-	// Deviation: Java has no such switch.
-	DisableScheduledTasks bool
-	// Logger receives step records (level trace.LevelStep) and operating logs; nil is silent.
-	// Deviation: Java logs through its own ClientLogger, always on.
-	Logger *slog.Logger
-	// Clock is the client's time (send latency, fault items, born timestamps, subscription
-	// versions, ProcessQueue pull and consume times); nil is the wall clock (clock.System).
-	// Java: System.currentTimeMillis. Timeouts are context deadlines on the monotonic clock and
-	// do not follow it.
-	Clock clock.Clock
-	// IndexSeed gives the start value of each round-robin index (TopicPublishInfo's
-	// sendWhichQueue, the fault tolerance's whichItemWorst); nil is random, as Java's
-	// ThreadLocalIndex (Math.abs(random.nextInt())). Chapters fix it to get the same queues
-	// every run.
-	IndexSeed func() int32
 }
 
 // DefaultClientConfig returns ClientConfig's defaults: instance DEFAULT, route refresh and
@@ -154,7 +127,7 @@ func (c *ClientConfig) BuildMQClientID() string {
 func (c *ClientConfig) ChangeInstanceNameToPID() {
 	if c.InstanceName == "" || c.InstanceName == DefaultInstanceName {
 		// The suffix is a token that differs between two calls, not a reading of the client's
-		// time: Java's System.nanoTime. It takes the wall clock even when Clock is a manual
+		// time: Java's System.nanoTime. It takes the wall clock even when Options.Clock is a manual
 		// one, which could give two consumers of a test the same name (and one instance).
 		c.InstanceName = strconv.Itoa(os.Getpid()) + "#" + strconv.FormatInt(clock.System{}.Now().UnixNano(), 10)
 	}
@@ -162,18 +135,6 @@ func (c *ClientConfig) ChangeInstanceNameToPID() {
 
 // NamesrvAddrList is NamesrvAddr's list (protocol.SplitNamesrvAddr).
 func (c *ClientConfig) NamesrvAddrList() []string { return protocol.SplitNamesrvAddr(c.NamesrvAddr) }
-
-// Now reads the client's clock (Clock, or the wall clock when it is nil).
-func (c *ClientConfig) Now() time.Time { return clock.Or(c.Clock).Now() }
-
-// NextIndexSeed returns a start value for a round-robin index: IndexSeed's, or a random one as
-// Java's ThreadLocalIndex takes (Math.abs(random.nextInt())).
-func (c *ClientConfig) NextIndexSeed() int32 {
-	if c.IndexSeed != nil {
-		return c.IndexSeed()
-	}
-	return randomSeed()
-}
 
 // LocalAddress returns the host's address as RocketMQ clients report it: the first IPv4
 // address that is neither loopback nor 192.168.x.x, else the first 192.168.x.x one, else

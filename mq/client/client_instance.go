@@ -26,9 +26,9 @@ const lockTimeout = 3 * time.Second
 // Producers and consumers register by group and are called back through MQProducerInner and
 // MQConsumerInner. Mirrors org.apache.rocketmq.client.impl.factory.MQClientInstance.
 //
-// Goroutines (unless DisableScheduledTasks): the route refresh (first after 10 ms, then every
-// PollNameServerInterval), the heartbeat with cleanOfflineBroker (first after 1 s, then every
-// HeartbeatBrokerInterval), offset persistence (first after 10 s, then every
+// Goroutines (unless Options.DisableScheduledTasks): the route refresh (first after 10 ms, then
+// every PollNameServerInterval), the heartbeat with cleanOfflineBroker (first after 1 s, then
+// every HeartbeatBrokerInterval), offset persistence (first after 10 s, then every
 // PersistConsumerOffsetInterval) and the RebalanceService (every RebalanceInterval, or at once
 // on RebalanceImmediately) — each a ServiceThread — plus the remoting client's.
 //
@@ -39,6 +39,7 @@ const lockTimeout = 3 * time.Second
 // producer or consumer is called back, except lockNamesrv during a route update (as in Java).
 type MQClientInstance struct {
 	cfg           ClientConfig
+	opts          Options
 	instanceIndex int
 	clientID      string
 	bootTimestamp time.Time
@@ -65,18 +66,20 @@ type MQClientInstance struct {
 	rebalance     *service.ServiceThread
 }
 
-// NewMQClientInstance returns an instance for cfg (defaults filled in) named clientID; use
-// MQClientManager.GetOrCreateMQClientInstance rather than this, so that the process shares it.
+// NewMQClientInstance returns an instance for cfg (defaults filled in) and opts named clientID;
+// use MQClientManager.GetOrCreateMQClientInstance rather than this, so that the process shares
+// it.
 // Steps are traced as component "client".
-func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *MQClientInstance {
+func NewMQClientInstance(cfg ClientConfig, opts Options, instanceIndex int, clientID string) *MQClientInstance {
 	cfg = cfg.WithDefaults()
 	m := &MQClientInstance{
 		cfg:                cfg,
+		opts:               opts,
 		instanceIndex:      instanceIndex,
 		clientID:           clientID,
-		bootTimestamp:      cfg.Now(),
-		tr:                 trace.New(cfg.Logger, "client"),
-		log:                loggerOf(cfg.Logger),
+		bootTimestamp:      opts.Now(),
+		tr:                 trace.New(opts.Logger, "client"),
+		log:                loggerOf(opts.Logger),
 		producerTable:      map[string]MQProducerInner{},
 		consumerTable:      map[string]MQConsumerInner{},
 		lockNamesrv:        make(chan struct{}, 1),
@@ -88,7 +91,7 @@ func NewMQClientInstance(cfg ClientConfig, instanceIndex int, clientID string) *
 		persistOffset:      service.New("MQClientFactoryScheduledThread-persistOffset"),
 		rebalance:          service.New("RebalanceService"),
 	}
-	m.api = NewMQClientAPI(cfg, &ClientRemotingProcessor{instance: m}, m.tr)
+	m.api = NewMQClientAPI(cfg, opts, &ClientRemotingProcessor{instance: m}, m.tr)
 	if addrs := cfg.NamesrvAddrList(); len(addrs) > 0 {
 		m.api.UpdateNameServerAddressList(addrs)
 	}
@@ -101,20 +104,23 @@ func (m *MQClientInstance) ClientID() string { return m.clientID }
 // Config returns the instance's config (the first registrant's).
 func (m *MQClientInstance) Config() ClientConfig { return m.cfg }
 
+// Options returns the instance's options (the first registrant's).
+func (m *MQClientInstance) Options() Options { return m.opts }
+
 // MQClientAPI returns the instance's API. Java: MQClientInstance#getMQClientAPIImpl.
 func (m *MQClientInstance) MQClientAPI() *MQClientAPI { return m.api }
 
 // Tracer is the instance's tracer (component "client"); nil when off.
 func (m *MQClientInstance) Tracer() *trace.Tracer { return m.tr }
 
-// Logger is the instance's operating logger (ClientConfig.Logger; silent when that is nil).
+// Logger is the instance's operating logger (Options.Logger; silent when that is nil).
 func (m *MQClientInstance) Logger() *slog.Logger { return m.log }
 
-// Now reads the instance's clock (ClientConfig.Clock).
-func (m *MQClientInstance) Now() time.Time { return m.cfg.Now() }
+// Now reads the instance's clock (Options.Clock).
+func (m *MQClientInstance) Now() time.Time { return m.opts.Now() }
 
-// NextIndexSeed returns a start value for a round-robin index (ClientConfig.IndexSeed, or random).
-func (m *MQClientInstance) NextIndexSeed() int32 { return m.cfg.NextIndexSeed() }
+// NextIndexSeed returns a start value for a round-robin index (Options.IndexSeed, or random).
+func (m *MQClientInstance) NextIndexSeed() int32 { return m.opts.NextIndexSeed() }
 
 // State returns the service state.
 func (m *MQClientInstance) State() ServiceState {
@@ -123,10 +129,10 @@ func (m *MQClientInstance) State() ServiceState {
 	return m.state
 }
 
-// Start starts the instance once: its scheduled tasks (unless DisableScheduledTasks). Starting
-// a running instance does nothing; an instance whose start failed cannot be started again.
-// Java: MQClientInstance#start (the name-server address lookup over HTTP is not built; the pull
-// service is each push consumer's own).
+// Start starts the instance once: its scheduled tasks (unless Options.DisableScheduledTasks).
+// Starting a running instance does nothing; an instance whose start failed cannot be started
+// again. Java: MQClientInstance#start (the name-server address lookup over HTTP is not built;
+// the pull service is each push consumer's own).
 func (m *MQClientInstance) Start() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -138,10 +144,10 @@ func (m *MQClientInstance) Start() error {
 		// instance started by a consumer (a producer's instance starts the same service, idle).
 		// The pull loop is the push consumer's own (mq/client/consumer.PullMessageService).
 		if len(m.consumerTable) > 0 && m.tr.Enabled() {
-			m.tr.Step("RebalanceService#run", slog.String("state", "started"), slog.Bool("manual", m.cfg.DisableScheduledTasks),
+			m.tr.Step("RebalanceService#run", slog.String("state", "started"), slog.Bool("manual", m.opts.DisableScheduledTasks),
 				slog.Duration("waitInterval", m.cfg.RebalanceInterval))
 		}
-		if !m.cfg.DisableScheduledTasks {
+		if !m.opts.DisableScheduledTasks {
 			m.startScheduledTask()
 		}
 		m.log.Info("the client factory start OK", "clientId", m.clientID)

@@ -33,16 +33,16 @@ func (c *testCluster) route(withB bool) *protocol.TopicRouteData {
 	return route(brokers...)
 }
 
-func newTestInstance(t *testing.T, ns string, mutate ...func(*ClientConfig)) *MQClientInstance {
+func newTestInstance(t *testing.T, ns string, mutate ...func(*ClientConfig, *Options)) *MQClientInstance {
 	cfg := DefaultClientConfig()
 	cfg.NamesrvAddr = ns
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = t.Name()
-	cfg.DisableScheduledTasks = true
+	opts := Options{DisableScheduledTasks: true}
 	for _, m := range mutate {
-		m(&cfg)
+		m(&cfg, &opts)
 	}
-	inst := GetMQClientManager().GetOrCreateMQClientInstance(cfg)
+	inst := GetMQClientManager().GetOrCreateMQClientInstance(cfg, opts)
 	require.NoError(t, inst.Start())
 	t.Cleanup(func() {
 		inst.mu.Lock()
@@ -187,8 +187,8 @@ func TestNotifyConsumerIdsChangedRebalancesAndScheduledRoutePoll(t *testing.T) {
 	})
 	c.ns.setRoute("N", route(routeBroker{"broker-n", 1, 6, map[int64]string{0: notifier.Addr().String()}}))
 
-	inst := newTestInstance(t, c.ns.addr(), func(cfg *ClientConfig) {
-		cfg.DisableScheduledTasks = false
+	inst := newTestInstance(t, c.ns.addr(), func(cfg *ClientConfig, opts *Options) {
+		opts.DisableScheduledTasks = false
 		cfg.RebalanceInterval = time.Hour
 	})
 	cons := newFakeConsumer("cg", "N")
@@ -212,11 +212,12 @@ func TestClientManagerAndShutdown(t *testing.T) {
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = t.Name()
 	m := GetMQClientManager()
-	a := m.GetOrCreateMQClientInstance(cfg)
-	require.Same(t, a, m.GetOrCreateMQClientInstance(cfg))
+	a := m.GetOrCreateMQClientInstance(cfg, Options{})
+	require.Same(t, a, m.GetOrCreateMQClientInstance(cfg, Options{DisableScheduledTasks: true}))
+	require.False(t, a.Options().DisableScheduledTasks, "the first registrant's options win")
 	cfg2 := cfg
 	cfg2.InstanceName = t.Name() + "-2"
-	b := m.GetOrCreateMQClientInstance(cfg2)
+	b := m.GetOrCreateMQClientInstance(cfg2, Options{})
 	require.NotSame(t, a, b)
 	b.Shutdown()
 
@@ -228,13 +229,13 @@ func TestClientManagerAndShutdown(t *testing.T) {
 	a.UnregisterProducer("pg")
 	a.Shutdown()
 	require.Equal(t, ShutdownAlready, a.State())
-	require.NotSame(t, a, m.GetOrCreateMQClientInstance(cfg), "a shut-down instance is forgotten")
-	m.GetOrCreateMQClientInstance(cfg).Shutdown()
+	require.NotSame(t, a, m.GetOrCreateMQClientInstance(cfg, Options{}), "a shut-down instance is forgotten")
+	m.GetOrCreateMQClientInstance(cfg, Options{}).Shutdown()
 }
 
 // The producer's callbacks see groups in name order (a deterministic refresh order).
 func TestProducersInGroupOrder(t *testing.T) {
-	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	inst := NewMQClientInstance(ClientConfig{ClientIP: "127.0.0.1"}, Options{DisableScheduledTasks: true}, 0, "x")
 	t.Cleanup(func() {
 		for _, g := range []string{"a", "b", "c"} {
 			inst.UnregisterProducer(g)

@@ -23,21 +23,23 @@ var manager = &MQClientManager{table: map[string]*MQClientInstance{}}
 func GetMQClientManager() *MQClientManager { return manager }
 
 // GetOrCreateMQClientInstance returns the instance of cfg's clientId, creating it (with a copy
-// of cfg, defaults filled in) if there is none. The instance is not started.
-// Java: MQClientManager#getOrCreateMQClientInstance.
-func (m *MQClientManager) GetOrCreateMQClientInstance(cfg ClientConfig) *MQClientInstance {
+// of cfg, defaults filled in, and opts) if there is none. The instance is not started. The
+// first registrant's config and options win: a later caller with the same clientId gets the
+// existing instance, whatever cfg and opts it passes (its Logger traces this lookup only).
+// Java: MQClientManager#getOrCreateMQClientInstance (options are Go's; Java has none).
+func (m *MQClientManager) GetOrCreateMQClientInstance(cfg ClientConfig, opts Options) *MQClientInstance {
 	cfg = cfg.WithDefaults()
 	id := cfg.BuildMQClientID()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	inst, ok := m.table[id]
-	if tr := trace.New(cfg.Logger, "client"); tr.Enabled() {
+	if tr := trace.New(opts.Logger, "client"); tr.Enabled() {
 		tr.Step("MQClientManager#getOrCreateMQClientInstance", slog.String("clientId", id), slog.Bool("created", !ok))
 	}
 	if ok {
 		return inst
 	}
-	inst = NewMQClientInstance(cfg, m.index, id)
+	inst = NewMQClientInstance(cfg, opts, m.index, id)
 	m.index++
 	m.table[id] = inst
 	return inst

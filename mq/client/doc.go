@@ -25,8 +25,10 @@
 //
 // The shared core, then the send side, then the consumer's requests:
 //
-//	client_config.go             ClientConfig: name servers, clientId, task periods; the Go-only
-//	                             options (DisableScheduledTasks, Logger, Clock, IndexSeed)
+//	client_config.go             ClientConfig: name servers, clientId, task periods (RocketMQ's
+//	                             keys only)
+//	options.go                   Options, beside ClientConfig: the Go-only settings
+//	                             (DisableScheduledTasks, Logger, Clock, IndexSeed)
 //	client_manager.go            MQClientManager: one instance per clientId
 //	client_instance.go           MQClientInstance: registration, route refresh, heartbeat,
 //	                             broker address tables, the RebalanceService and the offset
@@ -73,7 +75,7 @@
 //
 // # Goroutines and locks
 //
-// Per instance, unless ClientConfig.DisableScheduledTasks: four ServiceThreads (route poll,
+// Per instance, unless Options.DisableScheduledTasks: four ServiceThreads (route poll,
 // heartbeat + offline-broker cleanup, offset persistence, RebalanceService) and the remoting
 // client's goroutines. An async send's callback and a pull's callback run on a remoting
 // callback goroutine. With DisableScheduledTasks nothing runs by itself: the caller drives
@@ -95,8 +97,8 @@
 //
 //   - ThreadLocalIndex is one atomic counter shared by all goroutines (Java: one per thread).
 //   - The UNIQ_KEY's class-loader hash is a random int32 per process.
-//   - DisableScheduledTasks, Clock and IndexSeed exist for chapters and tests (marked Go-only
-//     in ClientConfig).
+//   - DisableScheduledTasks, Clock and IndexSeed exist for chapters and tests (in Options,
+//     beside ClientConfig, which holds only RocketMQ's keys).
 //   - There is no PullMessageService on the instance: each push consumer owns its pull loop.
 //   - No namespace, no name-server lookup over HTTP, no request/reply (SEND_REPLY_MESSAGE),
 //     no TLS, no filter-server upload; the inner CLIENT_INNER_PRODUCER is not created (a

@@ -73,7 +73,7 @@ func TestServers(t *testing.T) {
 	pc := producer.DefaultConfig("servers_producer")
 	pc.NamesrvAddr = s.Namesrv.Addr()
 	pc.InstanceName = t.Name()
-	pc.DisableScheduledTasks = true
+	pc.Options.DisableScheduledTasks = true
 	p, err := s.StartProducer(pc)
 	require.NoError(t, err)
 	r, err := p.Send(context.Background(), &primitive.Message{Topic: "ServersTopic", Body: []byte("x")})

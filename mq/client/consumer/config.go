@@ -8,11 +8,15 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// Config is a push consumer's configuration: the shared client part and the consumer's own.
+// Config is a push consumer's configuration: the shared client part and the consumer's own, and
+// beside them the Go-only client Options (logger, clock, index seed, scheduled tasks off).
 // Mirrors org.apache.rocketmq.client.consumer.DefaultMQPushConsumer's fields (it extends
 // ClientConfig). Start from DefaultConfig; zero fields take the defaults.
 type Config struct {
 	client.ClientConfig
+	// Options are the client's settings that are not RocketMQ keys; they go with ClientConfig
+	// to the MQClientInstance (the first registrant's win).
+	Options client.Options
 	// ConsumerGroup names the group; required. Java: consumerGroup.
 	ConsumerGroup string
 	// MessageModel is CLUSTERING (default: the group shares the queues) or BROADCASTING.

@@ -55,7 +55,7 @@ type MessageListenerConcurrently func(msgs []*primitive.MessageExt, ctx *Consume
 //
 // Goroutines: one per submitted batch, at most ConsumeThreadMin running the listener at once
 // (a semaphore). Deviation: Java queues Runnables for a fixed pool; the effect is the same.
-// With ClientConfig.DisableScheduledTasks a batch runs on the submitting goroutine (the pull
+// With Options.DisableScheduledTasks a batch runs on the submitting goroutine (the pull
 // callback), so a chapter's trace has one order; delayed re-consumption waits for
 // RunDelayedConsumeRequests.
 type ConsumeMessageConcurrentlyService struct {
@@ -77,7 +77,7 @@ type consumeRequest struct {
 }
 
 func newConsumeMessageConcurrentlyService(c *DefaultMQPushConsumer, l MessageListenerConcurrently) *ConsumeMessageConcurrentlyService {
-	return &ConsumeMessageConcurrentlyService{c: c, listener: l, inline: c.cfg.DisableScheduledTasks,
+	return &ConsumeMessageConcurrentlyService{c: c, listener: l, inline: c.cfg.Options.DisableScheduledTasks,
 		sem: make(chan struct{}, c.cfg.ConsumeThreadMin)}
 }
 

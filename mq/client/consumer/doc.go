@@ -74,7 +74,7 @@
 //
 // # Goroutines and locks
 //
-// Per consumer, unless ClientConfig.DisableScheduledTasks: the PullMessageService goroutine (a
+// Per consumer, unless Options.DisableScheduledTasks: the PullMessageService goroutine (a
 // ServiceThread); each batch runs on a goroutine of its own, at most ConsumeThreadMin at once
 // (the semaphore sem); a batch to consume again later, a pull put back after a delay and the
 // 10 s OFFSET_ILLEGAL fix-up wait on time.Timers. A pull's callback runs on a remoting

@@ -66,7 +66,7 @@ func startProducer(t testing.TB, c *embedded.Cluster) *producer.DefaultMQProduce
 	cfg := producer.DefaultConfig("pg_" + safeName(t))
 	cfg.NamesrvAddr = c.NamesrvAddr()
 	cfg.InstanceName = fmt.Sprintf("p-%s-%d", t.Name(), instanceSeq.Add(1))
-	cfg.DisableScheduledTasks = true
+	cfg.Options.DisableScheduledTasks = true
 	p := producer.NewDefaultMQProducer(cfg)
 	require.NoError(t, p.Start())
 	t.Cleanup(p.Shutdown)

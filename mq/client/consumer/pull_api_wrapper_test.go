@@ -67,7 +67,7 @@ func TestProcessPullResult(t *testing.T) {
 	raw = append(raw, pulledRecord(6, 0, []byte("c"), tagProps("TagC"))...) // hash collision stand-in
 	raw = append(raw, pulledRecord(7, primitive.CompressedFlag, z.Bytes(), tagProps("TagB"))...)
 
-	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1"}, client.Options{DisableScheduledTasks: true}, 0, "x")
 	w := NewPullAPIWrapper(inst, "g", false)
 	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 1}
 	require.Equal(t, protocol.MasterID, w.recalculatePullFromWhichNode(mq))
@@ -105,7 +105,7 @@ func TestProcessPullResult(t *testing.T) {
 // TestProcessPullResultNotFound pins that a non-FOUND answer carries no messages but still
 // records the suggested broker id.
 func TestProcessPullResultNotFound(t *testing.T) {
-	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true}, 0, "x")
+	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1"}, client.Options{DisableScheduledTasks: true}, 0, "x")
 	w := NewPullAPIWrapper(inst, "g", false)
 	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a"}
 	res := w.ProcessPullResult(mq, &client.PullResult{PullStatus: client.PullNoNewMsg, SuggestWhichBrokerID: 2}, nil)
@@ -123,9 +123,8 @@ func TestPullKernelImplSync(t *testing.T) {
 	send(t, p, topic, "TagA", 2)
 	send(t, p, topic, "TagB", 1)
 
-	cfg := client.ClientConfig{NamesrvAddr: c.NamesrvAddr(), ClientIP: "127.0.0.1", InstanceName: "sync-" + safeName(t),
-		DisableScheduledTasks: true}
-	inst := client.NewMQClientInstance(cfg.WithDefaults(), 0, cfg.BuildMQClientID())
+	cfg := client.ClientConfig{NamesrvAddr: c.NamesrvAddr(), ClientIP: "127.0.0.1", InstanceName: "sync-" + safeName(t)}
+	inst := client.NewMQClientInstance(cfg.WithDefaults(), client.Options{DisableScheduledTasks: true}, 0, cfg.BuildMQClientID())
 	require.NoError(t, inst.Start())
 	t.Cleanup(inst.Shutdown)
 	require.True(t, inst.UpdateTopicRouteInfoFromNameServer(topic))

@@ -48,7 +48,7 @@ func (r *PullRequest) SetNextOffset(v int64) {
 // pushConsumer does), so the loop, the rebalance that feeds it and the consume service live in
 // one package and the instance keeps only what is shared (routes, heartbeats, connections).
 //
-// With ClientConfig.DisableScheduledTasks no goroutine runs: DoPull and DoPullQueue take a
+// With Options.DisableScheduledTasks no goroutine runs: DoPull and DoPullQueue take a
 // request and wait for its pull to finish, so a chapter drives the loop pass by pass.
 type PullMessageService struct {
 	tr     *trace.Tracer

@@ -47,7 +47,7 @@ type DefaultMQPushConsumer struct {
 // until Start. Steps are traced as component "consumer".
 func NewDefaultMQPushConsumer(cfg Config) *DefaultMQPushConsumer {
 	cfg = cfg.withDefaults()
-	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Logger, "consumer"), log: loggerOf(cfg.Logger), subs: map[string]string{}}
+	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Options.Logger, "consumer"), log: loggerOf(cfg.Options.Logger), subs: map[string]string{}}
 }
 
 // Config returns the consumer's config (defaults filled in).
@@ -81,8 +81,8 @@ func (c *DefaultMQPushConsumer) RegisterMessageListener(l MessageListenerConcurr
 	c.mu.Unlock()
 }
 
-// now reads the consumer's clock (ClientConfig.Clock; the wall clock when nil).
-func (c *DefaultMQPushConsumer) now() time.Time { return c.cfg.Now() }
+// now reads the consumer's clock (Options.Clock; the wall clock when nil).
+func (c *DefaultMQPushConsumer) now() time.Time { return c.cfg.Options.Now() }
 
 // Start checks the config, copies the subscriptions (adding %RETRY%group in CLUSTERING), gets
 // the MQClientInstance of its clientId, chooses the offset store, starts the consume service,
@@ -113,7 +113,7 @@ func (c *DefaultMQPushConsumer) Start() error {
 		c.mu.Unlock()
 		return err
 	}
-	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(c.cfg.ClientConfig)
+	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(c.cfg.ClientConfig, c.cfg.Options)
 	c.instance = inst
 	strategy := c.cfg.AllocateMessageQueueStrategy
 	if strategy == nil {
@@ -124,9 +124,9 @@ func (c *DefaultMQPushConsumer) Start() error {
 		c.rebalance.PutSubscription(sd)
 	}
 	c.pullAPI = NewPullAPIWrapper(inst, c.cfg.ConsumerGroup, c.cfg.UnitMode)
-	c.pull = newPullMessageService(inst.Tracer(), c.cfg.DisableScheduledTasks, c.PullMessage)
+	c.pull = newPullMessageService(inst.Tracer(), c.cfg.Options.DisableScheduledTasks, c.PullMessage)
 	if c.cfg.MessageModel == protocol.Broadcasting {
-		c.offsets = NewLocalFileOffsetStore(c.cfg.OffsetStoreDir, inst.ClientID(), c.cfg.ConsumerGroup, inst.Tracer(), c.cfg.Logger)
+		c.offsets = NewLocalFileOffsetStore(c.cfg.OffsetStoreDir, inst.ClientID(), c.cfg.ConsumerGroup, inst.Tracer(), c.cfg.Options.Logger)
 	} else {
 		c.offsets = NewRemoteBrokerOffsetStore(inst, c.cfg.ConsumerGroup)
 	}
@@ -453,7 +453,7 @@ func (c *DefaultMQPushConsumer) onPullSuccess(req *PullRequest, sd *protocol.Sub
 			c.log.Warn("fix the pull request offset", "mq", mq.String())
 		}
 		c.pullLater.Add(1)
-		if c.cfg.DisableScheduledTasks {
+		if c.cfg.Options.DisableScheduledTasks {
 			fix()
 		} else {
 			time.AfterFunc(10*time.Second, fix)

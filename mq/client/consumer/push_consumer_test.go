@@ -66,7 +66,7 @@ func TestPullOffsetIllegalMovesOffsetToNextBegin(t *testing.T) {
 	c.Brokers[0].ConsumerOffsetManager().CommitOffset("test", group, topic, 0, 100)
 
 	cfg := consumerConfig(t, c, group)
-	cfg.DisableScheduledTasks = true
+	cfg.Options.DisableScheduledTasks = true
 	cons := startPushConsumer(t, cfg, topic, func([]*primitive.MessageExt, *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
 		return ConsumeSuccess
 	})

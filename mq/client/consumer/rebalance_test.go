@@ -45,7 +45,7 @@ func TestRebalanceDropsIdleQueuesOnlyForPushConsumers(t *testing.T) {
 	} {
 		t.Run(string(tc.consumeType), func(t *testing.T) {
 			clk := clock.NewManualMillis(1_700_000_000_000)
-			inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1", DisableScheduledTasks: true, Clock: clk}, 0, "x")
+			inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1"}, client.Options{DisableScheduledTasks: true, Clock: clk}, 0, "x")
 			hooks := &fakeRebalanceHooks{consumeType: tc.consumeType}
 			r := NewRebalance("g", protocol.Broadcasting, AllocateMessageQueueAveragely{}, inst, hooks)
 			r.PutSubscription(&protocol.SubscriptionData{Topic: "T", SubString: "*"})

@@ -7,13 +7,17 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// Config is a producer's configuration: the shared client part and the producer's own.
+// Config is a producer's configuration: the shared client part and the producer's own, and
+// beside them the Go-only client Options (logger, clock, index seed, scheduled tasks off).
 // Mirrors org.apache.rocketmq.client.producer.DefaultMQProducer's fields (it extends ClientConfig).
 //
 // Start from DefaultConfig: a zero retry count means "no retry", not "the default". Zero
 // durations, sizes, the empty createTopicKey and nil tables do take their defaults.
 type Config struct {
 	client.ClientConfig
+	// Options are the client's settings that are not RocketMQ keys; they go with ClientConfig
+	// to the MQClientInstance (the first registrant's win).
+	Options client.Options
 	// ProducerGroup names the producer; required, not DEFAULT_PRODUCER. Java: producerGroup.
 	ProducerGroup string
 	// CreateTopicKey is the auto-create template a new topic is sent through (TBW102).

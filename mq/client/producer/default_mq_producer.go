@@ -69,13 +69,13 @@ type DefaultMQProducer struct {
 }
 
 // NewDefaultMQProducer returns a producer for cfg (see DefaultConfig); it does nothing until
-// Start. Steps are traced as component "producer" to cfg.Logger.
+// Start. Steps are traced as component "producer" to cfg.Options.Logger.
 func NewDefaultMQProducer(cfg Config) *DefaultMQProducer {
 	cfg = cfg.withDefaults()
 	p := &DefaultMQProducer{
 		cfg:                   cfg,
-		tr:                    trace.New(cfg.Logger, "producer"),
-		log:                   cfg.Logger,
+		tr:                    trace.New(cfg.Options.Logger, "producer"),
+		log:                   cfg.Options.Logger,
 		retryCodes:            map[int32]bool{},
 		topicPublishInfoTable: map[string]*client.TopicPublishInfo{},
 	}
@@ -85,7 +85,7 @@ func NewDefaultMQProducer(cfg Config) *DefaultMQProducer {
 	for _, c := range cfg.RetryResponseCodes {
 		p.retryCodes[c] = true
 	}
-	p.faultStrategy = NewMQFaultStrategy(cfg.LatencyMax, cfg.NotAvailableDuration, clock.Or(cfg.Clock), cfg.NextIndexSeed(), p.tr)
+	p.faultStrategy = NewMQFaultStrategy(cfg.LatencyMax, cfg.NotAvailableDuration, clock.Or(cfg.Options.Clock), cfg.Options.NextIndexSeed(), p.tr)
 	p.faultStrategy.SetSendLatencyFaultEnable(cfg.SendLatencyFaultEnable)
 	return p
 }
@@ -98,8 +98,8 @@ func (p *DefaultMQProducer) Config() Config {
 	return p.cfg
 }
 
-// now reads the producer's clock (ClientConfig.Clock; the wall clock when nil).
-func (p *DefaultMQProducer) now() time.Time { return p.cfg.Now() }
+// now reads the producer's clock (Options.Clock; the wall clock when nil).
+func (p *DefaultMQProducer) now() time.Time { return p.cfg.Options.Now() }
 
 func (p *DefaultMQProducer) nowMillis() int64 { return p.now().UnixMilli() }
 
@@ -131,7 +131,7 @@ func (p *DefaultMQProducer) Start() error {
 	if p.cfg.ProducerGroup != protocol.ClientInnerProducerGroup {
 		p.cfg.ChangeInstanceNameToPID()
 	}
-	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(p.cfg.ClientConfig)
+	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(p.cfg.ClientConfig, p.cfg.Options)
 	if !inst.RegisterProducer(p.cfg.ProducerGroup, p) {
 		p.state.Store(int32(client.CreateJust))
 		p.mu.Unlock()

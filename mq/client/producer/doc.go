@@ -33,7 +33,7 @@
 // A broker's failing answer is a *remoting.RemoteError (code, remark, broker address): a code
 // in RetryResponseCodes tries another queue, any other ends the send with that error.
 //
-// Latencies are in ms on the producer's clock (ClientConfig.Clock, a clock.Clock; the fault
+// Latencies are in ms on the producer's clock (Options.Clock, a clock.Clock; the fault
 // table reads the same clock). With
 // sendLatencyFaultEnable a send that took L ms makes its broker unavailable for
 //

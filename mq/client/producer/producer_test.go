@@ -47,7 +47,7 @@ func testConfig(t testing.TB, namesrv string) Config {
 	}, t.Name()))
 	cfg.NamesrvAddr = namesrv
 	cfg.InstanceName = fmt.Sprintf("%s-%d", t.Name(), instanceSeq.Add(1))
-	cfg.DisableScheduledTasks = true
+	cfg.Options.DisableScheduledTasks = true
 	return cfg
 }
 
@@ -254,7 +254,7 @@ func TestConcurrentSends(t *testing.T) {
 	c := startCluster(t, 2)
 	rec := trace.NewRecorder()
 	cfg := testConfig(t, c.NamesrvAddr())
-	cfg.Logger = slog.New(rec)
+	cfg.Options.Logger = slog.New(rec)
 	cfg.SendLatencyFaultEnable = true
 	p := startProducer(t, cfg)
 	var wg sync.WaitGroup

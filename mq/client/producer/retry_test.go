@@ -122,9 +122,9 @@ func TestSyncFailoverAndIsolation(t *testing.T) {
 	b := startScriptedBroker(t, protocol.Success)
 	cfg := testConfig(t, startScriptedNamesrv(t, map[string]string{"broker-a": remotingtest.DeadAddr(t), "broker-b": b.srv.Addr().String()}))
 	cfg.SendLatencyFaultEnable = true
-	cfg.IndexSeed = func() int32 { return -1 }
+	cfg.Options.IndexSeed = func() int32 { return -1 }
 	now := time.UnixMilli(1_700_000_000_000)
-	cfg.Clock = clock.NewManual(now)
+	cfg.Options.Clock = clock.NewManual(now)
 	p := startProducer(t, cfg)
 	res, err := p.Send(context.Background(), tmsg())
 	require.NoError(t, err)
@@ -172,7 +172,7 @@ func TestAsyncRetries(t *testing.T) {
 			}
 			rec := trace.NewRecorder()
 			cfg := testConfig(t, startScriptedNamesrv(t, map[string]string{"broker-a": addr}))
-			cfg.Logger = slog.New(rec)
+			cfg.Options.Logger = slog.New(rec)
 			p := startProducer(t, cfg)
 			var calls atomic.Int32
 			var gotErr error
