@@ -22,10 +22,6 @@ func NewAdminBrokerProcessor(b *BrokerController) *AdminBrokerProcessor {
 	return &AdminBrokerProcessor{b: b}
 }
 
-// adminCodes are the codes registered for this processor.
-var adminCodes = []int32{protocol.UpdateAndCreateTopic, protocol.DeleteTopicInBroker,
-	protocol.SearchOffsetByTimestamp, protocol.GetMaxOffset, protocol.GetMinOffset}
-
 // ProcessRequest implements remoting.RequestProcessor.
 // Java: AdminBrokerProcessor#processRequest.
 func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {

@@ -186,26 +186,6 @@ func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset CommitLogOffset) error
 	}
 }
 
-// getLastOffset is the end (bytes) of the CommitLog record indexed by the last unit, or -1.
-// Java: ConsumeQueue#getLastOffset.
-func (cq *ConsumeQueue) getLastOffset() CommitLogOffset {
-	mf := cq.mfq.LastMappedFile()
-	if mf == nil || mf.WrotePosition() < ConsumeQueueUnitSize {
-		return -1
-	}
-	r, ok := mf.selectMappedBuffer(mf.WrotePosition()-ConsumeQueueUnitSize, ConsumeQueueUnitSize)
-	if !ok {
-		return -1
-	}
-	defer r.Release()
-	offset := int64(binary.BigEndian.Uint64(r.Data))
-	size := int32(binary.BigEndian.Uint32(r.Data[8:]))
-	if offset < 0 || size <= 0 {
-		return -1
-	}
-	return CommitLogOffset(offset + int64(size))
-}
-
 // correctMinOffset sets the min offset to the first unit of the first file that points at or
 // beyond the CommitLog's min offset phyMinOffset. Java: ConsumeQueue#correctMinOffset.
 func (cq *ConsumeQueue) correctMinOffset(phyMinOffset CommitLogOffset) {

@@ -213,15 +213,6 @@ func (q *MappedFileQueue) findMappedFileByOffset(offset int64, returnFirstOnNotF
 	return nil
 }
 
-// getMinOffset is the first file's start offset, or -1 without files.
-// Java: MappedFileQueue#getMinOffset.
-func (q *MappedFileQueue) getMinOffset() int64 {
-	if f := q.FirstMappedFile(); f != nil {
-		return f.fileFromOffset
-	}
-	return -1
-}
-
 // getMaxOffset is the log offset (bytes) readers may read up to: the last file's start +
 // read position; 0 without files. Java: MappedFileQueue#getMaxOffset.
 func (q *MappedFileQueue) getMaxOffset() int64 {

@@ -37,7 +37,6 @@ type ProcessQueue struct {
 	lastPullTimestamp    atomic.Int64 // ms
 	lastConsumeTimestamp atomic.Int64 // ms
 	locked               atomic.Bool
-	lastLockTimestamp    atomic.Int64 // ms
 
 	consumeMu sync.Mutex
 }

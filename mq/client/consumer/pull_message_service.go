@@ -19,9 +19,8 @@ type PullRequest struct {
 	MessageQueue  primitive.MessageQueue
 	ProcessQueue  *ProcessQueue
 
-	mu               sync.Mutex
-	nextOffset       int64
-	previouslyLocked bool
+	mu         sync.Mutex
+	nextOffset int64
 }
 
 // NextOffset is the offset the next pull starts at.
