@@ -73,7 +73,13 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 	err = c.Subscribe("QuickstartTopic", consumer.MessageSelector{},
 		func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 			for _, m := range msgs {
-				got <- string(m.Body)
+				if m.MsgId != res.MsgID { // the group may first get older messages of the topic
+					continue
+				}
+				select {
+				case got <- string(m.Body):
+				default: // already reported; never block the client's consume goroutine
+				}
 			}
 			return consumer.ConsumeSuccess, nil
 		})

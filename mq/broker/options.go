@@ -7,10 +7,11 @@ import "github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 type Option func(*BrokerController)
 
 // WithClock sets the broker's one clock; nil or absent means clock.System. It is the time of
-// the DataVersions of topics.json and subscriptionGroup.json, of client channel expiry, of long
-// polling (a held pull's suspend time and its deadline) and of fast failure (the age of queued
-// requests, stamped by the broker's worker pools), and the message store's unless
+// the DataVersions of topics.json and subscriptionGroup.json, of client channel expiry
+// (channelExpiredTimeout, checked every clientHousekeepingInterval of wall time: moving this
+// clock past the timeout expires every client channel at the next check, as a test may want),
+// of long polling (a held pull's suspend time and its deadline) and of fast failure (the age of
+// queued requests, stamped by the broker's worker pools), and the message store's unless
 // WithStoreOptions gives the store a clock of its own. The remoting servers and the name-server
-// client keep the system clock: connection idleness is wall time, so a chapter that moves the
-// broker's clock by hours does not close its connections.
+// client keep the system clock: connection idleness (channelMaxIdle) stays wall time.
 func WithClock(c clock.Clock) Option { return func(b *BrokerController) { b.clock = clock.Or(c) } }

@@ -364,13 +364,21 @@ func (p *SendMessageProcessor) awaitResult(ch *remoting.Channel, req *remoting.R
 	return nil, nil
 }
 
-// storedCodes answers the four put statuses where the message is in the CommitLog: PUT_OK is
-// SUCCESS, the other three keep their names as response codes (10, 12, 11).
-var storedCodes = map[store.PutMessageStatus]int32{
-	store.PutOK:             protocol.Success,
-	store.FlushDiskTimeout:  protocol.FlushDiskTimeout,
-	store.FlushSlaveTimeout: protocol.FlushSlaveTimeout,
-	store.SlaveNotAvailable: protocol.SlaveNotAvailable,
+// storedCode answers the four put statuses where the message is in the CommitLog: PUT_OK is
+// SUCCESS, the other three keep their names as response codes (10, 12, 11). A switch, not a
+// map: it runs on every send.
+func storedCode(s store.PutMessageStatus) (int32, bool) {
+	switch s {
+	case store.PutOK:
+		return protocol.Success, true
+	case store.FlushDiskTimeout:
+		return protocol.FlushDiskTimeout, true
+	case store.FlushSlaveTimeout:
+		return protocol.FlushSlaveTimeout, true
+	case store.SlaveNotAvailable:
+		return protocol.SlaveNotAvailable, true
+	}
+	return 0, false
 }
 
 // handlePutMessageResult maps the store status to the response code and, for the four
@@ -378,7 +386,7 @@ var storedCodes = map[store.PutMessageStatus]int32{
 // Java: SendMessageProcessor#handlePutMessageResult.
 func (p *SendMessageProcessor) handlePutMessageResult(r store.PutMessageResult, resp *remoting.RemotingCommand,
 	queueID int32) *remoting.RemotingCommand {
-	if code, stored := storedCodes[r.PutMessageStatus]; stored {
+	if code, stored := storedCode(r.PutMessageStatus); stored {
 		setResp(resp, code, "")
 		if a := r.AppendMessageResult; a != nil {
 			resp.AddExtField("msgId", a.MsgID)

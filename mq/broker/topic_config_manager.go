@@ -115,13 +115,6 @@ func (m *TopicConfigManager) IsSystemTopic(topic string) bool {
 	return m.systemTopics[topic]
 }
 
-// IsOrderTopic reports whether topic exists and is marked order.
-// Java: TopicConfigManager#isOrderTopic.
-func (m *TopicConfigManager) IsOrderTopic(topic string) bool {
-	tc := m.SelectTopicConfig(topic)
-	return tc != nil && tc.Order
-}
-
 // CreateTopicInSendMessageMethod returns topic's config, creating it from the template
 // defaultTopic when it does not exist: the template must exist and carry PERM_INHERIT; the new
 // topic gets min(clientDefaultTopicQueueNums, template writeQueueNums) read and write queues,

@@ -309,7 +309,7 @@ func (a *MQClientAPI) onExceptionImpl(ctx context.Context, req *SendRequest, cmd
 // Java: MQClientAPIImpl#processSendResponse.
 func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Message, batch *MessageBatch,
 	resp *remoting.RemotingCommand, addr string) (*SendResult, error) {
-	status, ok := sendStatusByCode[resp.Code]
+	status, ok := sendStatusOf(resp.Code)
 	if !ok {
 		return nil, remoteError(resp, addr)
 	}

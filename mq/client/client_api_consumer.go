@@ -49,7 +49,7 @@ func (a *MQClientAPI) PullMessageSync(ctx context.Context, addr string, h *proto
 // PULL_RETRY_IMMEDIATELY (20) → NO_MATCHED_MSG, PULL_OFFSET_MOVED (21) → OFFSET_ILLEGAL;
 // anything else is a *remoting.RemoteError. Java: MQClientAPIImpl#processPullResponse.
 func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResult, error) {
-	st, ok := pullStatusByCode[resp.Code]
+	st, ok := pullStatusOf(resp.Code)
 	if !ok {
 		return nil, remoteError(resp, addr)
 	}

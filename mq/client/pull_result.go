@@ -20,12 +20,20 @@ const (
 	PullOffsetIllegal
 )
 
-// pullStatusByCode reads a PULL_MESSAGE answer's code (Java: MQClientAPIImpl#processPullResponse).
-var pullStatusByCode = map[int32]PullStatus{
-	protocol.Success:              PullFound,
-	protocol.PullNotFound:         PullNoNewMsg,
-	protocol.PullRetryImmediately: PullNoMatchedMsg,
-	protocol.PullOffsetMoved:      PullOffsetIllegal,
+// pullStatusOf reads a PULL_MESSAGE answer's code; false for any other code. A switch, not a
+// map: it runs on every pull answer. Java: MQClientAPIImpl#processPullResponse.
+func pullStatusOf(code int32) (PullStatus, bool) {
+	switch code {
+	case protocol.Success:
+		return PullFound, true
+	case protocol.PullNotFound:
+		return PullNoNewMsg, true
+	case protocol.PullRetryImmediately:
+		return PullNoMatchedMsg, true
+	case protocol.PullOffsetMoved:
+		return PullOffsetIllegal, true
+	}
+	return 0, false
 }
 
 var pullStatusNames = [...]string{PullFound: "FOUND", PullNoNewMsg: "NO_NEW_MSG", PullNoMatchedMsg: "NO_MATCHED_MSG",

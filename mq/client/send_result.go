@@ -23,13 +23,21 @@ const (
 
 var sendStatusNames = [...]string{"SEND_OK", "FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE"}
 
-// sendStatusByCode reads a send's answer code; any other code is a failure (a
-// *remoting.RemoteError). Java: MQClientAPIImpl#processSendResponse.
-var sendStatusByCode = map[int32]SendStatus{
-	protocol.Success:           SendOK,
-	protocol.FlushDiskTimeout:  FlushDiskTimeout,
-	protocol.FlushSlaveTimeout: FlushSlaveTimeout,
-	protocol.SlaveNotAvailable: SlaveNotAvailable,
+// sendStatusOf reads a send's answer code; false for any other code, a failure (a
+// *remoting.RemoteError). A switch, not a map: it runs on every send answer.
+// Java: MQClientAPIImpl#processSendResponse.
+func sendStatusOf(code int32) (SendStatus, bool) {
+	switch code {
+	case protocol.Success:
+		return SendOK, true
+	case protocol.FlushDiskTimeout:
+		return FlushDiskTimeout, true
+	case protocol.FlushSlaveTimeout:
+		return FlushSlaveTimeout, true
+	case protocol.SlaveNotAvailable:
+		return SlaveNotAvailable, true
+	}
+	return 0, false
 }
 
 // String returns Java's enum name.

@@ -38,8 +38,6 @@ type Config struct {
 	// NamesrvClock is the name server's clock (nil: the system clock); a test hands it a
 	// clock.Manual to expire brokers on demand.
 	NamesrvClock clock.Clock
-	// BrokerClock is every broker's clock (nil: the system clock).
-	BrokerClock clock.Clock
 }
 
 // Cluster is a running name server and its brokers.
@@ -86,7 +84,7 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 	if cfg.Customize != nil {
 		cfg.Customize(i, &bc, &sc)
 	}
-	opts := []broker.Option{broker.WithClock(cfg.BrokerClock)}
+	var opts []broker.Option
 	if cfg.StoreOptions != nil {
 		opts = append(opts, broker.WithStoreOptions(cfg.StoreOptions(i)))
 	}

@@ -139,7 +139,12 @@ func Start(c *NamesrvController) error {
 		c.tr.Step("NamesrvStartup#start")
 	}
 	if err := c.Initialize(); err != nil {
+		c.Shutdown() // Initialize may have started worker pools
 		return err
 	}
-	return c.Start()
+	if err := c.Start(); err != nil {
+		c.Shutdown() // a failed start (a port in use) leaves nothing running
+		return err
+	}
+	return nil
 }

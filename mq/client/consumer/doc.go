@@ -90,7 +90,7 @@
 //
 //   - DefaultMQPushConsumer: mu guards state transitions, the pre-start subscriptions and the
 //     listener; state is also an atomic for the pull path; paused is an atomic (Suspend/Resume);
-//     pullLater (a WaitGroup) counts pending OFFSET_ILLEGAL fix-ups so Shutdown can wait.
+//     pullLater (a service.Group) holds pending OFFSET_ILLEGAL fix-ups: Shutdown cancels those not yet due and waits for a running one.
 //   - Rebalance: mu guards processQueueTable, topicSubscribeInfoTable and subscriptionInner;
 //     it is never held while hooks run or the broker is asked. rebalancePush holds no lock.
 //   - PullRequest: mu guards nextOffset. PullMessageService: mu guards the pending queue, the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -40,7 +41,7 @@ type DefaultMQPushConsumer struct {
 	offsets   OffsetStore
 	consume   ConsumeMessageService
 	paused    atomic.Bool
-	pullLater sync.WaitGroup // delayed OFFSET_ILLEGAL fix-ups
+	pullLater service.Group // delayed OFFSET_ILLEGAL fix-ups; Shutdown cancels those not yet due
 }
 
 // NewDefaultMQPushConsumer returns a consumer for cfg (see DefaultConfig); nothing happens
@@ -115,6 +116,9 @@ func (c *DefaultMQPushConsumer) Start() error {
 	}
 	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(c.cfg.ClientConfig, c.cfg.Options)
 	c.instance = inst
+	// The instance's options are the first registrant's; the consumer follows them, so its
+	// clock and scheduling never differ from the rebalance and heartbeat it shares.
+	c.cfg.Options = inst.Options()
 	strategy := c.cfg.AllocateMessageQueueStrategy
 	if strategy == nil {
 		strategy = AllocateMessageQueueAveragely{Tracer: inst.Tracer()}
@@ -220,13 +224,14 @@ func (c *DefaultMQPushConsumer) Shutdown() {
 	}
 	c.state.Store(int32(client.ShutdownAlready))
 	c.mu.Unlock()
+	c.pullLater.Close() // no OFFSET_ILLEGAL fix-up runs on a consumer going away
+	c.pullLater.Wait()
 	c.consume.Shutdown()
 	c.PersistConsumerOffset()
 	c.instance.UnregisterConsumer(c.cfg.ConsumerGroup)
 	c.pull.shutdown() // Java: MQClientInstance#shutdown stops pullMessageService first
 	c.instance.Shutdown()
 	c.rebalance.DestroyAll()
-	c.pullLater.Wait()
 }
 
 // Suspend pauses pulling (each queue retries every second); Resume continues.
@@ -446,17 +451,17 @@ func (c *DefaultMQPushConsumer) onPullSuccess(req *PullRequest, sd *protocol.Sub
 		req.SetNextOffset(res.NextBeginOffset)
 		pq.SetDropped(true)
 		fix := func() {
-			defer c.pullLater.Done()
 			c.offsets.UpdateOffset(mq, req.NextOffset(), false)
 			c.offsets.Persist(mq)
 			c.rebalance.RemoveProcessQueue(mq)
 			c.log.Warn("fix the pull request offset", "mq", mq.String())
 		}
-		c.pullLater.Add(1)
 		if c.cfg.Options.DisableScheduledTasks {
 			fix()
 		} else {
-			time.AfterFunc(10*time.Second, fix)
+			// Deviation: Java's 10 s task still runs after shutdown; here Shutdown cancels it
+			// (the queue is dropped either way, and the next start rebalances afresh).
+			c.pullLater.AfterFunc(10*time.Second, fix)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -103,4 +104,23 @@ func TestPullOffsetIllegalMovesOffsetToNextBegin(t *testing.T) {
 		require.Contains(t, cons.PullMessageService().Pending(), mq)
 		require.True(t, cons.PullMessageService().DoPullQueue(mq))
 	})
+}
+
+// TestConsumersSharingAnInstanceShareItsOptions: a second consumer registering with an instance
+// another created follows that instance's options (here its clock), so its pull and consume
+// times are on the same clock as the rebalance that checks them (IsPullExpired).
+func TestConsumersSharingAnInstanceShareItsOptions(t *testing.T) {
+	c := startCluster(t, "")
+	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	first := consumerConfig(t, c, "share-a")
+	first.Options.Clock = clk
+	second := consumerConfig(t, c, "share-b")
+	second.InstanceName = first.InstanceName // same clientId: one MQClientInstance
+	noop := func([]*primitive.MessageExt, *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+		return ConsumeSuccess
+	}
+	a := startPushConsumer(t, first, "ShareTopic", noop)
+	b := startPushConsumer(t, second, "ShareTopic", noop)
+	require.Same(t, a.instance, b.instance, "one instance for one clientId")
+	require.Equal(t, clk.Now(), b.now(), "the second consumer reads the instance's clock")
 }

@@ -66,8 +66,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 		nc := namesrv.DefaultNamesrvConfig()
 		nc.KvConfigPath = filepath.Join(sc.Store.StorePathRootDir, "namesrv", "kvConfig.json")
 		ns = namesrv.NewNamesrvController(nc, serverCfg, tr.With("namesrv"))
-		if err := namesrv.Start(ns); err != nil {
-			ns.Shutdown()
+		if err := namesrv.Start(ns); err != nil { // Start shuts down what it started
 			return fmt.Errorf("in-process name server: %w", err)
 		}
 		if ip := net.ParseIP(bind); ip == nil || ip.IsUnspecified() {

@@ -33,7 +33,7 @@
 //	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic, SplitNamesrvAddr
 //	topic_config.go    TopicConfig, DataVersion, TopicConfigSerializeWrapper, RegisterBrokerBody
 //	data_version.go    DataVersion's JSON body (QUERY_DATA_VERSION)
-//	fastjson.go        the compact writer; QuoteNumericKeys (internal/fastjson with ErrBadBody)
+//	fastjson.go        the compact writer (reading goes through internal/fastjson, errors as ErrBadBody)
 //	route.go           QueueData, BrokerData, TopicRouteData, ClusterInfo
 //	heartbeat.go       HeartbeatData, SubscriptionData, BuildSubscriptionData
 //	bodies.go          consumer list, topic list, lock/unlock bodies

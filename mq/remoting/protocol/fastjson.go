@@ -1,11 +1,9 @@
 package protocol
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 )
 
@@ -77,15 +75,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// QuoteNumericKeys rewrites fastjson text into standard JSON by quoting object keys that are
-// bare numbers ({0:"a"} → {"0":"a"}); see fastjson.QuoteNumericKeys. An unterminated string is
-// ErrBadBody.
-func QuoteNumericKeys(in []byte) ([]byte, error) {
-	out, err := fastjson.QuoteNumericKeys(in)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadBody, err)
-	}
-	return out, nil
 }

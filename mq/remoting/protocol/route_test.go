@@ -119,25 +119,6 @@ func TestDecodeTopicRouteData(t *testing.T) {
 	}
 }
 
-// TestQuoteNumericKeys pins the fastjson→JSON rewrite: only bare numeric object keys change.
-func TestQuoteNumericKeys(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{0:"a",1:"b"}`, `{"0":"a","1":"b"}`},
-		{`{"x":{0:12,-1:3}}`, `{"x":{"0":12,"-1":3}}`},
-		{`{"0":"a"}`, `{"0":"a"}`},
-		{`[0,1,{2:[3,4]}]`, `[0,1,{"2":[3,4]}]`},
-		{`{"s":"{0:\"x\",1:2}"}`, `{"s":"{0:\"x\",1:2}"}`},
-		{`{ 7 : "a" }`, `{ "7" : "a" }`},
-	}
-	for _, tt := range tests {
-		got, err := QuoteNumericKeys([]byte(tt.in))
-		require.NoError(t, err)
-		require.Equal(t, tt.want, string(got))
-	}
-	_, err := QuoteNumericKeys([]byte(`{"abc`))
-	require.ErrorIs(t, err, ErrBadBody, "an unterminated string is a bad body")
-}
-
 // TestClusterInfoEncode pins GET_BROKER_CLUSTER_INFO's body (§5.4), same key rule as routes.
 func TestClusterInfoEncode(t *testing.T) {
 	ci := &ClusterInfo{
