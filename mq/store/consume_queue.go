@@ -154,6 +154,11 @@ func (cq *ConsumeQueue) zeroStaleUnits() {
 // from the last file backwards, a file whose first unit is already past is deleted; in the
 // first file that is not, the write position is set after the last unit below phyOffset.
 // Java: ConsumeQueue#truncateDirtyLogicFiles.
+//
+// Deviation: a last file whose first unit was never written (the queue rolled to it just
+// before a power cut) is deleted too, unless it is the only file (it then keeps the queue's
+// logical offset), and the truncation goes on in the file before it. Java stops at such a
+// file and keeps the units before it, even those pointing past the recovered log.
 func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset CommitLogOffset) error {
 	cq.maxPhysicOffset.Store(int64(phyOffset))
 	be := binary.BigEndian
@@ -163,8 +168,9 @@ func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset CommitLogOffset) error
 			return nil
 		}
 		mf.setPositions(0)
-		first := int64(be.Uint64(mf.data[0:]))
-		if first >= int64(phyOffset) {
+		first, firstSize := int64(be.Uint64(mf.data[0:])), int32(be.Uint32(mf.data[8:]))
+		empty := first < 0 || firstSize <= 0 // rolled to and never written: the units are before it
+		if first >= int64(phyOffset) || (empty && len(cq.mfq.MappedFiles()) > 1) {
 			if err := cq.mfq.deleteLastMappedFile(); err != nil {
 				return err
 			}

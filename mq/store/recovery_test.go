@@ -167,3 +167,38 @@ func TestRecoverConsumeQueueFileNeverWritten(t *testing.T) {
 		require.Equal(t, off, s2.GetCommitLogOffsetInQueue("T", 0, QueueOffset(k)), "unit %d", k)
 	}
 }
+
+// TestRecoverTruncatesBehindEmptyConsumeQueueFile: a power cut right after the ConsumeQueue
+// rolled to a new file leaves that file all zero, while the full file before it was flushed
+// with units for records the CommitLog lost. Recovery must look past the empty file: it goes,
+// and the units pointing past the recovered log end go with it. (The power-cut test found
+// this: the empty last file used to stop the truncation, so the queue kept units for records
+// that were gone.) Java: ConsumeQueue#truncateDirtyLogicFiles.
+func TestRecoverTruncatesBehindEmptyConsumeQueueFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallConfig(dir)
+	cfg.MappedFileSizeCommitLog = 64 << 10
+	s := openStore(t, cfg, nil, nil)
+	var offs []CommitLogOffset
+	for i := 0; i < 40; i++ { // two full ConsumeQueue files of 20 units
+		offs = append(offs, put(t, s, newMsg("T", 0, "m", "")).WroteOffset)
+	}
+	s.DoReput()
+	s.Shutdown()
+	queueDir := filepath.Join(dir, "consumequeue", "T", "0")
+	require.NoError(t, os.WriteFile(filepath.Join(queueDir, offset2FileName(40*ConsumeQueueUnitSize)),
+		make([]byte, 20*ConsumeQueueUnitSize), 0o644)) // the rolled-to file, never flushed
+	logFile := filepath.Join(dir, "commitlog", offset2FileName(0))
+	require.NoError(t, zeroFrom(logFile, int64(offs[35]), 64<<10)) // the log lost records 35..39
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
+
+	s2 := openStore(t, cfg, nil, nil)
+	require.Equal(t, offs[35], s2.GetMaxPhyOffset())
+	require.Equal(t, QueueOffset(35), s2.GetMaxOffsetInQueue("T", 0), "no unit for a lost record")
+	for k := 0; k < 35; k++ {
+		require.Equal(t, offs[k], s2.GetCommitLogOffsetInQueue("T", 0, QueueOffset(k)), "unit %d", k)
+	}
+	r := put(t, s2, newMsg("T", 0, "after", ""))
+	require.Equal(t, QueueOffset(35), r.LogicsOffset)
+	require.Equal(t, offs[35], r.WroteOffset)
+}
