@@ -96,7 +96,9 @@ func (r *GroupCommitRequest) wakeupCustomer(status PutMessageStatus) bool {
 // WakeupCustomer completes the request with status (PUT_OK, FLUSH_SLAVE_TIMEOUT, ...): the
 // first call wins and reports true, later ones are ignored. A ReplicaService calls it once per
 // request it was handed. Java: GroupCommitRequest#wakeupCustomer.
-func (r *GroupCommitRequest) WakeupCustomer(status PutMessageStatus) bool { return r.wakeupCustomer(status) }
+func (r *GroupCommitRequest) WakeupCustomer(status PutMessageStatus) bool {
+	return r.wakeupCustomer(status)
+}
 
 // isWaitStoreMsgOK reads the WAIT property: absent or "true" (any case) means the producer
 // waits for the store (Java's Boolean.parseBoolean). Java: Message#isWaitStoreMsgOK.

@@ -26,7 +26,9 @@ func TestReplicationByteIdentical(t *testing.T) {
 	for name, b := range mf {
 		require.True(t, bytesEqual(b, sf[name]), "file %s differs", name)
 	}
-	require.Eventually(t, func() bool { return slave.store.GetMaxOffsetInQueue("T", 3) == master.store.GetMaxOffsetInQueue("T", 3) },
+	require.Eventually(t, func() bool {
+		return slave.store.GetMaxOffsetInQueue("T", 3) == master.store.GetMaxOffsetInQueue("T", 3)
+	},
 		5*time.Second, 10*time.Millisecond)
 	for q := int32(0); q < 4; q++ {
 		require.Equal(t, store.QueueOffset(15), slave.store.GetMaxOffsetInQueue("T", q))
