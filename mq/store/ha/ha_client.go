@@ -81,6 +81,7 @@ func (c *HAClient) updateMasterAddress(addr string) {
 		_ = c.conn.Close()
 	}
 	c.mu.Unlock()
+	c.svc.Wakeup() // a loop pausing without a master connects now
 }
 
 func deref(s *string) string {

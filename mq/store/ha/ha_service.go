@@ -53,10 +53,12 @@ type HAService struct {
 // NewHAService builds the HA service of s (its config's haListenPort, haMasterAddress,
 // intervals and batch size; its Options' Clock and ManualServices) and plugs it into s's
 // CommitLog as its ReplicaService. Nothing listens or runs until Start. tr nil turns the step
-// trace off; operating logs go to tr's logger. Java: HAService(defaultMessageStore), created
-// by DefaultMessageStore's constructor.
-func NewHAService(s *store.DefaultMessageStore, tr *trace.Tracer) *HAService {
-	log := tr.Logger()
+// trace off; operating logs go to log (nil: tr's logger, else none). Java:
+// HAService(defaultMessageStore), created by DefaultMessageStore's constructor.
+func NewHAService(s *store.DefaultMessageStore, tr *trace.Tracer, log *slog.Logger) *HAService {
+	if log == nil {
+		log = tr.Logger()
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

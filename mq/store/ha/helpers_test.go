@@ -50,7 +50,7 @@ func startNode(t *testing.T, cfg store.MessageStoreConfig, opts store.Options, t
 	s, err := store.NewDefaultMessageStore(cfg, opts, nil, tr)
 	require.NoError(t, err)
 	require.NoError(t, s.Load())
-	h := NewHAService(s, tr)
+	h := NewHAService(s, tr, nil)
 	require.NoError(t, s.Start())
 	require.NoError(t, h.Start())
 	n := &node{dir: cfg.StorePathRootDir, cfg: cfg, opts: opts, store: s, ha: h}

@@ -1,0 +1,75 @@
+package embedded
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/stretchr/testify/require"
+)
+
+func haMsg(topic, body string) *primitive.MessageExtBrokerInner {
+	m := &primitive.MessageExtBrokerInner{}
+	m.Topic = topic
+	m.Body = []byte(body)
+	m.BornHost = "127.0.0.1:50000"
+	m.StoreHost = "127.0.0.1:10911"
+	return m
+}
+
+// TestMasterAndSlave: with Config.Slaves a SYNC_MASTER and its slave start on loopback; the
+// slave registers with brokerId 1 and learns the master's HA address from the name server;
+// the route lists both addresses under one brokerName while the queues stay the master's; a
+// SYNC_MASTER put answers PUT_OK once the slave holds it, and the slave's reput makes it
+// readable there; the slave refuses SEND_MESSAGE with SERVICE_NOT_AVAILABLE (14) and
+// RocketMQ's remark. Java: BrokerController#registerBrokerAll (updateHaMasterAddress),
+// RouteInfoManager#registerBroker, DefaultMessageStore#checkStoreStatus on a slave.
+func TestMasterAndSlave(t *testing.T) {
+	c, err := Start(Config{Dir: t.TempDir(), Slaves: true,
+		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.BrokerRole = store.SyncMaster
+			sc.MappedFileSizeCommitLog = 64 * 1024
+		},
+		SlaveCustomize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.MappedFileSizeCommitLog = 64 * 1024
+		}})
+	require.NoError(t, err)
+	defer c.Shutdown()
+	master, slave := c.Brokers[0], c.Slaves[0]
+	require.Equal(t, master.HAServerAddr(), slave.HAService().HAClient().MasterAddress(), "learnt from the registration answer")
+	require.Eventually(t, func() bool { return master.HAService().ConnectionCount() == 1 }, 10*time.Second, 10*time.Millisecond)
+
+	// create the topic on the master through a put's auto-creation path is the broker's job;
+	// the store takes any topic.
+	r := master.MessageStore().PutMessage(haMsg("HA_T", "hello"))
+	require.Equal(t, store.PutOK, r.PutMessageStatus, "SYNC_MASTER with a live slave")
+	end := r.AppendMessageResult.WroteOffset + store.CommitLogOffset(r.AppendMessageResult.WroteBytes)
+	require.GreaterOrEqual(t, int64(slave.MessageStore().GetMaxPhyOffset()), int64(end), "acknowledged means on the slave")
+	require.Eventually(t, func() bool { return slave.MessageStore().GetMaxOffsetInQueue("HA_T", 0) == 1 }, 5*time.Second, 10*time.Millisecond)
+	got := slave.MessageStore().GetMessage("g", "HA_T", 0, 0, 1, nil)
+	require.Equal(t, store.Found, got.Status)
+
+	route := c.Namesrv.RouteInfoManager.PickupTopicRouteData(master.BrokerConfig().BrokerClusterName)
+	require.NotNil(t, route)
+	require.Len(t, route.BrokerDatas, 1)
+	require.Equal(t, map[int64]string{0: master.BrokerAddr(), 1: slave.BrokerAddr()}, route.BrokerDatas[0].BrokerAddrs)
+	for _, qd := range route.QueueDatas {
+		require.Equal(t, "broker-a", qd.BrokerName)
+	}
+
+	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
+	defer cl.Shutdown()
+	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: "HA_T", DefaultTopic: protocol.DefaultTopic,
+		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := cl.InvokeSync(ctx, slave.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("x")))
+	require.NoError(t, err)
+	require.Equal(t, int32(protocol.ServiceNotAvailable), resp.Code)
+	require.Contains(t, resp.Remark, "messages are put to the slave")
+}
