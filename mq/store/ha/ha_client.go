@@ -40,6 +40,8 @@ type HAClient struct {
 	svc *service.ServiceThread
 
 	masterAddress atomic.Pointer[string]
+	// pause is the wait before reconnecting (reconnectPause; tests shorten it).
+	pause    time.Duration
 	stopping      atomic.Bool // shutdown began: no new connection
 
 	mu   sync.Mutex // guards conn (Close and updateMasterAddress from other goroutines)
@@ -58,7 +60,7 @@ type HAClient struct {
 }
 
 func newHAClient(h *HAService) *HAClient {
-	return &HAClient{h: h, svc: service.New("HAClient")}
+	return &HAClient{h: h, svc: service.New("HAClient"), pause: reconnectPause}
 }
 
 // MasterAddress is the master HA address followed, "" when none.
@@ -255,7 +257,7 @@ func (c *HAClient) start() {
 	c.svc.Start(func() {
 		for !c.svc.Stopped() {
 			if !c.RunOnce() && !c.svc.Stopped() {
-				c.svc.WaitForRunning(reconnectPause)
+				c.svc.WaitForRunning(c.pause)
 			}
 		}
 		c.CloseMaster()

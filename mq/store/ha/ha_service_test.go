@@ -42,3 +42,80 @@ func TestReplicationByteIdentical(t *testing.T) {
 }
 
 func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
+
+// TestSlaveRestartResumes: a slave restarted on its store resumes from its own max offset —
+// its first report is that offset and the master transfers from there, not from 0 — and ends
+// byte-identical again. Java: HAClient#connectMaster (currentReportedOffset = the store's max
+// physical offset), WriteSocketService#run (nextTransferFromWhere = slaveRequestOffset).
+func TestSlaveRestartResumes(t *testing.T) {
+	master, slave := startPair(t, store.AsyncMaster)
+	putN(t, master.store, 0, 30, store.PutOK)
+	end := master.store.GetMaxPhyOffset()
+	require.Eventually(t, func() bool { return slave.store.GetMaxPhyOffset() == end }, 10*time.Second, 10*time.Millisecond)
+	slave.stop()
+	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == 0 }, 10*time.Second, 10*time.Millisecond)
+
+	putN(t, master.store, 30, 30, store.PutOK)
+	again := startNode(t, slave.cfg, store.Options{}, nil)
+	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == 1 }, 10*time.Second, 10*time.Millisecond)
+	conn := master.ha.Connections()[0]
+	require.Eventually(t, func() bool { return conn.SlaveRequestOffset() >= 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Equal(t, end, conn.SlaveRequestOffset(), "the restarted slave asks for what it lacks")
+	end2 := master.store.GetMaxPhyOffset()
+	require.Eventually(t, func() bool { return again.store.GetMaxPhyOffset() == end2 }, 10*time.Second, 10*time.Millisecond)
+	mf, sf := commitLogFiles(t, master.dir), commitLogFiles(t, again.dir)
+	require.Equal(t, names(mf), names(sf))
+	for name, b := range mf {
+		require.True(t, bytesEqual(b, sf[name]), "file %s differs", name)
+	}
+}
+
+// TestSyncMasterWithoutSlave: a SYNC_MASTER put with no slave connected is stored but
+// answered SLAVE_NOT_AVAILABLE at once. Java: CommitLog#submitReplicaRequest (isSlaveOK false).
+func TestSyncMasterWithoutSlave(t *testing.T) {
+	master := startNode(t, testConfig(t.TempDir(), store.SyncMaster), store.Options{}, nil)
+	r := master.store.PutMessage(msg(0, 0))
+	require.Equal(t, store.SlaveNotAvailable, r.PutMessageStatus)
+	require.NotNil(t, r.AppendMessageResult, "stored all the same")
+	require.Equal(t, r.AppendMessageResult.WroteOffset+store.CommitLogOffset(r.AppendMessageResult.WroteBytes), master.store.GetMaxPhyOffset())
+}
+
+// TestSyncMasterWithSlave: with a live slave every SYNC_MASTER put answers PUT_OK, and then the
+// slave holds its bytes (push2SlaveMaxOffset reached the put's end); with SYNC_FLUSH as well
+// both waits are joined. Java: GroupTransferService#doWaitTransfer.
+func TestSyncMasterWithSlave(t *testing.T) {
+	for _, flush := range []string{store.AsyncFlush, store.SyncFlush} {
+		t.Run(flush, func(t *testing.T) {
+			mc := testConfig(t.TempDir(), store.SyncMaster)
+			mc.FlushDiskType = flush
+			master := startNode(t, mc, store.Options{}, nil)
+			sc := testConfig(t.TempDir(), store.Slave)
+			sc.HaMasterAddress = master.haAddr()
+			startNode(t, sc, store.Options{}, nil)
+			require.Eventually(t, func() bool { return master.ha.IsSlaveOK(master.store.GetMaxPhyOffset()) }, 10*time.Second, 10*time.Millisecond)
+			for i := 0; i < 20; i++ {
+				r := master.store.PutMessage(msg(int32(i%4), i))
+				require.Equal(t, store.PutOK, r.PutMessageStatus, "put %d", i)
+				a := r.AppendMessageResult
+				require.GreaterOrEqual(t, int64(master.ha.Push2SlaveMaxOffset()), int64(a.WroteOffset)+int64(a.WroteBytes))
+			}
+		})
+	}
+}
+
+// TestSyncMasterSlaveStopsReading: a slave that connected and reported but then neither reads
+// nor reports leaves a SYNC_MASTER put waiting; it is answered FLUSH_SLAVE_TIMEOUT once
+// syncFlushTimeout (1 s here) passed, not before. Java: GroupTransferService#doWaitTransfer
+// (deadline), CommitLog#handleHA.
+func TestSyncMasterSlaveStopsReading(t *testing.T) {
+	master := startNode(t, testConfig(t.TempDir(), store.SyncMaster), store.Options{}, nil)
+	fake := dialFakeSlave(t, master)
+	fake.report(t, 0)
+	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == 1 }, 5*time.Second, 10*time.Millisecond)
+	start := time.Now()
+	r := master.store.PutMessage(msg(0, 0))
+	took := time.Since(start)
+	require.Equal(t, store.FlushSlaveTimeout, r.PutMessageStatus)
+	require.GreaterOrEqual(t, took, master.cfg.SyncFlushTimeout, "answered after syncFlushTimeout")
+	require.Less(t, took, master.cfg.SyncFlushTimeout+2*time.Second)
+}

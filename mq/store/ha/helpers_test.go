@@ -51,6 +51,7 @@ func startNode(t *testing.T, cfg store.MessageStoreConfig, opts store.Options, t
 	require.NoError(t, err)
 	require.NoError(t, s.Load())
 	h := NewHAService(s, tr, nil)
+	h.client.pause = 50 * time.Millisecond // Java's 5 s reconnect pause would make the tests slow
 	require.NoError(t, s.Start())
 	require.NoError(t, h.Start())
 	n := &node{dir: cfg.StorePathRootDir, cfg: cfg, opts: opts, store: s, ha: h}
@@ -75,7 +76,27 @@ func startPair(t *testing.T, masterRole string) (master, slave *node) {
 	sc := testConfig(t.TempDir(), store.Slave)
 	sc.HaMasterAddress = master.haAddr()
 	slave = startNode(t, sc, store.Options{}, nil)
+	waitReported(t, master, 1)
 	return master, slave
+}
+
+// waitReported waits until the master has n connections, each slave's first report arrived
+// and the write service chose where to start (so it starts where the slave is, not at the
+// master's last file).
+func waitReported(t *testing.T, master *node, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		conns := master.ha.Connections()
+		if len(conns) != n {
+			return false
+		}
+		for _, c := range conns {
+			if c.SlaveRequestOffset() < 0 || c.write.NextTransferFromWhere() < 0 {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 5*time.Millisecond)
 }
 
 // msg is a message of about 200 bytes for topic T, queue q.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -32,20 +33,22 @@ const (
 type WriteSocketService struct {
 	c *HAConnection
 	// nextTransferFromWhere is the CommitLog offset (bytes) of the next byte to send, -1 until
-	// the slave's first report.
-	nextTransferFromWhere int64
+	// the slave's first report. Atomic: read by other goroutines (NextTransferFromWhere).
+	nextTransferFromWhere atomic.Int64
 	// lastWriteTimestamp is the HA clock (ms) of the last frame sent.
 	lastWriteTimestamp int64
 	header             [HeaderSize]byte
 }
 
 func newWriteSocketService(c *HAConnection) *WriteSocketService {
-	return &WriteSocketService{c: c, nextTransferFromWhere: -1, lastWriteTimestamp: c.h.now()}
+	w := &WriteSocketService{c: c, lastWriteTimestamp: c.h.now()}
+	w.nextTransferFromWhere.Store(-1)
+	return w
 }
 
 // NextTransferFromWhere is the offset of the next byte to send, -1 before the slave reported.
 func (w *WriteSocketService) NextTransferFromWhere() store.CommitLogOffset {
-	return store.CommitLogOffset(w.nextTransferFromWhere)
+	return store.CommitLogOffset(w.nextTransferFromWhere.Load())
 }
 
 // run sends until the connection fails or is closed. Java: WriteSocketService#run.
@@ -82,18 +85,20 @@ func (w *WriteSocketService) pass() (bool, error) {
 	if req < 0 {
 		return false, nil
 	}
-	if w.nextTransferFromWhere < 0 {
-		w.nextTransferFromWhere = req
+	next := w.nextTransferFromWhere.Load()
+	if next < 0 {
+		next = req
 		if req == 0 {
 			size := int64(c.h.cfg.MappedFileSizeCommitLog)
 			master := int64(c.h.store.GetMaxPhyOffset())
-			w.nextTransferFromWhere = max(master-master%size, 0)
+			next = max(master-master%size, 0)
 		}
+		w.nextTransferFromWhere.Store(next)
 		c.h.log.Info("master transfer data to slave", "slave", c.clientAddr, "slaveRequestOffset", req,
-			"nextTransferFromWhere", w.nextTransferFromWhere)
+			"nextTransferFromWhere", next)
 	}
 	heartbeat := c.h.now()-w.lastWriteTimestamp > c.h.cfg.HaSendHeartbeatInterval.Milliseconds()
-	data, ok := c.h.store.GetCommitLogData(store.CommitLogOffset(w.nextTransferFromWhere))
+	data, ok := c.h.store.GetCommitLogData(store.CommitLogOffset(next))
 	if ok && len(data.Data) == 0 {
 		data.Release()
 		ok = false
@@ -104,18 +109,17 @@ func (w *WriteSocketService) pass() (bool, error) {
 	defer data.Release()
 	tr := c.h.tr
 	if tr.Enabled() {
-		tr.Step("WriteSocketService#run", slog.Int64("nextTransferFromWhere", w.nextTransferFromWhere),
+		tr.Step("WriteSocketService#run", slog.Int64("nextTransferFromWhere", next),
 			slog.Int64("slaveRequestOffset", req), slog.Bool("heartbeat", !ok))
 	}
 	if !ok { // nothing new: a header alone keeps the slave's housekeeping quiet
-		return true, w.transferData(w.nextTransferFromWhere, nil)
+		return true, w.transferData(next, nil)
 	}
 	body := data.Data[:min(len(data.Data), c.h.cfg.HaTransferBatchSize)]
-	from := w.nextTransferFromWhere
-	if err := w.transferData(from, body); err != nil {
+	if err := w.transferData(next, body); err != nil {
 		return true, err
 	}
-	w.nextTransferFromWhere += int64(len(body))
+	w.nextTransferFromWhere.Store(next + int64(len(body)))
 	return true, nil
 }
 
