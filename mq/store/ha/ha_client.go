@@ -42,7 +42,7 @@ type HAClient struct {
 	masterAddress atomic.Pointer[string]
 	// pause is the wait before reconnecting (reconnectPause; tests shorten it).
 	pause    time.Duration
-	stopping      atomic.Bool // shutdown began: no new connection
+	stopping atomic.Bool // shutdown began: no new connection
 
 	mu   sync.Mutex // guards conn (Close and updateMasterAddress from other goroutines)
 	conn net.Conn
