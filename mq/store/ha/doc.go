@@ -59,8 +59,9 @@
 // caller plays each loop one pass at a time, in the protocol's order, over real TCP (a stepped
 // read blocks until the other side's stepped write has happened):
 //
-//	master.AcceptSocketService().AcceptOne()  → *HAConnection (blocks until the slave dials)
-//	slave.HAClient().ConnectMaster()           dial the master
+//	slave.HAClient().Dial()                    open the TCP connection (no step)
+//	master.AcceptSocketService().AcceptOne()  AcceptSocketService#run → *HAConnection
+//	slave.HAClient().ConnectMaster()           HAClient#connectMaster: take it into use
 //	slave.HAClient().ReportOnce()              IsTimeToReportOffset → 8-byte report
 //	conn.ReadOnce()                            ReadSocketService#processReadEvent → notifyTransferSome
 //	conn.TransferOnce()                        WriteSocketService#run → transferData
@@ -71,7 +72,11 @@
 //	                                           past syncFlushTimeout on the store clock,
 //	                                           FLUSH_SLAVE_TIMEOUT)
 //
-// The real loops call the same bodies (AcceptOne, RunOnce, the connection's pass methods).
+// A SYNC_MASTER put blocks until DoWaitTransfer completes it, so a chapter puts with
+// store.DefaultMessageStore.AsyncPutMessage and reads the channel after DoWaitTransfer. The
+// role can be switched between puts (store.DefaultMessageStore.Config().BrokerRole) when
+// nothing runs concurrently. The real loops call the same bodies (AcceptOne, RunOnce, the
+// connection's pass methods).
 //
 // # Files, in reading order
 //

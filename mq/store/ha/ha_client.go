@@ -48,6 +48,9 @@ type HAClient struct {
 	conn net.Conn
 	// connAddr is the master address conn was dialled to.
 	connAddr string
+	// dialed is a connection Dial opened for the next ConnectMaster (to dialedAddr).
+	dialed     net.Conn
+	dialedAddr string
 
 	// The rest belongs to the goroutine stepping the client (the loop or a chapter).
 	lastWriteTimestamp    int64 // HA clock (ms) of the last report, 0 right after connecting
@@ -93,6 +96,37 @@ func deref(s *string) string {
 	return *s
 }
 
+// Dial opens the TCP connection to the master without taking it into use (no step is
+// logged); the next ConnectMaster does. With ManualServices a chapter dials first, lets the
+// master accept (AcceptSocketService#run), then calls ConnectMaster, so the steps come in the
+// mind map's order. It returns the dial's error.
+func (c *HAClient) Dial() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil || c.dialed != nil {
+		return nil
+	}
+	conn, addr, err := c.dial()
+	if err != nil {
+		return err
+	}
+	c.dialed, c.dialedAddr = conn, addr
+	return nil
+}
+
+// dial connects to the master address; the caller holds mu.
+func (c *HAClient) dial() (net.Conn, string, error) {
+	addr := c.MasterAddress()
+	if addr == "" || c.stopping.Load() {
+		return nil, addr, errors.New("ha: no master address")
+	}
+	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	if err != nil {
+		return nil, addr, err
+	}
+	return conn, addr, nil
+}
+
 // ConnectMaster dials the master when not connected (and a master address is known) and
 // reports whether the client is connected. A new connection starts from the slave's max
 // offset. Java: HAClient#connectMaster.
@@ -102,14 +136,16 @@ func (c *HAClient) ConnectMaster() bool {
 	if c.conn != nil {
 		return true
 	}
-	addr := c.MasterAddress()
-	if addr == "" || c.stopping.Load() {
-		return false
-	}
-	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
-	if err != nil {
-		c.h.log.Warn("HAClient connect to master failed", "master", addr, "err", err)
-		return false
+	conn, addr := c.dialed, c.dialedAddr
+	c.dialed = nil
+	if conn == nil {
+		var err error
+		if conn, addr, err = c.dial(); err != nil {
+			if addr != "" {
+				c.h.log.Warn("HAClient connect to master failed", "master", addr, "err", err)
+			}
+			return false
+		}
 	}
 	c.conn, c.connAddr = conn, addr
 	c.currentReportedOffset = int64(c.h.store.GetMaxPhyOffset())
@@ -144,6 +180,10 @@ func (c *HAClient) socket() net.Conn {
 func (c *HAClient) CloseMaster() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.dialed != nil {
+		_ = c.dialed.Close()
+		c.dialed = nil
+	}
 	if c.conn != nil {
 		_ = c.conn.Close()
 		c.conn = nil
