@@ -364,8 +364,9 @@ func (e *env) gate(open bool) {
 }
 
 // startBroker starts a traced broker of brokerName with 64 KiB CommitLog files, its store
-// running with ManualServices on the shared clock, its HA steps traced under name.
-func (e *env) startBroker(name string, id int64, role string) (*broker.BrokerController, error) {
+// running with ManualServices on the shared clock, its HA steps traced under name; adjust (the
+// exercises') changes the store's settings last.
+func (e *env) startBroker(name string, id int64, role string, adjust ...func(storeSetup)) (*broker.BrokerController, error) {
 	bc := embedded.BrokerConfig(brokerName, e.Namesrv.Addr())
 	bc.BrokerClusterName = clusterName
 	bc.BrokerID = id
@@ -380,6 +381,9 @@ func (e *env) startBroker(name string, id int64, role string) (*broker.BrokerCon
 	sc.HaTransferBatchSize = batchSize
 	sc.HaListenPort = 0
 	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC}
+	for _, a := range adjust {
+		a(storeSetup{&sc, &opts})
+	}
 	tr := trace.New(e.logger, name)
 	return e.StartBroker(bc, sc, tr, broker.WithStoreOptions(opts), broker.WithHATracer(tr))
 }
@@ -468,4 +472,11 @@ func sameCommitLog(a, b string) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// storeSetup is what startBroker's adjust may change: RocketMQ's store config and the store's
+// Go-only options.
+type storeSetup struct {
+	*store.MessageStoreConfig
+	*store.Options
 }
