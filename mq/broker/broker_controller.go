@@ -96,6 +96,9 @@ type BrokerController struct {
 	// updateMasterHAServerAddrPeriodically: a slave without haMasterAddress follows the HA
 	// address each registration answer names. Java: BrokerController#updateMasterHAServerAddrPeriodically.
 	updateMasterHAServerAddrPeriodically bool
+	// slaveSynchronize copies the master's config onto a slave; slaveSyncService runs it.
+	slaveSynchronize *SlaveSynchronize
+	slaveSyncService *service.ServiceThread
 
 	remotingServer *remoting.Server
 	// fastRemotingServer is the VIP channel on listenPort-2: every processor but PULL_MESSAGE,
@@ -152,15 +155,17 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 		storeCfg.HaListenPort = 0 // an ephemeral listen port: an ephemeral HA port too
 	}
 	b := &BrokerController{
-		cfg:             cfg,
-		serverCfg:       serverCfg,
-		storeCfg:        storeCfg,
-		tr:              tr,
-		log:             orDiscard(tr.Logger()),
-		clock:           clock.System{},
-		registerService: service.New("BrokerRegisterService"),
-		persistService:  service.New("BrokerConfigPersistService"),
+		cfg:              cfg,
+		serverCfg:        serverCfg,
+		storeCfg:         storeCfg,
+		tr:               tr,
+		log:              orDiscard(tr.Logger()),
+		clock:            clock.System{},
+		registerService:  service.New("BrokerRegisterService"),
+		persistService:   service.New("BrokerConfigPersistService"),
+		slaveSyncService: service.New("SlaveSynchronize"),
 	}
+	b.slaveSynchronize = newSlaveSynchronize(b)
 	for _, o := range opts {
 		o(b)
 	}
@@ -393,6 +398,12 @@ func (b *BrokerController) Start() error {
 	b.clientHousekeepingService.Start()
 	b.brokerFastFailure.start()
 	b.RegisterBrokerAll()
+	if b.storeCfg.BrokerRole == store.Slave && !b.storeOpts.ManualServices {
+		// Deviation: Java's first sync comes 3 s after start; ours comes at once (the first
+		// registration named the master), so a slave serves its master's topics from the start.
+		b.syncFromMaster()
+		b.slaveSyncService.RunEvery(slaveSyncInterval, slaveSyncInterval, b.syncFromMaster)
+	}
 	period := min(b.cfg.RegisterNameServerPeriod, registerMaxPeriod)
 	b.registerService.RunEvery(registerFirstDelay, period, func() { b.RegisterBrokerAllWith(b.cfg.ForceRegister) })
 	interval := b.cfg.FlushConsumerOffsetInterval
@@ -472,7 +483,26 @@ func (b *BrokerController) RegisterBrokerAllWith(forceRegister bool) {
 		// Java: registerBrokerAll → messageStore.updateHaMasterAddress(result.haServerAddr)
 		b.haService.UpdateMasterAddress(results[0].HaServerAddr)
 	}
+	if len(results) > 0 && results[0].MasterAddr != "" {
+		b.slaveSynchronize.SetMasterAddr(results[0].MasterAddr)
+	}
 }
+
+// syncFromMaster is one pass of the slave's sync: SyncAll, and a registration when the topic
+// table changed (so the name server has the slave's new topic table). Failures are logged.
+func (b *BrokerController) syncFromMaster() {
+	changed, err := b.slaveSynchronize.SyncAll()
+	if err != nil {
+		b.log.Warn("slave synchronize from master failed", "masterAddr", b.slaveSynchronize.MasterAddr(), "err", err)
+	}
+	if changed {
+		b.RegisterBrokerAll()
+	}
+}
+
+// SlaveSynchronize is the slave's copier of its master's config. With the store's
+// ManualServices nothing runs it: call SyncAll (then RegisterBrokerAll) by hand.
+func (b *BrokerController) SlaveSynchronize() *SlaveSynchronize { return b.slaveSynchronize }
 
 // Shutdown stops the broker gracefully and waits for every goroutine; safe to call more than
 // once and at any point (also after a failed Initialize or Start). In order:
@@ -504,6 +534,7 @@ func (b *BrokerController) Shutdown() {
 	b.shutdownDone = true
 	b.registerService.Shutdown()
 	b.persistService.Shutdown()
+	b.slaveSyncService.Shutdown()
 	b.brokerFastFailure.shutdown()
 	if b.started && b.addr.Load() != nil {
 		b.brokerOuterAPI.UnregisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID)

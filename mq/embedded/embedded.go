@@ -41,7 +41,8 @@ type Config struct {
 	NamesrvClock clock.Clock
 
 	// Slaves starts a slave for every master (chapter 9): the same brokerName, brokerId 1,
-	// brokerRole SLAVE, its store under Dir/<brokerName>-slave, tracing as
+	// brokerRole SLAVE, the master's store config (file sizes, flush type, timeouts) with its
+	// store under Dir/<brokerName>-slave, tracing as
 	// "<brokerName>-slave". It learns its master's HA address from the name server's
 	// registration answer (unless SlaveCustomize sets haMasterAddress). Masters keep their
 	// role (ASYNC_MASTER) unless Customize changes it (SYNC_MASTER). With Slaves, masters and
@@ -104,9 +105,10 @@ func (c *Cluster) StartSlave(i int) (*broker.BrokerController, error) {
 	name := fmt.Sprintf("broker-%c", 'a'+i)
 	bc := BrokerConfig(name, c.NamesrvAddr())
 	bc.BrokerID = 1
-	sc := store.DefaultMessageStoreConfig()
+	sc := *c.Brokers[i].MessageStoreConfig() // the master's: same file sizes, flush, timeouts
 	sc.BrokerRole = store.Slave
 	sc.HaListenPort = 0
+	sc.HaMasterAddress = ""
 	sc.StorePathRootDir = filepath.Join(cfg.Dir, name+"-slave")
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
 	if cfg.SlaveCustomize != nil {

@@ -73,3 +73,37 @@ func TestMasterAndSlave(t *testing.T) {
 	require.Equal(t, int32(protocol.ServiceNotAvailable), resp.Code)
 	require.Contains(t, resp.Remark, "messages are put to the slave")
 }
+
+// TestSlaveSynchronize: a slave copies its master's topic table (DataVersion included),
+// consumer offsets and subscription groups at start and persists them, so it serves the
+// master's topics — and keeps up: a topic created on the master later arrives with the next
+// SyncAll. Java: SlaveSynchronize#syncAll (GET_ALL_TOPIC_CONFIG 21, GET_ALL_CONSUMER_OFFSET 43,
+// GET_ALL_DELAY_OFFSET 45, GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201).
+func TestSlaveSynchronize(t *testing.T) {
+	c, err := Start(Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 * 1024
+	}})
+	require.NoError(t, err)
+	defer c.Shutdown()
+	master := c.Brokers[0]
+	master.TopicConfigManager().UpdateTopicConfig(*protocol.NewTopicConfig("SyncedTopic"))
+	master.ConsumerOffsetManager().CommitOffset("test", "g1", "SyncedTopic", 2, 42)
+	master.SubscriptionGroupManager().UpdateSubscriptionGroupConfig(broker.NewSubscriptionGroupConfig("g1"))
+
+	slave, err := c.StartSlave(0)
+	require.NoError(t, err)
+	require.Equal(t, master.BrokerAddr(), slave.SlaveSynchronize().MasterAddr(), "from the registration answer")
+	require.NotNil(t, slave.TopicConfigManager().SelectTopicConfig("SyncedTopic"))
+	require.Equal(t, master.TopicConfigManager().DataVersion(), slave.TopicConfigManager().DataVersion())
+	require.Equal(t, store.QueueOffset(42), slave.ConsumerOffsetManager().QueryOffset("g1", "SyncedTopic", 2))
+	require.NotNil(t, slave.SubscriptionGroupManager().FindSubscriptionGroupConfig("g1"))
+
+	master.TopicConfigManager().UpdateTopicConfig(*protocol.NewTopicConfig("LaterTopic"))
+	changed, err := slave.SlaveSynchronize().SyncAll()
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.NotNil(t, slave.TopicConfigManager().SelectTopicConfig("LaterTopic"))
+	changed, err = slave.SlaveSynchronize().SyncAll()
+	require.NoError(t, err)
+	require.False(t, changed, "same DataVersion: nothing to replace")
+}

@@ -125,6 +125,10 @@ func TestExampleFilesKeepStandardValues(t *testing.T) {
 		"broker.conf":   {"listenPort=10911", "bindAddress=0.0.0.0", "brokerIP1=127.0.0.1", "#storePathRootDir="},
 		"broker-a.conf": {"listenPort=10911", "namesrvAddr=127.0.0.1:9876", "#storePathRootDir="},
 		"namesrv.conf":  {"listenPort=9876", "bindAddress=0.0.0.0"},
+		"broker-a-master.conf": {"brokerId=0", "brokerRole=SYNC_MASTER", "listenPort=10911", "namesrvAddr=127.0.0.1:9876",
+			"storePathRootDir=store/broker-a-master"},
+		"broker-a-slave.conf": {"brokerName=broker-a", "brokerId=1", "brokerRole=SLAVE", "listenPort=10921",
+			"namesrvAddr=127.0.0.1:9876", "storePathRootDir=store/broker-a-slave"},
 	} {
 		text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", name))
 		require.NoError(t, err)
@@ -135,4 +139,35 @@ func TestExampleFilesKeepStandardValues(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", "broker.conf"))
 	require.NoError(t, err)
 	require.NotRegexp(t, `(?m)^namesrvAddr=`, string(text), "a namesrvAddr would turn the in-process name server off")
+}
+
+// TestExampleMasterAndSlave: conf/broker-a-master.conf (SYNC_MASTER) and
+// conf/broker-a-slave.conf (brokerId=1, SLAVE) run on one machine against the name server of
+// conf/namesrv.conf; the slave learns the master's HA address from the name server and logs
+// whom it replicates from; a send to the master answers SEND_OK only once the slave holds the
+// message, which is then in the slave's CommitLog on disk.
+func TestExampleMasterAndSlave(t *testing.T) {
+	t.Setenv("NAMESRV_ADDR", "")
+	var nsOut bytes.Buffer
+	ns, err := namesrv.Main([]string{"-c", overlay(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1",
+		"kvConfigPath="+filepath.Join(t.TempDir(), "kvConfig.json"))}, &nsOut, nil)
+	require.NoError(t, err, nsOut.String())
+	t.Cleanup(ns.Shutdown)
+	addr := fmt.Sprintf("127.0.0.1:%d", ns.Port())
+
+	runBroker(t, "-c", overlay(t, "broker-a-master.conf", append(storeOverlay(t), "namesrvAddr="+addr)...))
+	slaveStore := t.TempDir()
+	_, _, slaveErr := runBroker(t, "-c", overlay(t, "broker-a-slave.conf",
+		"listenPort=0", "bindAddress=127.0.0.1", "storePathRootDir="+slaveStore,
+		"mappedFileSizeCommitLog=1048576", "mappedFileSizeConsumeQueue=6000", "namesrvAddr="+addr))
+	require.Eventually(t, func() bool {
+		return regexp.MustCompile(`HAClient connected to master.*master=127\.0\.0\.1:[0-9]+`).MatchString(slaveErr.String())
+	}, 20*time.Second, 10*time.Millisecond, "the slave's log names its master; stderr:\n%s", slaveErr)
+
+	sendOne(t, addr, "example-slave") // SYNC_MASTER: SEND_OK means the slave has it
+	body := []byte("hello from example-slave")
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(filepath.Join(slaveStore, "commitlog", "00000000000000000000"))
+		return err == nil && bytes.Contains(b, body)
+	}, 10*time.Second, 10*time.Millisecond, "the message is in the slave's CommitLog")
 }

@@ -66,7 +66,7 @@ func (a *AcceptSocketService) Port() int {
 }
 
 // AcceptOne waits for one slave to connect and returns its HAConnection, already counted in
-// the service's connections. Without ManualServices the connection's read and write loops are
+// the service's connections (the step AcceptSocketService#run is logged as it is added). Without ManualServices the connection's read and write loops are
 // started; with them the caller steps it (ReadOnce, TransferOnce). It is one pass of the accept
 // loop. Java: AcceptSocketService#run (one selected OP_ACCEPT key).
 func (a *AcceptSocketService) AcceptOne() (*HAConnection, error) {
@@ -84,9 +84,6 @@ func (a *AcceptSocketService) AcceptOne() (*HAConnection, error) {
 	if !a.h.addConnection(c) {
 		_ = conn.Close()
 		return nil, errors.New("ha: shut down")
-	}
-	if tr := a.h.tr; tr.Enabled() {
-		tr.Step("AcceptSocketService#run", slog.Int("connections", a.h.ConnectionCount()))
 	}
 	a.h.log.Info("HAService receive new connection", "slave", conn.RemoteAddr().String())
 	if !a.h.manual {

@@ -56,12 +56,14 @@ func (g *GroupTransferService) putRequest(req *store.GroupCommitRequest) {
 		req.WakeupCustomer(store.FlushSlaveTimeout)
 		return
 	}
-	g.requestsWrite = append(g.requestsWrite, transferRequest{req: req, deadline: g.h.clock.Now().Add(g.h.cfg.SyncFlushTimeout)})
-	n := len(g.requestsWrite)
-	g.mu.Unlock()
+	// logged before the request is visible (PendingRequests), so a chapter that waits for it
+	// prints its next line after this step
 	if tr := g.h.tr; tr.Enabled() {
-		tr.Step("GroupTransferService#putRequest", slog.Int64("nextOffset", int64(req.NextOffset())), slog.Int("requestsWrite", n))
+		tr.Step("GroupTransferService#putRequest", slog.Int64("nextOffset", int64(req.NextOffset())),
+			slog.Int("requestsWrite", len(g.requestsWrite)+1))
 	}
+	g.requestsWrite = append(g.requestsWrite, transferRequest{req: req, deadline: g.h.clock.Now().Add(g.h.cfg.SyncFlushTimeout)})
+	g.mu.Unlock()
 	g.svc.Wakeup()
 }
 

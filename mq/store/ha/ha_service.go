@@ -170,15 +170,15 @@ func (h *HAService) PutRequest(req *store.GroupCommitRequest) {
 // NotifyTransferSome raises push2SlaveMaxOffset to offset (a slave's acknowledged CommitLog
 // offset) if it is higher and wakes GroupTransferService. Java: HAService#notifyTransferSome.
 func (h *HAService) NotifyTransferSome(offset store.CommitLogOffset) {
+	if h.tr.Enabled() { // logged before the value is visible (Push2SlaveMaxOffset)
+		h.tr.Step("HAService#notifyTransferSome", slog.Int64("offset", int64(offset)),
+			slog.Int64("push2SlaveMaxOffset", max(h.push2SlaveMaxOffset.Load(), int64(offset))))
+	}
 	for {
 		cur := h.push2SlaveMaxOffset.Load()
 		if int64(offset) <= cur || h.push2SlaveMaxOffset.CompareAndSwap(cur, int64(offset)) {
 			break
 		}
-	}
-	if h.tr.Enabled() {
-		h.tr.Step("HAService#notifyTransferSome", slog.Int64("offset", int64(offset)),
-			slog.Int64("push2SlaveMaxOffset", h.push2SlaveMaxOffset.Load()))
 	}
 	h.groupTransfer.notifyTransferSome()
 }
@@ -193,6 +193,9 @@ func (h *HAService) addConnection(c *HAConnection) bool {
 	defer h.mu.Unlock()
 	if h.stopped {
 		return false
+	}
+	if h.tr.Enabled() { // logged before the connection is visible (ConnectionCount)
+		h.tr.Step("AcceptSocketService#run", slog.Int("connections", len(h.connections)+1))
 	}
 	h.connections = append(h.connections, c)
 	h.connectionCount.Add(1)

@@ -94,11 +94,20 @@ func (r *ReadSocketService) processReadEvent() (bool, error) {
 		r.n, r.processPosition = 0, 0
 	}
 	c := r.c
-	c.slaveAckOffset.Store(off)
-	first := c.slaveRequestOffset.CompareAndSwap(-1, off)
+	// logged before the offsets are visible (SlaveAckOffset, SlaveRequestOffset); only this
+	// goroutine writes them
+	first := c.slaveRequestOffset.Load() < 0
 	if tr := c.h.tr; tr.Enabled() {
+		req := c.slaveRequestOffset.Load()
+		if first {
+			req = off
+		}
 		tr.Step("ReadSocketService#processReadEvent", slog.Int64("slaveAckOffset", off), slog.Bool("first", first),
-			slog.Int64("slaveRequestOffset", c.slaveRequestOffset.Load()))
+			slog.Int64("slaveRequestOffset", req))
+	}
+	c.slaveAckOffset.Store(off)
+	if first {
+		c.slaveRequestOffset.Store(off)
 	}
 	if first {
 		c.h.log.Info("slave requested offset", "slave", c.clientAddr, "slaveRequestOffset", off)

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// chapterSteps are chapter 9's mind-map steps in order (../shared/chapters/ch09-ha.steps).
+// chapterSteps are chapter 9's mind-map steps in order (the chapter's steps file).
 var chapterSteps = []string{
 	"HAService#start", "AcceptSocketService#beginAccept", "AcceptSocketService#run", "HAClient#connectMaster",
 	"HAClient#isTimeToReportOffset", "ReadSocketService#processReadEvent", "HAService#notifyTransferSome",
