@@ -65,20 +65,12 @@ func startLiveSlave(t *testing.T, e *env) {
 	var err error
 	e.slave, err = e.startBroker(brokerName+"-slave", 1, store.Slave, live)
 	require.NoError(t, err)
-	copyTopic(e.master, e.slave)
+	require.Eventually(t, func() bool { return e.slave.TopicConfigManager().SelectTopicConfig(topicName) != nil },
+		10*time.Second, time.Millisecond, "SlaveSynchronize copied the master's topics at the slave's start")
 	require.Eventually(t, func() bool {
 		conns := e.master.HAService().Connections()
 		return len(conns) == 1 && conns[0].SlaveRequestOffset() >= 0
 	}, 10*time.Second, time.Millisecond)
-}
-
-// copyTopic gives the slave the master's config of topicName — what RocketMQ's
-// SlaveSynchronize#syncTopicConfig does every 60 s (a slave refuses UPDATE_AND_CREATE_TOPIC),
-// so the slave can serve pulls of the topic.
-func copyTopic(master, slave *broker.BrokerController) {
-	if tc := master.TopicConfigManager().SelectTopicConfig(topicName); tc != nil {
-		slave.TopicConfigManager().UpdateTopicConfig(*tc)
-	}
 }
 
 // sendN sends n messages of about size bytes and requires status for each.
