@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// Environment of the fault test's children: the store directory (its presence makes the test
+// binary a child), the broker role and the name server's address.
+const (
+	crashDirEnv     = "ROCKETMQ_GO_CH09_CRASH_BROKER"
+	crashRoleEnv    = "ROCKETMQ_GO_CH09_CRASH_ROLE"
+	crashNamesrvEnv = "ROCKETMQ_GO_CH09_CRASH_NAMESRV"
+	crashTopic      = "CrashHA"
+)
+
+func TestMain(m *testing.M) {
+	mqtest.ChildMain(m, crashDirEnv, func(dir string) int {
+		return crashBroker(dir, os.Getenv(crashRoleEnv), os.Getenv(crashNamesrvEnv))
+	})
+}
+
+// crashBroker is a child: broker-a as role (SYNC_MASTER, brokerId 0, or SLAVE, brokerId 1)
+// over dir, registered with the name server at nsAddr, every service running on the wall
+// clock (the slave learns its master's HA address from the registration answer); it reports
+// its address and serves until killed.
+func crashBroker(dir, role, nsAddr string) int {
+	bc := embedded.BrokerConfig(brokerName, nsAddr)
+	bc.BrokerClusterName = clusterName
+	if role == store.Slave {
+		bc.BrokerID = 1
+	}
+	sc := store.DefaultMessageStoreConfig()
+	sc.StorePathRootDir = dir
+	sc.StorePathCommitLog = filepath.Join(dir, "commitlog")
+	sc.BrokerRole = role
+	sc.MappedFileSizeCommitLog = 64 << 10
+	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
+	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
+	sc.HaListenPort = 0
+	return mqtest.ServeBroker(bc, sc)
+}
+
+// TestKillMasterDuringSyncMasterSends asks: with SYNC_MASTER, is an acknowledged message safe
+// when the master's machine dies? It runs a SYNC_MASTER and its slave as child processes with
+// all their services on, sends from 4 goroutines and kills the master with SIGKILL while
+// sends are in flight. Then every message answered SEND_OK — each answer waited for the
+// slave's acknowledgement — must be readable from the slave: the name server's route lists
+// broker-a with the slave alone, and a fresh push consumer, consuming from the first offset,
+// receives every acknowledged message's body from it. (Sends answered FLUSH_SLAVE_TIMEOUT or
+// unanswered when the master died promise nothing and are not counted.)
+// Java: CommitLog#submitReplicaRequest, GroupTransferService#doWaitTransfer.
+func TestKillMasterDuringSyncMasterSends(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	dir := t.TempDir()
+	srv := mqtest.MustStartServers(t, dir)
+	ns := srv.Namesrv.Addr()
+	master := mqtest.MustStartChild(t, crashDirEnv+"="+filepath.Join(dir, "master"), crashRoleEnv+"="+store.SyncMaster,
+		crashNamesrvEnv+"="+ns)
+	// The topic exists before the slave starts: its SlaveSynchronize copies it at start, so the
+	// slave can serve pulls of it once the master is gone.
+	require.NoError(t, mqtest.CreateTopic(srv.Client, master.Addr, crashTopic, 4, protocol.PermRead|protocol.PermWrite))
+	slave := mqtest.MustStartChild(t, crashDirEnv+"="+filepath.Join(dir, "slave"), crashRoleEnv+"="+store.Slave,
+		crashNamesrvEnv+"="+ns)
+
+	// SEND_OK only once the slave follows (before that: SLAVE_NOT_AVAILABLE).
+	probe := remoting.NewClient(remoting.ClientConfig{}, nil)
+	defer probe.Shutdown()
+	require.Eventually(t, func() bool {
+		h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: crashTopic, DefaultTopic: protocol.DefaultTopic,
+			DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli(),
+			Properties: primitive.MarshalProperties(map[string]string{primitive.PropertyKeys: "probe"})}
+		resp, err := mqtest.Invoke(probe, master.Addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("probe")))
+		return err == nil && resp.Code == protocol.Success
+	}, 30*time.Second, 10*time.Millisecond, "the SYNC_MASTER never answered SEND_OK: %s", slave.Output())
+
+	senders := mqtest.StartSenders(mqtest.SendLoad{Addr: master.Addr, Topic: crashTopic, Goroutines: 4,
+		Key: func(g, i int) string { return fmt.Sprintf("G%d-%d", g, i) }})
+	require.Eventually(t, func() bool { return senders.Acked() >= 1000 }, 60*time.Second, time.Millisecond)
+	master.Kill() // sends are in flight
+	acked := senders.Stop()
+	t.Logf("%d sends acknowledged SEND_OK before the kill", len(acked))
+
+	require.Eventually(t, func() bool {
+		route, err := mqtest.QueryRoute(srv.Client, ns, crashTopic)
+		if err != nil || len(route.BrokerDatas) != 1 {
+			return false
+		}
+		addrs := route.BrokerDatas[0].BrokerAddrs
+		return len(addrs) == 1 && addrs[1] == slave.Addr
+	}, 30*time.Second, 10*time.Millisecond, "the route lists the slave alone")
+
+	cfg := consumer.DefaultConfig("ch09_crash_group")
+	cfg.NamesrvAddr = ns
+	cfg.ClientIP = "127.0.0.1"
+	cfg.InstanceName = "ch09-crash-" + strconv.Itoa(os.Getpid())
+	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
+	c := consumer.NewDefaultMQPushConsumer(cfg)
+	require.NoError(t, c.Subscribe(crashTopic, "*"))
+	var mu sync.Mutex
+	got := map[string]bool{}
+	c.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range msgs {
+			got[string(m.Body)] = true
+		}
+		return consumer.ConsumeSuccess
+	})
+	require.NoError(t, c.Start())
+	t.Cleanup(c.Shutdown)
+	missing := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []string
+		for key := range acked {
+			if !got["body-"+key] {
+				out = append(out, key)
+			}
+		}
+		return out
+	}
+	for deadline := time.Now().Add(60 * time.Second); len(missing()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if m := missing(); len(m) > 0 {
+		t.Fatalf("%d of %d acknowledged messages not received from the slave, e.g. %s", len(m), len(acked),
+			strings.Join(m[:min(5, len(m))], ", "))
+	}
+}
