@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,7 +15,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store/ha"
 )
@@ -192,9 +197,80 @@ func benchPuts(b *testing.B, role string, senders int) {
 		master.stop()
 		done += n
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	if len(lat) > 0 {
-		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
-		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+	reportLatency(b, lat)
+}
+
+// BenchmarkSendRole measures what a producer sees: one synchronous send of a 1 KiB message by
+// our producer over loopback to a master of each role whose slave follows (every service on,
+// the wall clock), one send at a time; ns/op is the latency of one send, and SYNC_MASTER's
+// minus ASYNC_MASTER's is what waiting for the slave adds. A pair serves at most benchChunk
+// sends; then the timer stops and a fresh one (name server, master, slave) takes over.
+func BenchmarkSendRole(b *testing.B) {
+	for _, role := range []string{store.AsyncMaster, store.SyncMaster} {
+		b.Run(role, func(b *testing.B) { benchSends(b, role) })
 	}
+}
+
+func benchSends(b *testing.B, role string) {
+	dir := b.TempDir()
+	lat := make([]time.Duration, 0, b.N)
+	b.SetBytes(benchBodySize)
+	b.ResetTimer()
+	b.StopTimer()
+	for done := 0; done < b.N; {
+		n := min(benchChunk, b.N-done)
+		e := newEnv(io.Discard, nil, filepath.Join(dir, strconv.Itoa(done)))
+		var err error
+		e.Servers, err = mqtest.StartServers(e.dir)
+		require.NoError(b, err)
+		benchLive := func(sc storeSetup) {
+			live(sc)
+			sc.MappedFileSizeCommitLog = benchFileSize
+			sc.WarmMappedFileEnable = true
+		}
+		e.master, err = e.startBroker(brokerName, 0, role, benchLive)
+		require.NoError(b, err)
+		require.NoError(b, mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite))
+		require.NoError(b, mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1))
+		e.slave, err = e.startBroker(brokerName+"-slave", 1, store.Slave, benchLive)
+		require.NoError(b, err)
+		for !e.master.HAService().IsSlaveOK(e.masterStore().GetMaxPhyOffset()) {
+			time.Sleep(time.Millisecond)
+		}
+		e.producer, err = e.startProducer("bench-" + role + "-" + strconv.Itoa(done))
+		require.NoError(b, err)
+		m := e.message("x", benchBodySize)
+		for i := 0; i < 100; i++ { // warm-up: route, connection, fresh pages
+			if _, err := e.producer.Send(context.Background(), m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		for i := 0; i < n; i++ {
+			t0 := time.Now()
+			r, err := e.producer.Send(context.Background(), m)
+			lat = append(lat, time.Since(t0))
+			if err != nil || r.SendStatus != producer.SendOK {
+				b.Fatalf("%s send: %v %v", role, r, err)
+			}
+		}
+		b.StopTimer()
+		e.Shutdown()
+		_ = os.RemoveAll(e.dir)
+		done += n
+	}
+	reportLatency(b, lat)
+}
+
+// reportLatency reports the percentiles of lat (sorted here) in µs.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+	b.ReportMetric(us(lat[len(lat)/2]), "p50-µs")
+	b.ReportMetric(us(lat[len(lat)*99/100]), "p99-µs")
+	b.ReportMetric(us(lat[len(lat)*999/1000]), "p99.9-µs")
+	b.ReportMetric(us(lat[len(lat)-1]), "max-µs")
 }
