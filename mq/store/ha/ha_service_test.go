@@ -27,12 +27,11 @@ func TestReplicationByteIdentical(t *testing.T) {
 	for name, b := range mf {
 		require.True(t, bytesEqual(b, sf[name]), "file %s differs", name)
 	}
-	require.Eventually(t, func() bool {
-		return slave.store.GetMaxOffsetInQueue("T", 3) == master.store.GetMaxOffsetInQueue("T", 3)
-	},
-		5*time.Second, 10*time.Millisecond)
+	for _, n := range []*node{master, slave} { // both reputs dispatched everything
+		require.Eventually(t, func() bool { return n.store.DispatchBehindBytes() == 0 }, 5*time.Second, 10*time.Millisecond)
+	}
 	for q := int32(0); q < 4; q++ {
-		require.Equal(t, store.QueueOffset(15), slave.store.GetMaxOffsetInQueue("T", q))
+		require.Equal(t, store.QueueOffset(15), slave.store.GetMaxOffsetInQueue("T", q), "queue %d", q)
 		for i := store.QueueOffset(0); i < 15; i++ {
 			mu, ok1 := master.store.ReadConsumeQueueUnit("T", q, i)
 			su, ok2 := slave.store.ReadConsumeQueueUnit("T", q, i)
@@ -146,7 +145,9 @@ func TestNewSlaveStartsAtMastersLastFile(t *testing.T) {
 	}
 	// queues with records in that file: the slave's units from the first of them match the master's
 	withUnits := 0
-	require.Eventually(t, func() bool { return slave.store.DispatchBehindBytes() == 0 }, 5*time.Second, 10*time.Millisecond)
+	for _, n := range []*node{master, slave} {
+		require.Eventually(t, func() bool { return n.store.DispatchBehindBytes() == 0 }, 5*time.Second, 10*time.Millisecond)
+	}
 	for q := int32(0); q < 4; q++ {
 		smax, smin := slave.store.GetMaxOffsetInQueue("T", q), slave.store.GetMinOffsetInQueue("T", q)
 		if smax == 0 {
