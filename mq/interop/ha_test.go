@@ -2,6 +2,8 @@ package interop
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -54,4 +56,38 @@ func TestOfficialProducerSyncMaster(t *testing.T) {
 	res, err = p.SendSync(ctx, primitive.NewMessage(topic, []byte("no slave")))
 	require.NoError(t, err)
 	require.Equal(t, primitive.SendSlaveNotAvailable, res.Status)
+}
+
+// TestOfficialProducerFlushSlaveTimeout: with a slave that connected and reported but stopped
+// reading, the official client's send to a SYNC_MASTER is answered after syncFlushTimeout (1 s
+// here) with FLUSH_SLAVE_TIMEOUT (code 12), which the client returns as
+// SEND_FLUSH_SLAVE_TIMEOUT without error. Java: GroupTransferService#doWaitTransfer.
+func TestOfficialProducerFlushSlaveTimeout(t *testing.T) {
+	c := mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.BrokerRole = store.SyncMaster
+		sc.SyncFlushTimeout = time.Second
+	}})
+	master := c.Brokers[0]
+	const topic = "HaTimeoutTopic"
+	admin := remoting.NewClient(remoting.ClientConfig{}, nil)
+	t.Cleanup(admin.Shutdown)
+	require.NoError(t, mqtest.CreateTopic(admin, master.BrokerAddr(), topic, 4, protocol.PermRead|protocol.PermWrite))
+	require.NoError(t, mqtest.WaitRouted(admin, c.NamesrvAddr(), topic, 1))
+
+	// a slave that reports offset 0 once, then never reads nor reports again
+	stuck, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(master.HAService().AcceptSocketService().Port())))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = stuck.Close() })
+	_, err = stuck.Write(make([]byte, 8))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return master.HAService().ConnectionCount() == 1 }, 5*time.Second, 10*time.Millisecond)
+
+	p := newProducer(t, c.NamesrvAddr(), "ha-timeout-producer")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := p.SendSync(ctx, primitive.NewMessage(topic, []byte("never on a slave")))
+	require.NoError(t, err)
+	require.Equal(t, primitive.SendFlushSlaveTimeout, res.Status)
+	require.GreaterOrEqual(t, time.Since(start), time.Second)
 }

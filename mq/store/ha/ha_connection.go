@@ -26,7 +26,6 @@ type HAConnection struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
-	wg        sync.WaitGroup
 }
 
 func newHAConnection(h *HAService, conn netConn) *HAConnection {
@@ -40,9 +39,9 @@ func newHAConnection(h *HAService, conn netConn) *HAConnection {
 
 // start runs the read and write loops. Java: HAConnection#start.
 func (c *HAConnection) start() {
-	c.wg.Add(2)
-	go func() { defer c.wg.Done(); c.read.run() }()
-	go func() { defer c.wg.Done(); c.write.run() }()
+	c.h.loops.Add(2)
+	go func() { defer c.h.loops.Done(); c.read.run() }()
+	go func() { defer c.h.loops.Done(); c.write.run() }()
 }
 
 // ClientAddr is the slave's "host:port" as seen by the master.
@@ -94,6 +93,3 @@ func (c *HAConnection) Close() {
 
 // Done is closed once the connection is closed.
 func (c *HAConnection) Done() <-chan struct{} { return c.closed }
-
-// wait waits for the loops (after Close).
-func (c *HAConnection) wait() { c.wg.Wait() }

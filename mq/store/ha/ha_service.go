@@ -43,6 +43,8 @@ type HAService struct {
 
 	push2SlaveMaxOffset atomic.Int64
 	connectionCount     atomic.Int32
+	// loops counts the connections' read and write goroutines (Shutdown waits for them).
+	loops sync.WaitGroup
 
 	mu          sync.Mutex // guards connections, started, stopped
 	connections []*HAConnection
@@ -109,7 +111,7 @@ func (h *HAService) Start() error {
 
 // Shutdown stops the HAClient, the accept loop, every connection and GroupTransferService
 // (SYNC_MASTER puts still waiting are answered FLUSH_SLAVE_TIMEOUT) and waits for their
-// goroutines. Safe to call more than once and without Start. Java: HAService#shutdown.
+// goroutines (those of connections closed earlier too). Safe to call more than once and without Start. Java: HAService#shutdown.
 func (h *HAService) Shutdown() {
 	h.mu.Lock()
 	if h.stopped {
@@ -124,6 +126,7 @@ func (h *HAService) Shutdown() {
 	for _, c := range conns {
 		c.Close()
 	}
+	h.loops.Wait()
 	h.groupTransfer.shutdown()
 }
 

@@ -1,6 +1,7 @@
 package ha
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,12 +27,11 @@ func TestReplicationByteIdentical(t *testing.T) {
 	for name, b := range mf {
 		require.True(t, bytesEqual(b, sf[name]), "file %s differs", name)
 	}
-	require.Eventually(t, func() bool {
-		return slave.store.GetMaxOffsetInQueue("T", 3) == master.store.GetMaxOffsetInQueue("T", 3)
-	},
-		5*time.Second, 10*time.Millisecond)
+	for _, n := range []*node{master, slave} { // both reputs dispatched everything
+		require.Eventually(t, func() bool { return n.store.DispatchBehindBytes() == 0 }, 5*time.Second, 10*time.Millisecond)
+	}
 	for q := int32(0); q < 4; q++ {
-		require.Equal(t, store.QueueOffset(15), slave.store.GetMaxOffsetInQueue("T", q))
+		require.Equal(t, store.QueueOffset(15), slave.store.GetMaxOffsetInQueue("T", q), "queue %d", q)
 		for i := store.QueueOffset(0); i < 15; i++ {
 			mu, ok1 := master.store.ReadConsumeQueueUnit("T", q, i)
 			su, ok2 := slave.store.ReadConsumeQueueUnit("T", q, i)
@@ -118,4 +118,73 @@ func TestSyncMasterSlaveStopsReading(t *testing.T) {
 	require.Equal(t, store.FlushSlaveTimeout, r.PutMessageStatus)
 	require.GreaterOrEqual(t, took, master.cfg.SyncFlushTimeout, "answered after syncFlushTimeout")
 	require.Less(t, took, master.cfg.SyncFlushTimeout+2*time.Second)
+}
+
+// TestNewSlaveStartsAtMastersLastFile: an empty slave (it reports 0) joining a master that
+// already holds several CommitLog files gets the master's last file from its start, as Java
+// does, not the whole log; its files are copies of the master's from there, and its reput
+// builds ConsumeQueues whose units from there match the master's.
+// Java: WriteSocketService#run (slaveRequestOffset 0 → masterOffset - masterOffset % fileSize).
+func TestNewSlaveStartsAtMastersLastFile(t *testing.T) {
+	master := startNode(t, testConfig(t.TempDir(), store.AsyncMaster), store.Options{}, nil)
+	putN(t, master.store, 0, 60, store.PutOK)
+	end := master.store.GetMaxPhyOffset()
+	lastFile := store.CommitLogOffset(int64(end) - int64(end)%4096)
+	require.Positive(t, int64(lastFile))
+
+	sc := testConfig(t.TempDir(), store.Slave)
+	sc.HaMasterAddress = master.haAddr()
+	slave := startNode(t, sc, store.Options{}, nil)
+	require.Eventually(t, func() bool { return slave.store.GetMaxPhyOffset() == end }, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, lastFile, slave.store.GetMinPhyOffset(), "the slave's log starts at the master's last file")
+	mf, sf := commitLogFiles(t, master.dir), commitLogFiles(t, slave.dir)
+	first := fmt.Sprintf("%020d", lastFile)
+	require.Equal(t, first, names(sf)[0], "no file before the master's last one")
+	for name, b := range sf { // the master's last file and the next one, allocated ahead
+		require.True(t, bytesEqual(b, mf[name]), "file %s differs", name)
+	}
+	// queues with records in that file: the slave's units from the first of them match the master's
+	withUnits := 0
+	for _, n := range []*node{master, slave} {
+		require.Eventually(t, func() bool { return n.store.DispatchBehindBytes() == 0 }, 5*time.Second, 10*time.Millisecond)
+	}
+	for q := int32(0); q < 4; q++ {
+		smax, smin := slave.store.GetMaxOffsetInQueue("T", q), slave.store.GetMinOffsetInQueue("T", q)
+		if smax == 0 {
+			continue
+		}
+		withUnits++
+		require.Equal(t, master.store.GetMaxOffsetInQueue("T", q), smax, "queue %d", q)
+		require.Positive(t, int64(smin), "queue %d: the slave's queue starts where its log does", q)
+		for i := smin; i < smax; i++ {
+			u, ok1 := master.store.ReadConsumeQueueUnit("T", q, i)
+			su, ok2 := slave.store.ReadConsumeQueueUnit("T", q, i)
+			require.True(t, ok1 && ok2, "queue %d unit %d", q, i)
+			require.Equal(t, u, su)
+			require.GreaterOrEqual(t, int64(su.CommitLogOffset), int64(lastFile))
+		}
+	}
+	require.Positive(t, withUnits)
+}
+
+// TestHousekeeping: a slave that reports once and then stays silent is dropped after
+// haHousekeepingInterval (2 s here); a real slave on an idle master is not (the master's
+// heartbeats and the slave's reports keep both sides alive). Java: ReadSocketService#run
+// (housekeeping), WriteSocketService#run (heartbeat header), HAClient#isTimeToReportOffset.
+func TestHousekeeping(t *testing.T) {
+	master, _ := startPair(t, store.AsyncMaster)
+	real := master.ha.Connections()[0]
+	fake := dialFakeSlave(t, master)
+	fake.report(t, 0)
+	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == 2 }, 5*time.Second, 10*time.Millisecond)
+	start := time.Now()
+	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == 1 }, 10*time.Second, 20*time.Millisecond)
+	require.GreaterOrEqual(t, time.Since(start), master.cfg.HaHousekeepingInterval-500*time.Millisecond, "not before the interval")
+	time.Sleep(master.cfg.HaHousekeepingInterval / 2)
+	require.Equal(t, []*HAConnection{real}, master.ha.Connections(), "the live slave's connection stays")
+	select {
+	case <-real.Done():
+		t.Fatal("the live slave was dropped")
+	default:
+	}
 }
