@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -99,37 +96,10 @@ func TestKillMasterDuringSyncMasterSends(t *testing.T) {
 	acked := senders.Stop()
 	t.Logf("%d sends acknowledged SEND_OK before the kill", len(acked))
 
-	require.Eventually(t, func() bool {
-		route, err := mqtest.QueryRoute(srv.Client, ns, crashTopic)
-		if err != nil || len(route.BrokerDatas) != 1 {
-			return false
-		}
-		addrs := route.BrokerDatas[0].BrokerAddrs
-		return len(addrs) == 1 && addrs[1] == slave.Addr
-	}, 30*time.Second, 10*time.Millisecond, "the route lists the slave alone")
-
-	cfg := consumer.DefaultConfig("ch09_crash_group")
-	cfg.NamesrvAddr = ns
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "ch09-crash-" + strconv.Itoa(os.Getpid())
-	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	c := consumer.NewDefaultMQPushConsumer(cfg)
-	require.NoError(t, c.Subscribe(crashTopic, "*"))
-	var mu sync.Mutex
-	got := map[string]bool{}
-	c.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, m := range msgs {
-			got[string(m.Body)] = true
-		}
-		return consumer.ConsumeSuccess
-	})
-	require.NoError(t, c.Start())
-	t.Cleanup(c.Shutdown)
+	waitSlaveAlone(t, srv.Client, ns, crashTopic, slave.Addr)
+	c := startCollector(t, ns, "ch09-crash", crashTopic, func(m *primitive.MessageExt) string { return string(m.Body) })
 	missing := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
+		got := c.received()
 		var out []string
 		for key := range acked {
 			if !got["body-"+key] {

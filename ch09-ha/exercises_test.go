@@ -86,6 +86,16 @@ func sendN(t *testing.T, e *env, from, n, size int, status producer.SendStatus) 
 	return rs
 }
 
+// replicatedPair is a live ASYNC_MASTER pair after n sends of about size bytes, replicated.
+func replicatedPair(t *testing.T, n, size int) *env {
+	t.Helper()
+	e := newTestEnv(t)
+	startLivePair(t, e, store.AsyncMaster)
+	sendN(t, e, 0, n, size, producer.SendOK)
+	waitReplicated(t, e)
+	return e
+}
+
 // waitReplicated waits until the slave's CommitLog reaches the master's end and the master
 // knows it (push2SlaveMaxOffset).
 func waitReplicated(t *testing.T, e *env) {
@@ -165,10 +175,7 @@ func TestExercise1_SlaveCommitLogIsByteIdentical(t *testing.T) {
 // its CommitLog equals the master's. Java: HAClient#connectMaster sets currentReportedOffset =
 // the store's max offset; ReadSocketService takes the first report as slaveRequestOffset.
 func TestExercise2_RestartedSlaveResumesFromItsOwnMaxOffset(t *testing.T) {
-	e := newTestEnv(t)
-	startLivePair(t, e, store.AsyncMaster)
-	sendN(t, e, 0, 40, 500, producer.SendOK)
-	waitReplicated(t, e)
+	e := replicatedPair(t, 40, 500)
 	before := e.slaveStore().GetMaxPhyOffset()
 	require.Positive(t, int64(before))
 
@@ -240,10 +247,7 @@ func TestExercise3_SyncMasterWithoutAWorkingSlave(t *testing.T) {
 // there. (Producers never try: they send to the route's brokerId 0.) Java:
 // DefaultMessageStore#checkStoreStatus refuses puts on a SLAVE.
 func TestExercise4_SlaveRefusesSendMessage(t *testing.T) {
-	e := newTestEnv(t)
-	startLivePair(t, e, store.AsyncMaster)
-	sendN(t, e, 0, 3, 100, producer.SendOK)
-	waitReplicated(t, e)
+	e := replicatedPair(t, 3, 100)
 	end := e.slaveStore().GetMaxPhyOffset()
 
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: topicName, DefaultTopic: protocol.DefaultTopic,
@@ -272,42 +276,69 @@ func TestExercise5_ConsumersReadFromTheSlaveWhenTheMasterIsDown(t *testing.T) {
 	e.producer.Shutdown()
 	e.master.Shutdown()
 
+	waitSlaveAlone(t, e.Client, e.Namesrv.Addr(), topicName, e.slave.BrokerAddr())
+
+	c := startCollector(t, e.Namesrv.Addr(), "ch09-exercise5", topicName, func(m *primitive.MessageExt) string { return m.MsgID })
+	require.Eventually(t, func() bool { return len(c.received()) == len(want) }, 30*time.Second, 10*time.Millisecond,
+		"the consumer got every message from the slave")
+	require.Equal(t, want, c.received())
+}
+
+// waitSlaveAlone waits until the route of topic (asked of the name server at ns) lists one
+// broker name with one broker: the slave at slaveAddr, brokerId 1.
+func waitSlaveAlone(t *testing.T, cl *remoting.Client, ns, topic, slaveAddr string) {
+	t.Helper()
 	require.Eventually(t, func() bool {
-		route, err := mqtest.QueryRoute(e.Client, e.Namesrv.Addr(), topicName)
+		route, err := mqtest.QueryRoute(cl, ns, topic)
 		if err != nil || len(route.BrokerDatas) != 1 {
 			return false
 		}
 		addrs := route.BrokerDatas[0].BrokerAddrs
-		return len(addrs) == 1 && addrs[1] == e.slave.BrokerAddr()
-	}, 10*time.Second, 10*time.Millisecond, "the route lists the slave alone")
+		return len(addrs) == 1 && addrs[1] == slaveAddr
+	}, 30*time.Second, 10*time.Millisecond, "the route lists the slave alone")
+}
 
-	cfg := consumer.DefaultConfig("ch09_consumer_group")
-	cfg.NamesrvAddr = e.Namesrv.Addr()
+// collector is a push consumer that keeps the key of every message its listener got.
+type collector struct {
+	mu  sync.Mutex
+	got map[string]bool
+}
+
+// startCollector starts a push consumer (its own group and instance, named after name) of
+// topic from the first offset, on the name server at ns, keeping key(m) of each message; it
+// shuts down at t's cleanup.
+func startCollector(t *testing.T, ns, name, topic string, key func(*primitive.MessageExt) string) *collector {
+	t.Helper()
+	cfg := consumer.DefaultConfig(strings.ReplaceAll(name, "-", "_") + "_group")
+	cfg.NamesrvAddr = ns
 	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "ch09-exercise5-" + strconv.Itoa(os.Getpid())
+	cfg.InstanceName = name + "-" + strconv.Itoa(os.Getpid())
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	c := consumer.NewDefaultMQPushConsumer(cfg)
-	require.NoError(t, c.Subscribe(topicName, "*"))
-	var mu sync.Mutex
-	got := map[string]bool{}
-	c.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
-		mu.Lock()
-		defer mu.Unlock()
+	pc := consumer.NewDefaultMQPushConsumer(cfg)
+	require.NoError(t, pc.Subscribe(topic, "*"))
+	c := &collector{got: map[string]bool{}}
+	pc.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		for _, m := range msgs {
-			got[m.MsgID] = true
+			c.got[key(m)] = true
 		}
 		return consumer.ConsumeSuccess
 	})
-	require.NoError(t, c.Start())
-	t.Cleanup(c.Shutdown)
-	require.Eventually(t, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(got) == len(want)
-	}, 30*time.Second, 10*time.Millisecond, "the consumer got every message from the slave")
-	mu.Lock()
-	defer mu.Unlock()
-	require.Equal(t, want, got)
+	require.NoError(t, pc.Start())
+	t.Cleanup(pc.Shutdown)
+	return c
+}
+
+// received is a copy of the keys got so far.
+func (c *collector) received() map[string]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]bool, len(c.got))
+	for k := range c.got {
+		out[k] = true
+	}
+	return out
 }
 
 // TestExercise6_AsyncMasterAnswersBeforeTheSlaveHasIt asks: what does SEND_OK promise under
