@@ -99,10 +99,10 @@ func TestExampleSingleBroker(t *testing.T) {
 	sendOne(t, nsAddr, "example-single")
 }
 
-// TestExampleNamesrvAndMaster: conf/namesrv.conf runs a name server alone, conf/broker-a.conf
-// a master that registers with it (and starts no name server of its own); a producer sends
-// through the name server.
-func TestExampleNamesrvAndMaster(t *testing.T) {
+// startExampleNamesrv runs conf/namesrv.conf (overlaid with an ephemeral loopback port and a
+// temp kvConfig.json) until the test ends and returns its "127.0.0.1:port".
+func startExampleNamesrv(t *testing.T) string {
+	t.Helper()
 	t.Setenv("NAMESRV_ADDR", "")
 	var nsOut bytes.Buffer
 	ns, err := namesrv.Main([]string{"-c", overlay(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1",
@@ -110,8 +110,14 @@ func TestExampleNamesrvAndMaster(t *testing.T) {
 	require.NoError(t, err, nsOut.String())
 	t.Cleanup(ns.Shutdown)
 	require.Contains(t, nsOut.String(), "The Name Server boot success")
+	return fmt.Sprintf("127.0.0.1:%d", ns.Port())
+}
 
-	addr := fmt.Sprintf("127.0.0.1:%d", ns.Port())
+// TestExampleNamesrvAndMaster: conf/namesrv.conf runs a name server alone, conf/broker-a.conf
+// a master that registers with it (and starts no name server of its own); a producer sends
+// through the name server.
+func TestExampleNamesrvAndMaster(t *testing.T) {
+	addr := startExampleNamesrv(t)
 	got, out, _ := runBroker(t, "-c", overlay(t, "broker-a.conf", append(storeOverlay(t), "namesrvAddr="+addr)...))
 	require.Equal(t, addr, got)
 	require.NotContains(t, out.String(), "in-process")
@@ -147,13 +153,7 @@ func TestExampleFilesKeepStandardValues(t *testing.T) {
 // whom it replicates from; a send to the master answers SEND_OK only once the slave holds the
 // message, which is then in the slave's CommitLog on disk.
 func TestExampleMasterAndSlave(t *testing.T) {
-	t.Setenv("NAMESRV_ADDR", "")
-	var nsOut bytes.Buffer
-	ns, err := namesrv.Main([]string{"-c", overlay(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1",
-		"kvConfigPath="+filepath.Join(t.TempDir(), "kvConfig.json"))}, &nsOut, nil)
-	require.NoError(t, err, nsOut.String())
-	t.Cleanup(ns.Shutdown)
-	addr := fmt.Sprintf("127.0.0.1:%d", ns.Port())
+	addr := startExampleNamesrv(t)
 
 	runBroker(t, "-c", overlay(t, "broker-a-master.conf", append(storeOverlay(t), "namesrvAddr="+addr)...))
 	slaveStore := t.TempDir()

@@ -219,10 +219,3 @@ func (h *HAService) removeConnection(c *HAConnection) {
 
 // now is the HA clock in ms.
 func (h *HAService) now() int64 { return clock.Millis(h.clock) }
-
-// isStopped reports whether Shutdown was called.
-func (h *HAService) isStopped() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.stopped
-}

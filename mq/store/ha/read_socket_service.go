@@ -25,6 +25,8 @@ type ReadSocketService struct {
 	processPosition int
 	// lastReadTimestamp is the HA clock (ms) of the last read that returned bytes.
 	lastReadTimestamp int64
+	// lastBehindLog is the HA clock (ms) of the last "slave fall behind master" log.
+	lastBehindLog int64
 }
 
 func newReadSocketService(c *HAConnection) *ReadSocketService {
@@ -113,5 +115,19 @@ func (r *ReadSocketService) processReadEvent() (bool, error) {
 		c.h.log.Info("slave requested offset", "slave", c.clientAddr, "slaveRequestOffset", off)
 	}
 	c.h.NotifyTransferSome(store.CommitLogOffset(off))
+	r.logBehind(off)
 	return true, nil
+}
+
+// logBehind logs, at most every behindLogInterval, how far the slave's acknowledged offset is
+// behind the master's CommitLog end. Java: BrokerController#printMasterAndSlaveDiff ("slave
+// fall behind master: N bytes", every 60 s).
+func (r *ReadSocketService) logBehind(ack int64) {
+	now := r.c.h.now()
+	if now-r.lastBehindLog < behindLogInterval.Milliseconds() {
+		return
+	}
+	r.lastBehindLog = now
+	r.c.h.log.Info("slave fall behind master", "slave", r.c.clientAddr, "slaveAckOffset", ack,
+		"behindBytes", max(int64(r.c.h.store.GetMaxPhyOffset())-ack, 0))
 }
