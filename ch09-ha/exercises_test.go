@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,6 +23,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store/ha"
 )
 
 // newTestEnv is the chapter's setup without its log: a name server, the store clock at epoch.
@@ -403,4 +406,82 @@ func TestExercise7_AFreshSlaveStartsAtTheMastersLastFile(t *testing.T) {
 	require.True(t, string(a) == string(b), "the last file is the same")
 	_, err = os.Stat(filepath.Join(e.slaveStore().Config().StorePathCommitLog, mqtest.FileName(0)))
 	require.ErrorIs(t, err, os.ErrNotExist, "the first file never reached the slave")
+}
+
+// TestExercise8_AFrameForTheWrongOffsetClosesTheConnection asks: what keeps a slave's log equal
+// to its master's when the two disagree? The offset in every frame. The test plays the master
+// itself on a plain TCP listener, with the bytes of a real master's log, and proves: the
+// slave's first report is 8 bytes, big-endian, of its max offset (0); a frame for offset 0 is
+// appended as it is (the slave's log then ends where the master's does); a frame for any other
+// offset than the slave's end is refused with ha.ErrProtocol, the connection is closed and the
+// log is untouched; on the next connection the slave reports its own end again, so a master
+// resends from there. Java: HAClient#dispatchReadRequest ("master pushed offset not equal the
+// max phy offset in slave").
+func TestExercise8_AFrameForTheWrongOffsetClosesTheConnection(t *testing.T) {
+	e := newTestEnv(t)
+	var err error
+	e.master, err = e.startBroker(brokerName, 0, store.AsyncMaster)
+	require.NoError(t, err)
+	require.NoError(t, mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 1, protocol.PermRead|protocol.PermWrite))
+	require.NoError(t, mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1))
+	e.producer, err = e.startProducer("p-exercise8")
+	require.NoError(t, err)
+	sendN(t, e, 0, 2, 100, producer.SendOK)
+	data, ok := e.masterStore().GetCommitLogData(0)
+	require.True(t, ok)
+	body := append([]byte(nil), data.Data...)
+	data.Release()
+
+	fake, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer fake.Close()
+	e.slave, err = e.startBroker(brokerName+"-slave", 1, store.Slave)
+	require.NoError(t, err)
+	client := e.slave.HAService().HAClient()
+	e.slave.HAService().UpdateMasterAddress(fake.Addr().String())
+
+	// connect connects the slave to the fake master and returns the fake's side and the
+	// slave's first report.
+	connect := func() (net.Conn, int64) {
+		require.NoError(t, client.Dial())
+		conn, err := fake.Accept()
+		require.NoError(t, err)
+		require.True(t, client.ConnectMaster())
+		require.True(t, client.ReportOnce())
+		var report [8]byte
+		_, err = io.ReadFull(conn, report[:])
+		require.NoError(t, err)
+		return conn, int64(binary.BigEndian.Uint64(report[:]))
+	}
+	frame := func(offset int64, body []byte) []byte {
+		f := binary.BigEndian.AppendUint64(nil, uint64(offset))
+		f = binary.BigEndian.AppendUint32(f, uint32(len(body)))
+		return append(f, body...)
+	}
+
+	conn, report := connect()
+	require.Zero(t, report, "an empty slave reports 0")
+	_, err = conn.Write(frame(0, body))
+	require.NoError(t, err)
+	require.NoError(t, client.ReadOnce())
+	end := store.CommitLogOffset(len(body))
+	require.Equal(t, end, e.slaveStore().GetMaxPhyOffset(), "the frame at 0 was appended")
+	var ack [8]byte
+	_, err = io.ReadFull(conn, ack[:])
+	require.NoError(t, err)
+	require.Equal(t, uint64(end), binary.BigEndian.Uint64(ack[:]), "the slave acknowledged its new end")
+
+	_, err = conn.Write(frame(int64(end)+1000, body))
+	require.NoError(t, err)
+	require.ErrorIs(t, client.ReadOnce(), ha.ErrProtocol)
+	require.False(t, client.Connected(), "the slave closed the connection")
+	require.Equal(t, end, e.slaveStore().GetMaxPhyOffset(), "nothing was appended")
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = conn.Read(ack[:])
+	require.ErrorIs(t, err, io.EOF, "the master's side sees the connection closed")
+	conn.Close()
+
+	conn, report = connect()
+	defer conn.Close()
+	require.Equal(t, int64(end), report, "on the next connection the slave asks for what follows its end")
 }
