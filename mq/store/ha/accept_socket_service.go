@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -31,7 +30,7 @@ func newAcceptSocketService(h *HAService) *AcceptSocketService {
 // taken port is an error naming it. Java: AcceptSocketService#beginAccept.
 func (a *AcceptSocketService) BeginAccept() error {
 	port := a.h.cfg.HaListenPort
-	ln, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(port)))
+	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return fmt.Errorf("ha: haListenPort %d is taken: %w", port, err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -342,7 +341,7 @@ func (c *HAClient) processReadEvent(whole bool) error {
 			}
 		}
 		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) && !whole {
+			if isTimeout(err) && !whole {
 				return nil
 			}
 			return err
@@ -410,4 +409,10 @@ func (c *HAClient) reportSlaveMaxOffsetPlus() bool {
 	}
 	c.currentReportedOffset = cur
 	return c.ReportSlaveMaxOffset(store.CommitLogOffset(cur))
+}
+
+// isTimeout reports whether err is a socket deadline passing (no error for a read slice).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
