@@ -5,8 +5,8 @@
 // The scenario, on loopback, in a temp dir removed at the end:
 //
 //  0. a name server, broker-a as ASYNC_MASTER and its slave (the same brokerName, brokerId=1,
-//     brokerRole=SLAVE); both start their HAService, and the slave learns the master's HA
-//     address from its registration answer;
+//     brokerRole=SLAVE); both start their HAService, the slave learns the master's HA
+//     address from its registration answer and copies the master's topics (SlaveSynchronize);
 //  1. the slave connects: AcceptSocketService accepts it, HAClient takes the connection;
 //  2. the slave reports its max offset (8 bytes: 0, an empty log); the master's
 //     ReadSocketService reads it: transfer starts there;
@@ -123,6 +123,17 @@ func (e *env) startPair() (err error) {
 	if e.slave, err = e.startBroker(brokerName+"-slave", 1, store.Slave); err != nil {
 		return err
 	}
+	// With ManualServices the slave's SlaveSynchronize does not run on its own: one pass by hand
+	// copies the master's topics (and offsets, subscription groups) and registers them.
+	changed, err := e.slave.SlaveSynchronize().SyncAll()
+	if err != nil {
+		return err
+	}
+	if changed {
+		e.slave.RegisterBrokerAll()
+	}
+	mqtest.Say(e.out, "SlaveSynchronize copied the master's topics to the slave: %s is there: %t", topicName,
+		e.slave.TopicConfigManager().SelectTopicConfig(topicName) != nil)
 	follows := e.slave.HAService().HAClient().MasterAddress()
 	mqtest.Say(e.out, "the slave follows the HA address the name server gave it: the master's HA port: %t",
 		follows == e.master.HAServerAddr())
