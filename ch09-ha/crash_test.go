@@ -82,10 +82,7 @@ func TestKillMasterDuringSyncMasterSends(t *testing.T) {
 	probe := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer probe.Shutdown()
 	require.Eventually(t, func() bool {
-		h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: crashTopic, DefaultTopic: protocol.DefaultTopic,
-			DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli(),
-			Properties: primitive.MarshalProperties(map[string]string{primitive.PropertyKeys: "probe"})}
-		resp, err := mqtest.Invoke(probe, master.Addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("probe")))
+		resp, err := mqtest.Invoke(probe, master.Addr, sendMessage(crashTopic, "probe", "probe"))
 		return err == nil && resp.Code == protocol.Success
 	}, 30*time.Second, 10*time.Millisecond, "the SYNC_MASTER never answered SEND_OK: %s", slave.Output())
 

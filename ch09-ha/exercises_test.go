@@ -89,6 +89,17 @@ func sendN(t *testing.T, e *env, from, n, size int, status producer.SendStatus) 
 	return rs
 }
 
+// sendMessage is a SEND_MESSAGE (code 10) of body to queue 0 of topic with KEYS key, its
+// header's V1 keys written out as a producer sends them (remoting-protocol.md §4.3).
+func sendMessage(topic, body, key string) *remoting.RemotingCommand {
+	ext := map[string]string{"producerGroup": "pg", "topic": topic, "defaultTopic": protocol.DefaultTopic,
+		"defaultTopicQueueNums": "4", "queueId": "0", "sysFlag": "0",
+		"bornTimestamp": strconv.FormatInt(time.Now().UnixMilli(), 10), "flag": "0",
+		"properties":     primitive.MarshalProperties(map[string]string{primitive.PropertyKeys: key}),
+		"reconsumeTimes": "0", "unitMode": "false", "batch": "false"}
+	return remoting.NewRequest(protocol.SendMessage, ext, []byte(body))
+}
+
 // replicatedPair is a live ASYNC_MASTER pair after n sends of about size bytes, replicated.
 func replicatedPair(t *testing.T, n, size int) *env {
 	t.Helper()
@@ -253,9 +264,7 @@ func TestExercise4_SlaveRefusesSendMessage(t *testing.T) {
 	e := replicatedPair(t, 3, 100)
 	end := e.slaveStore().GetMaxPhyOffset()
 
-	h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: topicName, DefaultTopic: protocol.DefaultTopic,
-		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli()}
-	resp, err := mqtest.Invoke(e.Client, e.slave.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("to the slave")))
+	resp, err := mqtest.Invoke(e.Client, e.slave.BrokerAddr(), sendMessage(topicName, "to the slave", "k"))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.ServiceNotAvailable), resp.Code, resp.Remark)
 	require.Equal(t, end, e.slaveStore().GetMaxPhyOffset(), "nothing was appended on the slave")
