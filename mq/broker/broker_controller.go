@@ -368,7 +368,11 @@ func (b *BrokerController) Start() error {
 	if err := b.messageStore.Start(); err != nil {
 		return fmt.Errorf("broker: start message store: %w", err)
 	}
-	b.started = true                          // from here Shutdown has things to stop
+	b.started = true // from here Shutdown has things to stop
+	// Java: DefaultMessageStore#start → haService.start(), before the broker's servers
+	if err := b.haService.Start(); err != nil {
+		return listenError("HA port (haListenPort)", net.JoinHostPort("", strconv.Itoa(b.storeCfg.HaListenPort)), err)
+	}
 	if b.storeCfg.BrokerRole != store.Slave { // Java: handleScheduleMessageService (master only)
 		if err := b.scheduleMessageService.Start(); err != nil {
 			return fmt.Errorf("broker: start schedule message service: %w", err)
@@ -380,11 +384,6 @@ func (b *BrokerController) Start() error {
 	}
 	if err := b.fastRemotingServer.Start(); err != nil {
 		return listenError("fast (VIP) listen port", fastListenAddr(mainAddr), err)
-	}
-	// Java: DefaultMessageStore#start → haService.start(), before the servers; after them here,
-	// so a taken listen port is reported as such whatever holds listenPort+1.
-	if err := b.haService.Start(); err != nil {
-		return listenError("HA port (haListenPort)", net.JoinHostPort("", strconv.Itoa(b.storeCfg.HaListenPort)), err)
 	}
 	vip := net.JoinHostPort(b.cfg.BrokerIP1, strconv.Itoa(b.fastRemotingServer.Port()))
 	b.vipAddr.Store(&vip)
