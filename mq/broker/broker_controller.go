@@ -368,9 +368,10 @@ func (b *BrokerController) Start() error {
 	if err := b.messageStore.Start(); err != nil {
 		return fmt.Errorf("broker: start message store: %w", err)
 	}
-	b.started = true                            // from here Shutdown has things to stop
-	if err := b.haService.Start(); err != nil { // Java: DefaultMessageStore#start → haService.start()
-		return fmt.Errorf("broker: start HA service: %w", err)
+	b.started = true // from here Shutdown has things to stop
+	// Java: DefaultMessageStore#start → haService.start(), before the broker's servers
+	if err := b.haService.Start(); err != nil {
+		return listenError("HA port (haListenPort)", net.JoinHostPort("", strconv.Itoa(b.storeCfg.HaListenPort)), err)
 	}
 	if b.storeCfg.BrokerRole != store.Slave { // Java: handleScheduleMessageService (master only)
 		if err := b.scheduleMessageService.Start(); err != nil {

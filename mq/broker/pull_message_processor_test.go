@@ -291,7 +291,7 @@ func TestPullTagFilteringNonASCII(t *testing.T) {
 // slaveReadEnable it is always the master (0). With it, it is the group's brokerId while the
 // data read is in memory, and the group's whichBrokerWhenConsumeSlowly once the consumer is
 // further behind than accessMessageInMemoryMaxRatio of RAM (0 % here, so any backlog past the
-// batch counts). Java: PullMessageProcessor#processRequest (the slaveReadEnable block).
+// batch counts: 40 messages, a pull takes 32). Java: PullMessageProcessor#processRequest (the slaveReadEnable block).
 func TestPullSuggestWhichBroker(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -311,14 +311,12 @@ func TestPullSuggestWhichBroker(t *testing.T) {
 			g := NewSubscriptionGroupConfig("sg")
 			g.BrokerID = 3
 			tb.b.SubscriptionGroupManager().UpdateSubscriptionGroupConfig(g)
-			for i := 0; i < 3; i++ {
+			for i := 0; i < 40; i++ {
 				tb.sendOK(t, "SlaveReadTopic", 0, "", []byte("m"))
 			}
-			require.Eventually(t, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue("SlaveReadTopic", 0) == 3 },
+			require.Eventually(t, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue("SlaveReadTopic", 0) == 40 },
 				5*time.Second, time.Millisecond)
-			h := pullHeader("sg", "SlaveReadTopic", 0, 0, protocol.PullFlagSubscription, 0, "*")
-			h.MaxMsgNums = 1
-			resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+			resp := tb.pull(t, "sg", "SlaveReadTopic", 0, 0, "*")
 			require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 			require.Equal(t, tc.want, pullResponseHeader(t, resp).SuggestWhichBrokerID)
 		})

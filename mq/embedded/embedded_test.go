@@ -64,11 +64,12 @@ func TestMasterAndSlave(t *testing.T) {
 
 	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer cl.Shutdown()
-	h := protocol.SendMessageRequestHeader{ProducerGroup: "PG", Topic: "HA_T", DefaultTopic: protocol.DefaultTopic,
-		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: 1}
+	// SEND_MESSAGE's header as the official client writes it (V1 keys)
+	ext := map[string]string{"producerGroup": "PG", "topic": "HA_T", "defaultTopic": protocol.DefaultTopic,
+		"defaultTopicQueueNums": "4", "queueId": "0", "sysFlag": "0", "bornTimestamp": "1", "flag": "0"}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := cl.InvokeSync(ctx, slave.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("x")))
+	resp, err := cl.InvokeSync(ctx, slave.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, ext, []byte("x")))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.ServiceNotAvailable), resp.Code)
 	require.Contains(t, resp.Remark, "messages are put to the slave")

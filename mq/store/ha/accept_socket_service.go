@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
@@ -27,14 +26,12 @@ func newAcceptSocketService(h *HAService) *AcceptSocketService {
 }
 
 // BeginAccept listens on all interfaces at haListenPort (0: an ephemeral port, see Addr). A
-// taken port is an error naming it. Java: AcceptSocketService#beginAccept.
+// failure is an error naming the port (wrapping syscall.EADDRINUSE when it is taken).
+// Java: AcceptSocketService#beginAccept.
 func (a *AcceptSocketService) BeginAccept() error {
 	port := a.h.cfg.HaListenPort
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("ha: haListenPort %d is taken: %w", port, err)
-		}
+	if err != nil { // a taken port stays recognizable: errors.Is(err, syscall.EADDRINUSE)
 		return fmt.Errorf("ha: listen on haListenPort %d: %w", port, err)
 	}
 	a.mu.Lock()
