@@ -4,26 +4,22 @@ import (
 	"bytes"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
-// writeConf writes a properties file into a temp dir and returns its path.
+// writeConf writes a broker.conf of lines into a temp dir and returns its path.
 func writeConf(t *testing.T, lines ...string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "broker.conf")
-	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-	return p
+	return conftest.Write(t, "broker.conf", lines...)
 }
 
 // TestNotBuiltSettingsAreRefused: a setting whose feature is not built is refused with a
