@@ -238,7 +238,7 @@ func TestExercise6_ExpiredFilesAreDeletedAndTheMinOffsetMoves(t *testing.T) {
 
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 1,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.PullOffsetMoved), resp.Code)
 	require.Equal(t, "2", resp.ExtFields["nextBeginOffset"])

@@ -251,7 +251,7 @@ func (e *env) sendRaw(b *broker.BrokerController, m sample) (*remoting.RemotingC
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "ch03_producer_group", Topic: topicName,
 		DefaultTopic: protocol.DefaultTopic, DefaultTopicQueueNums: 4, QueueID: m.queueID,
 		BornTimestamp: epoch.UnixMilli(), Properties: primitive.MarshalProperties(props)}
-	return mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(m.body)))
+	return mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte(m.body)))
 }
 
 // queryByKey asks QUERY_MESSAGE for a key, as `mqadmin queryMsgByKey` does.
@@ -297,7 +297,7 @@ func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 func (e *env) pullFromStart(b *broker.BrokerController) error {
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 0,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return err
 	}

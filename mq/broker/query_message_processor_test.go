@@ -15,7 +15,7 @@ import (
 func (tb *testBroker) sendKeyed(t *testing.T, topic, keys, uniq, body string) string {
 	t.Helper()
 	h := sendHeader(topic, 0, map[string]string{primitive.PropertyKeys: keys, primitive.PropertyUniqClientMessageIDKeyIdx: uniq})
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(body)))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte(body)))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	return resp.ExtFields["msgId"]
 }

@@ -214,7 +214,7 @@ func TestFastRemotingServer(t *testing.T) {
 
 	// A send over the VIP channel is stored like any other.
 	h := sendHeader("VipTopic", 0, map[string]string{})
-	resp := invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("v")))
+	resp := invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("v")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	tb.waitDispatched(t, "VipTopic", 0, 1)
 
@@ -222,7 +222,7 @@ func TestFastRemotingServer(t *testing.T) {
 	sub := protocol.SubscriptionData{Topic: "VipTopic", SubString: "*", SubVersion: 1}
 	require.Equal(t, int32(protocol.Success), heartbeat(t, tb.client, vip, "10.0.0.1@vip", "vg", sub).Code)
 	ph := pullHeader("vg", "VipTopic", 0, 0, protocol.PullFlagSubscription, 0, "*")
-	resp = invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.PullMessage, ph.Encode(), nil))
+	resp = invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(ph), nil))
 	require.Equal(t, int32(protocol.RequestCodeNotSupported), resp.Code, resp.Remark)
 	resp = tb.pull(t, "vg", "VipTopic", 0, 0, "*")
 	require.Equal(t, int32(protocol.Success), resp.Code, "the main port serves pulls")

@@ -70,7 +70,7 @@ func (s *Senders) send(g int) {
 		h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: s.load.Topic, DefaultTopic: protocol.DefaultTopic,
 			DefaultTopicQueueNums: 4, QueueID: int32(i % 4), BornTimestamp: clock.Millis(clock.System{}),
 			Properties: primitive.MarshalProperties(props)}
-		resp, err := Invoke(s.client, s.load.Addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("body-"+key)))
+		resp, err := Invoke(s.client, s.load.Addr, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte("body-"+key)))
 		if err != nil || resp.Code != protocol.Success {
 			return // the broker is gone
 		}

@@ -35,7 +35,7 @@ func createTopic(t testing.TB, c *embedded.Cluster, topic string, queues int32) 
 		ReadQueueNums: queues, WriteQueueNums: queues, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := cl.InvokeSync(ctx, c.Brokers[0].BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	resp, err := cl.InvokeSync(ctx, c.Brokers[0].BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 	require.NoError(t, err)
 	require.NoError(t, resp.Err())
 	c.Brokers[0].RegisterBrokerAll()

@@ -79,10 +79,10 @@ func TestSignalShutdown(t *testing.T) {
 	sh := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: "SigTopic", DefaultTopic: protocol.DefaultTopic,
 		DefaultTopicQueueNums: 4, BornTimestamp: time.Now().UnixMilli(),
 		Properties: primitive.MarshalProperties(map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "U1"})}
-	resp := invoke(remoting.NewRequest(protocol.SendMessage, sh.Encode(), []byte("hello")))
+	resp := invoke(remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&sh), []byte("hello")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	uh := protocol.UpdateConsumerOffsetRequestHeader{ConsumerGroup: "g", Topic: "SigTopic", QueueID: 0, CommitOffset: 1}
-	resp = invoke(remoting.NewRequest(protocol.UpdateConsumerOffset, uh.Encode(), nil))
+	resp = invoke(remoting.NewRequest(protocol.UpdateConsumerOffset, protocol.EncodeHeader(&uh), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Eventually(t, func() bool { return ns.RouteInfoManager.PickupTopicRouteData("SigTopic") != nil },
 		10*time.Second, 10*time.Millisecond, "the broker registered the new topic")
