@@ -60,6 +60,7 @@ func FuzzHeaderDecode(f *testing.F) {
 			decoder[DeleteTopicFromNamesrvRequestHeader](),
 			decoder[CreateTopicRequestHeader](),
 			decoder[DeleteTopicRequestHeader](),
+			decoder[QueryMessageRequestHeader](),
 		}
 		for _, d := range decoders {
 			_ = d(ext)

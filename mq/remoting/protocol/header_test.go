@@ -181,6 +181,7 @@ func TestHeaderRoundTrips(t *testing.T) {
 		{&CreateTopicRequestHeader{Topic: "t", DefaultTopic: "defaultTopic", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6,
 			TopicFilterType: SingleTag, Order: true}, &CreateTopicRequestHeader{}},
 		{&DeleteTopicRequestHeader{Topic: "t"}, &DeleteTopicRequestHeader{}},
+		{&QueryMessageRequestHeader{Topic: "t", Key: "k", MaxNum: 32, BeginTimestamp: 1, EndTimestamp: 1 << 62}, &QueryMessageRequestHeader{}},
 	}
 	for _, c := range cases {
 		ext := EncodeHeader(c.in)
