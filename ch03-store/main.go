@@ -280,7 +280,7 @@ func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 // viewByOffset asks VIEW_MESSAGE_BY_ID for the record at a CommitLog offset (the offset an
 // offsetMsgId carries).
 func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
-	req := remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": strconv.FormatInt(offset, 10)}, nil)
+	req := remoting.NewRequest(protocol.ViewMessageByID, protocol.EncodeHeader(&protocol.ViewMessageRequestHeader{Offset: offset}), nil)
 	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), req)
 	if err != nil {
 		return err

@@ -77,11 +77,11 @@ func (p *QueryMessageProcessor) queryMessage(req *remoting.RemotingCommand) *rem
 // viewMessageByID answers the record at the header's offset (a CommitLog offset, bytes), or
 // SYSTEM_ERROR "can not find message by the offset, N". Java: QueryMessageProcessor#viewMessageById.
 func (p *QueryMessageProcessor) viewMessageByID(req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	v, ok := req.ExtFields["offset"]
-	offset, err := strconv.ParseInt(v, 10, 64)
-	if !ok || err != nil {
-		return badHeader("view message", fmt.Errorf("offset=%q", v))
+	var h protocol.ViewMessageRequestHeader
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
+		return badHeader("view message", err)
 	}
+	offset := h.Offset
 	rec, found := p.b.messageStore.SelectOneMessageByOffset(store.CommitLogOffset(offset))
 	if tr := p.b.tr; tr.Enabled() {
 		tr.Step("QueryMessageProcessor#viewMessageById", slog.Int64("offset", offset), slog.Bool("found", found))

@@ -83,7 +83,8 @@ func TestQueryMessage(t *testing.T) {
 
 // TestViewMessageByID: VIEW_MESSAGE_BY_ID (33) answers the record at a CommitLog offset —
 // the one an offsetMsgId encodes — and SYSTEM_ERROR "can not find message by the offset, N"
-// where there is none. Java: QueryMessageProcessor#viewMessageById.
+// where there is none, and SYSTEM_ERROR for an offset that is no number.
+// Java: QueryMessageProcessor#viewMessageById.
 func TestViewMessageByID(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	tb.sendKeyed(t, "V", "a", "U0", "first")
@@ -102,4 +103,9 @@ func TestViewMessageByID(t *testing.T) {
 	resp = tb.invoke(t, remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": "999999"}, nil))
 	require.Equal(t, remoting.SystemError, resp.Code)
 	require.Equal(t, "can not find message by the offset, 999999", resp.Remark)
+
+	resp = tb.invoke(t, remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": "x"}, nil))
+	require.Equal(t, remoting.SystemError, resp.Code)
+	require.Contains(t, resp.Remark, `bad view message request header`)
+	require.Contains(t, resp.Remark, `"offset"="x"`)
 }

@@ -29,7 +29,7 @@
 //	                   DELETE_TOPIC_IN_NAMESRV
 //	header_kv.go       PUT/GET/DELETE_KV_CONFIG, GET_KVLIST_BY_NAMESPACE, GET_TOPICS_BY_CLUSTER, KVTable
 //	header_admin.go    UPDATE_AND_CREATE_TOPIC, DELETE_TOPIC_IN_BROKER
-//	header_query.go    QUERY_MESSAGE
+//	header_query.go    QUERY_MESSAGE, VIEW_MESSAGE_BY_ID
 //	perm.go            PermName bits
 //	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic, SplitNamesrvAddr
 //	topic_config.go    TopicConfig, DataVersion, TopicConfigSerializeWrapper, RegisterBrokerBody

@@ -61,6 +61,7 @@ func FuzzHeaderDecode(f *testing.F) {
 			decoder[CreateTopicRequestHeader](),
 			decoder[DeleteTopicRequestHeader](),
 			decoder[QueryMessageRequestHeader](),
+			decoder[ViewMessageRequestHeader](),
 		}
 		for _, d := range decoders {
 			_ = d(ext)

@@ -36,6 +36,7 @@ func TestTaggedHeaderWireForms(t *testing.T) {
 			map[string]string{"offset": "1", "group": "g", "delayLevel": "0", "unitMode": "false", "maxReconsumeTimes": "0"}},
 		{&QueryMessageRequestHeader{Topic: "t", Key: "k", MaxNum: 32, EndTimestamp: 9},
 			map[string]string{"topic": "t", "key": "k", "maxNum": "32", "beginTimestamp": "0", "endTimestamp": "9"}},
+		{&ViewMessageRequestHeader{Offset: 0}, map[string]string{"offset": "0"}},
 		{&CheckTransactionStateRequestHeader{TranStateTableOffset: 1, CommitLogOffset: 2, OffsetMsgID: "o"},
 			map[string]string{"tranStateTableOffset": "1", "commitLogOffset": "2", "offsetMsgId": "o"}},
 	}

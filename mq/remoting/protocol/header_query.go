@@ -10,3 +10,10 @@ type QueryMessageRequestHeader struct {
 	BeginTimestamp int64  `ext:"beginTimestamp"`
 	EndTimestamp   int64  `ext:"endTimestamp"`
 }
+
+// ViewMessageRequestHeader is the header of VIEW_MESSAGE_BY_ID (33): the record at Offset, a
+// CommitLog offset (bytes; the one an offsetMsgId carries). Required.
+// Mirrors ViewMessageRequestHeader (remoting-protocol.md §4.16).
+type ViewMessageRequestHeader struct {
+	Offset int64 `ext:"offset"`
+}

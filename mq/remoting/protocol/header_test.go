@@ -182,6 +182,7 @@ func TestHeaderRoundTrips(t *testing.T) {
 			TopicFilterType: SingleTag, Order: true}, &CreateTopicRequestHeader{}},
 		{&DeleteTopicRequestHeader{Topic: "t"}, &DeleteTopicRequestHeader{}},
 		{&QueryMessageRequestHeader{Topic: "t", Key: "k", MaxNum: 32, BeginTimestamp: 1, EndTimestamp: 1 << 62}, &QueryMessageRequestHeader{}},
+		{&ViewMessageRequestHeader{Offset: 4096}, &ViewMessageRequestHeader{}},
 	}
 	for _, c := range cases {
 		ext := EncodeHeader(c.in)
