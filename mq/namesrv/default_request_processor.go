@@ -109,7 +109,7 @@ func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingComm
 		route.OrderTopicConf, _ = p.c.KVConfigManager.GetKVConfig(protocol.NamespaceOrderTopicConfig, h.Topic)
 	}
 	resp := remoting.NewResponse(remoting.Success, "")
-	if req.Version >= 401 || req.ExtFields["acceptStandardJsonOnly"] == "true" {
+	if req.Version >= 401 || h.AcceptStandardJSONOnly {
 		resp.Body = route.EncodeStandard()
 	} else {
 		resp.Body = route.Encode()
