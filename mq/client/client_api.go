@@ -86,7 +86,7 @@ func NewMQClientAPI(cfg ClientConfig, opts Options, processor *ClientRemotingPro
 		opts:    opts,
 		client:  remoting.NewClient(cfg.Remoting, tr),
 		tr:      tr,
-		log:     loggerOf(opts.Logger),
+		log:     opts.Log(),
 		nsIndex: NewThreadLocalIndex(opts.NextIndexSeed()),
 	}
 	if processor != nil {
@@ -422,13 +422,6 @@ func ErrorKind(err error) string {
 		return "shutdown"
 	}
 	return "error"
-}
-
-func loggerOf(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return l
 }
 
 // timeoutCtx returns ctx bounded by d (ctx's own earlier deadline wins).
