@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"mq/store":               1,
 	"mq/remoting/protocol":   2,
 	"mq/store/schedule":      2,
+	"mq/store/ha":            2,
 	"mq/namesrv":             3,
 	"mq/broker":              3,
 	"mq/client":              3,

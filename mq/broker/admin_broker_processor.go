@@ -10,7 +10,8 @@ import (
 
 // AdminBrokerProcessor answers the admin codes built so far: UPDATE_AND_CREATE_TOPIC (17),
 // DELETE_TOPIC_IN_BROKER (215), SEARCH_OFFSET_BY_TIMESTAMP (29), GET_MAX_OFFSET (30),
-// GET_MIN_OFFSET (31). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
+// GET_MIN_OFFSET (31), and what a slave's SlaveSynchronize asks: GET_ALL_TOPIC_CONFIG (21),
+// GET_ALL_CONSUMER_OFFSET (43), GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
 // (core subset; every other code it owns in Java is a later issue).
 type AdminBrokerProcessor struct {
 	remoting.NeverRejects
@@ -36,6 +37,12 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 		return p.getMaxOffset(req), nil
 	case protocol.GetMinOffset:
 		return p.getMinOffset(req), nil
+	case protocol.GetAllTopicConfig:
+		return p.getAllTopicConfig(), nil
+	case protocol.GetAllConsumerOffset:
+		return p.getAllConsumerOffset(), nil
+	case protocol.GetAllSubscriptionGroupConfig:
+		return p.getAllSubscriptionGroupConfig(), nil
 	}
 	return remoting.NewNotSupportedResponse(req), nil
 }
@@ -151,4 +158,38 @@ func offsetResponse(offset store.QueueOffset) *remoting.RemotingCommand {
 	h := protocol.OffsetResponseHeader{Offset: int64(offset)}
 	resp.ExtFields = protocol.EncodeHeader(&h)
 	return resp
+}
+
+// jsonBody answers SUCCESS with body, or SYSTEM_ERROR with remark when encoding failed.
+func jsonBody(body []byte, err error, remark string) *remoting.RemotingCommand {
+	if err != nil || len(body) == 0 {
+		return remoting.NewResponse(protocol.SystemError, remark)
+	}
+	resp := remoting.NewResponse(protocol.Success, "")
+	resp.Body = body
+	return resp
+}
+
+// getAllTopicConfig answers GET_ALL_TOPIC_CONFIG (21): the body is the TopicConfigSerializeWrapper
+// JSON {"dataVersion":{...},"topicConfigTable":{...}}. Java: AdminBrokerProcessor#getAllTopicConfig.
+func (p *AdminBrokerProcessor) getAllTopicConfig() *remoting.RemotingCommand {
+	w := p.b.topicConfigManager.BuildTopicConfigSerializeWrapper()
+	body, err := w.Encode()
+	return jsonBody(body, err, "No topic in this broker")
+}
+
+// getAllConsumerOffset answers GET_ALL_CONSUMER_OFFSET (43): the body is consumerOffset.json's
+// content {"offsetTable":{"topic@group":{queueId:offset}}}, queue ids unquoted as fastjson
+// writes them. Java: AdminBrokerProcessor#getAllConsumerOffset.
+func (p *AdminBrokerProcessor) getAllConsumerOffset() *remoting.RemotingCommand {
+	body, err := p.b.consumerOffsetManager.Encode()
+	return jsonBody(body, err, "No consumer offset in this broker")
+}
+
+// getAllSubscriptionGroupConfig answers GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): the body is
+// subscriptionGroup.json's content {"dataVersion":{...},"subscriptionGroupTable":{...}}.
+// Java: AdminBrokerProcessor#getAllSubscriptionGroup.
+func (p *AdminBrokerProcessor) getAllSubscriptionGroupConfig() *remoting.RemotingCommand {
+	body, err := p.b.subscriptionGroupManager.Encode()
+	return jsonBody(body, err, "No subscription group in this broker")
 }

@@ -45,6 +45,11 @@ type BrokerConfig struct {
 	BrokerClusterName string `prop:"brokerClusterName"`
 	// BrokerID is 0 for a master, > 0 for a slave.
 	BrokerID int64 `prop:"brokerId"`
+	// SlaveReadEnable lets consumers read from slaves: a pull answer then suggests the
+	// subscription group's whichBrokerWhenConsumeSlowly (default 1) when the data read is no
+	// longer in memory, else the group's brokerId (default 0, the master). Off (false), every
+	// answer suggests the master.
+	SlaveReadEnable bool `prop:"slaveReadEnable"`
 	// BrokerPermission gates sends (bit 2 = WRITE, value 2) and pulls (READ, value 4); 6 = RW.
 	BrokerPermission int `prop:"brokerPermission"`
 	// DefaultTopicQueueNums is the queue count of TBW102 (read and write), 8.

@@ -17,6 +17,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store/ha"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store/schedule"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -88,6 +89,16 @@ type BrokerController struct {
 	store        messageStore
 	// scheduleMessageService delivers delayed messages (Java keeps it inside the store).
 	scheduleMessageService *schedule.ScheduleMessageService
+	// haService replicates the store's CommitLog (Java: DefaultMessageStore#haService).
+	haService *ha.HAService
+	// haTracer traces the HA service's steps (WithHATracer); nil: not traced.
+	haTracer *trace.Tracer
+	// updateMasterHAServerAddrPeriodically: a slave without haMasterAddress follows the HA
+	// address each registration answer names. Java: BrokerController#updateMasterHAServerAddrPeriodically.
+	updateMasterHAServerAddrPeriodically bool
+	// slaveSynchronize copies the master's config onto a slave; slaveSyncService runs it.
+	slaveSynchronize *SlaveSynchronize
+	slaveSyncService *service.ServiceThread
 
 	remotingServer *remoting.Server
 	// fastRemotingServer is the VIP channel on listenPort-2: every processor but PULL_MESSAGE,
@@ -131,23 +142,30 @@ type BrokerController struct {
 // brokerRole=SLAVE) are refused with an error naming them. The listen port is cfg.ListenPort;
 // when that is 0, the port of serverCfg.ListenAddr (0 = ephemeral); the fast server's is 2
 // below it. The listen host is serverCfg.ListenAddr's
-// (empty = all interfaces). tr nil turns the step trace off; operating logs go to tr's logger.
+// (empty = all interfaces). A broker on an ephemeral listen port gets an ephemeral
+// haListenPort too (HAServerAddr publishes the bound one). tr nil turns the step trace off;
+// operating logs go to tr's logger.
 // Java: BrokerController(brokerConfig, nettyServerConfig, nettyClientConfig, messageStoreConfig).
 func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
 	tr *trace.Tracer, opts ...Option) (*BrokerController, error) {
 	if err := validateConfigs(&cfg, &storeCfg); err != nil {
 		return nil, err
 	}
-	b := &BrokerController{
-		cfg:             cfg,
-		serverCfg:       serverCfg,
-		storeCfg:        storeCfg,
-		tr:              tr,
-		log:             orDiscard(tr.Logger()),
-		clock:           clock.System{},
-		registerService: service.New("BrokerRegisterService"),
-		persistService:  service.New("BrokerConfigPersistService"),
+	if _, p, err := net.SplitHostPort(listenAddr(serverCfg.ListenAddr, cfg.ListenPort)); err == nil && p == "0" {
+		storeCfg.HaListenPort = 0 // an ephemeral listen port: an ephemeral HA port too
 	}
+	b := &BrokerController{
+		cfg:              cfg,
+		serverCfg:        serverCfg,
+		storeCfg:         storeCfg,
+		tr:               tr,
+		log:              orDiscard(tr.Logger()),
+		clock:            clock.System{},
+		registerService:  service.New("BrokerRegisterService"),
+		persistService:   service.New("BrokerConfigPersistService"),
+		slaveSyncService: service.New("SlaveSynchronize"),
+	}
+	b.slaveSynchronize = newSlaveSynchronize(b)
 	for _, o := range opts {
 		o(b)
 	}
@@ -197,6 +215,12 @@ func (b *BrokerController) Initialize() error {
 		return fmt.Errorf("broker: load message store: %w", err)
 	}
 	b.storeLoaded = true
+	b.haService = ha.NewHAService(ms, b.haTracer, b.log)
+	if b.storeCfg.BrokerRole == store.Slave {
+		// Java: BrokerController#initialize — a configured haMasterAddress (6 chars or more)
+		// is fixed; otherwise the registration answers keep it up to date.
+		b.updateMasterHAServerAddrPeriodically = len(b.storeCfg.HaMasterAddress) < 6
+	}
 	if err := b.initScheduleMessageService(); err != nil {
 		return err
 	}
@@ -344,12 +368,16 @@ func (b *BrokerController) Start() error {
 	if err := b.messageStore.Start(); err != nil {
 		return fmt.Errorf("broker: start message store: %w", err)
 	}
+	b.started = true // from here Shutdown has things to stop
+	// Java: DefaultMessageStore#start → haService.start(), before the broker's servers
+	if err := b.haService.Start(); err != nil {
+		return listenError("HA port (haListenPort)", net.JoinHostPort("", strconv.Itoa(b.storeCfg.HaListenPort)), err)
+	}
 	if b.storeCfg.BrokerRole != store.Slave { // Java: handleScheduleMessageService (master only)
 		if err := b.scheduleMessageService.Start(); err != nil {
 			return fmt.Errorf("broker: start schedule message service: %w", err)
 		}
 	}
-	b.started = true // from here Shutdown has things to stop
 	mainAddr := listenAddr(b.serverCfg.ListenAddr, b.cfg.ListenPort)
 	if err := b.remotingServer.Start(); err != nil {
 		return listenError("listen port", mainAddr, err)
@@ -371,6 +399,12 @@ func (b *BrokerController) Start() error {
 	b.clientHousekeepingService.Start()
 	b.brokerFastFailure.start()
 	b.RegisterBrokerAll()
+	if b.storeCfg.BrokerRole == store.Slave && !b.storeOpts.ManualServices {
+		// Deviation: Java's first sync comes 3 s after start; ours comes at once (the first
+		// registration named the master), so a slave serves its master's topics from the start.
+		b.syncFromMaster()
+		b.slaveSyncService.RunEvery(slaveSyncInterval, slaveSyncInterval, b.syncFromMaster)
+	}
 	period := min(b.cfg.RegisterNameServerPeriod, registerMaxPeriod)
 	b.registerService.RunEvery(registerFirstDelay, period, func() { b.RegisterBrokerAllWith(b.cfg.ForceRegister) })
 	interval := b.cfg.FlushConsumerOffsetInterval
@@ -444,9 +478,32 @@ func (b *BrokerController) RegisterBrokerAllWith(forceRegister bool) {
 		b.cfg.BrokerID, w.DataVersion, b.cfg.RegisterBrokerTimeout) {
 		return
 	}
-	b.brokerOuterAPI.RegisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID,
+	results := b.brokerOuterAPI.RegisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID,
 		b.HAServerAddr(), w, b.cfg.RegisterBrokerTimeout)
+	if len(results) > 0 && b.updateMasterHAServerAddrPeriodically && results[0].HaServerAddr != "" && b.haService != nil {
+		// Java: registerBrokerAll → messageStore.updateHaMasterAddress(result.haServerAddr)
+		b.haService.UpdateMasterAddress(results[0].HaServerAddr)
+	}
+	if len(results) > 0 && results[0].MasterAddr != "" {
+		b.slaveSynchronize.SetMasterAddr(results[0].MasterAddr)
+	}
 }
+
+// syncFromMaster is one pass of the slave's sync: SyncAll, and a registration when the topic
+// table changed (so the name server has the slave's new topic table). Failures are logged.
+func (b *BrokerController) syncFromMaster() {
+	changed, err := b.slaveSynchronize.SyncAll()
+	if err != nil {
+		b.log.Warn("slave synchronize from master failed", "masterAddr", b.slaveSynchronize.MasterAddr(), "err", err)
+	}
+	if changed {
+		b.RegisterBrokerAll()
+	}
+}
+
+// SlaveSynchronize is the slave's copier of its master's config. With the store's
+// ManualServices nothing runs it: call SyncAll (then RegisterBrokerAll) by hand.
+func (b *BrokerController) SlaveSynchronize() *SlaveSynchronize { return b.slaveSynchronize }
 
 // Shutdown stops the broker gracefully and waits for every goroutine; safe to call more than
 // once and at any point (also after a failed Initialize or Start). In order:
@@ -478,6 +535,7 @@ func (b *BrokerController) Shutdown() {
 	b.shutdownDone = true
 	b.registerService.Shutdown()
 	b.persistService.Shutdown()
+	b.slaveSyncService.Shutdown()
 	b.brokerFastFailure.shutdown()
 	if b.started && b.addr.Load() != nil {
 		b.brokerOuterAPI.UnregisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID)
@@ -504,6 +562,9 @@ func (b *BrokerController) Shutdown() {
 			b.log.Error("persist config files at shutdown failed", "err", err)
 		}
 	}
+	if b.haService != nil {
+		b.haService.Shutdown() // Java: DefaultMessageStore#shutdown stops HA first
+	}
 	if b.messageStore != nil {
 		b.messageStore.Shutdown()
 	}
@@ -525,18 +586,25 @@ func (b *BrokerController) BrokerAddr() string {
 	return net.JoinHostPort(b.cfg.BrokerIP1, strconv.Itoa(b.cfg.ListenPort))
 }
 
-// HAServerAddr is "brokerIP2:port+1", the HA address published to name servers.
-// Java: BrokerController#getHAServerAddr (BrokerStartup forces haListenPort = listenPort + 1).
+// HAServerAddr is "brokerIP2:haPort", the HA address published to name servers: the port the
+// HA service bound once started (haListenPort, an ephemeral one when that is 0), before that
+// the listen port + 1. Java: BrokerController#getHAServerAddr (BrokerStartup forces
+// haListenPort = listenPort + 1).
 func (b *BrokerController) HAServerAddr() string {
+	ip := b.cfg.BrokerIP2
+	if ip == "" {
+		ip = b.cfg.BrokerIP1
+	}
+	if b.haService != nil {
+		if p := b.haService.AcceptSocketService().Port(); p != 0 {
+			return net.JoinHostPort(ip, strconv.Itoa(p))
+		}
+	}
 	port := b.cfg.ListenPort
 	if b.remotingServer != nil {
 		if p := b.remotingServer.Port(); p != 0 {
 			port = p
 		}
-	}
-	ip := b.cfg.BrokerIP2
-	if ip == "" {
-		ip = b.cfg.BrokerIP1
 	}
 	return net.JoinHostPort(ip, strconv.Itoa(port+1))
 }
@@ -555,6 +623,9 @@ func (b *BrokerController) BrokerConfig() *BrokerConfig { return &b.cfg }
 
 // MessageStoreConfig returns the store configuration.
 func (b *BrokerController) MessageStoreConfig() *store.MessageStoreConfig { return &b.storeCfg }
+
+// HAService returns the store's replication service (nil before Initialize).
+func (b *BrokerController) HAService() *ha.HAService { return b.haService }
 
 // MessageStore returns the store (nil before Initialize).
 func (b *BrokerController) MessageStore() *store.DefaultMessageStore { return b.messageStore }

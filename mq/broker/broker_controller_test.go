@@ -29,7 +29,7 @@ func decodeRegistration(t *testing.T, req *remoting.RemotingCommand) (protocol.R
 
 // TestRegisterBrokerAll pins BrokerController#registerBrokerAll and BrokerOuterAPI: Start
 // registers at once with the port actually bound (the broker listens on port 0), the HA
-// address is port+1, the body holds TBW102 (8 queues, perm 7) and the built-in topics; a topic
+// address is the HA service's bound port (ephemeral as well), the body holds TBW102 (8 queues, perm 7) and the built-in topics; a topic
 // auto-created by a send is registered right away with a bumped dataVersion; Shutdown sends
 // UNREGISTER_BROKER.
 func TestRegisterBrokerAll(t *testing.T) {
@@ -44,7 +44,9 @@ func TestRegisterBrokerAll(t *testing.T) {
 	p, _ := strconv.Atoi(port)
 	require.NotZero(t, p, "the bound port is registered, not 0")
 	require.Equal(t, tb.b.BrokerAddr(), h.BrokerAddr)
-	require.Equal(t, "127.0.0.1:"+strconv.Itoa(p+1), h.HaServerAddr)
+	haPort := tb.b.HAService().AcceptSocketService().Port()
+	require.NotZero(t, haPort, "the HA service listens on an ephemeral port too")
+	require.Equal(t, "127.0.0.1:"+strconv.Itoa(haPort), h.HaServerAddr, "the bound HA port is registered")
 	require.Equal(t, "broker-a", h.BrokerName)
 	require.Equal(t, "DefaultCluster", h.ClusterName)
 	require.Equal(t, int64(0), h.BrokerID)

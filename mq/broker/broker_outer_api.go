@@ -242,3 +242,21 @@ func (a *BrokerOuterAPI) CloseNameServerChannels() {
 
 // Shutdown closes the client. Java: BrokerOuterAPI#shutdown.
 func (a *BrokerOuterAPI) Shutdown() { a.client.Shutdown() }
+
+// GetAllConfig asks the broker at addr for one of its config tables — GET_ALL_TOPIC_CONFIG
+// (21), GET_ALL_CONSUMER_OFFSET (43), GET_ALL_DELAY_OFFSET (45) or
+// GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201), no header — and returns the JSON body. A non-SUCCESS
+// answer is its remote error. Java: BrokerOuterAPI#getAllTopicConfig, #getAllConsumerOffset,
+// #getAllDelayOffset, #getAllSubscriptionGroupConfig.
+func (a *BrokerOuterAPI) GetAllConfig(addr string, code int32, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(code, nil, nil))
+	if err != nil {
+		return nil, err
+	}
+	if resp.Code != protocol.Success {
+		return nil, resp.Err()
+	}
+	return resp.Body, nil
+}

@@ -32,6 +32,9 @@ func CreateBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, s
 		}
 	}
 	storeCfg.HaListenPort = cfg.ListenPort + 1
+	if cfg.ListenPort == 0 {
+		storeCfg.HaListenPort = 0 // an ephemeral listen port: an ephemeral HA port too
+	}
 	b, err := NewBrokerController(cfg, serverCfg, storeCfg, tr, opts...)
 	if err != nil {
 		return nil, err

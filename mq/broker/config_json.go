@@ -216,6 +216,20 @@ func (t *versionedTable[V]) snapshot() map[string]V {
 	return maps.Clone(t.table)
 }
 
+// replace makes loaded the table and dv its DataVersion, unless dv is the DataVersion already
+// held; it reports whether it replaced. Java: SlaveSynchronize#syncTopicConfig and
+// #syncSubscriptionGroupConfig (clear, putAll, assignNewOne when the versions differ).
+func (t *versionedTable[V]) replace(loaded map[string]V, dv protocol.DataVersion) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dataVersion == dv {
+		return false
+	}
+	t.table = maps.Clone(loaded)
+	t.dataVersion = dv
+	return true
+}
+
 // merge puts loaded over the table and adopts the file's DataVersion when it had one (Java:
 // ConfigManager#decode's putAll and dataVersion.assignNewOne).
 func (t *versionedTable[V]) merge(loaded map[string]V, fileDV *protocol.DataVersion) {

@@ -37,7 +37,11 @@
 //	                                  NotifyMessageArrivingListener
 //	client_manage_processor.go        ClientManageProcessor: HEART_BEAT, UNREGISTER_CLIENT, CHECK_CLIENT_CONFIG
 //	consumer_manage_processor.go      ConsumerManageProcessor: consumer list, query/update offset
-//	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset (default processor)
+//	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset, the GET_ALL_*
+//	                                  config tables a slave syncs (default processor)
+//	slave_synchronize.go              SlaveSynchronize: a slave copies its master's topics, offsets,
+//	                                  delay offsets and groups (at start, then every 10 s); the broker
+//	                                  owns the store's HAService (../store/ha) and starts it with the store
 //	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
 //	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
 //	                                  queued too long or while the page cache is busy
@@ -100,6 +104,9 @@
 //     counted by a WaitGroup in their processor.
 //   - the ScheduleMessageService's two (delivery every 100 ms, delayOffset.json persist);
 //     started on a master after the store, stopped before it.
+//   - SlaveSynchronize (a slave, unless ManualServices): SyncAll every 10 s (and once at Start).
+//   - the store's HAService (master/slave replication, ../store/ha): started after the store,
+//     stopped before it.
 //   - the remoting server's and the store's own goroutines.
 //
 // Time: the broker has one clock (WithClock, default the system clock; not a BrokerConfig key).
@@ -117,8 +124,8 @@
 // from those two, no lock is held while calling another component.
 //
 // Not built yet (later issues): transactions
-// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks, slave
-// synchronization, OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that
-// would turn such a feature on (brokerRole=SLAVE, slaveReadEnable=true, aclEnable=true, ...)
-// are refused at start: notBuiltKeys in not_built_config.go is the one list.
+// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks,
+// OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that would turn such a feature on
+// (aclEnable=true, enableDLegerCommitLog=true, ...) are refused at start: notBuiltKeys in
+// not_built_config.go is the one list.
 package broker

@@ -26,8 +26,6 @@ type notBuiltKey struct {
 // Keys the broker's config structs do not hold are accepted with their off value, without an
 // "unknown key" warning.
 var notBuiltKeys = []notBuiltKey{
-	{key: "brokerRole", off: store.AsyncMaster, feature: "master/slave replication (SYNC_MASTER, SLAVE)"},
-	{key: "slaveReadEnable", off: "false", boolean: true, feature: "consuming from slaves"},
 	{key: "enableDLegerCommitLog", off: "false", boolean: true, feature: "the DLedger (Raft) CommitLog"},
 	{key: "enablePropertyFilter", off: "false", boolean: true, feature: "SQL92 property filtering"},
 	{key: "enableCalcFilterBitMap", off: "false", boolean: true, feature: "consumer filter bitmaps"},

@@ -1,6 +1,9 @@
 package broker
 
-import "github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+import (
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
 
 // Option sets what NewBrokerController takes besides RocketMQ's configs (BrokerConfig and
 // MessageStoreConfig hold only RocketMQ's keys).
@@ -15,3 +18,9 @@ type Option func(*BrokerController)
 // WithStoreOptions gives the store a clock of its own. The remoting servers and the name-server
 // client keep the system clock: connection idleness (channelMaxIdle) stays wall time.
 func WithClock(c clock.Clock) Option { return func(b *BrokerController) { b.clock = clock.Or(c) } }
+
+// WithHATracer gives the broker's HA service (master/slave replication, chapter 9) a step
+// tracer; absent or nil, HA's steps are not traced — the broker's own trace (chapters 1–5)
+// shows a broker without its replication listener. HA's operating logs go to the broker's
+// logger either way.
+func WithHATracer(tr *trace.Tracer) Option { return func(b *BrokerController) { b.haTracer = tr } }

@@ -114,9 +114,19 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	}
 	resp.Remark = r.Status.String()
 	rh.NextBeginOffset, rh.MinOffset, rh.MaxOffset = int64(r.NextBeginOffset), int64(r.MinOffset), int64(r.MaxOffset)
-	// slaveReadEnable is not built: a master always suggests itself. On a slave Java first sets
-	// PULL_RETRY_IMMEDIATELY, but the status mapping below overwrites it (remoting-protocol.md §4.6).
+	// Which broker the consumer should pull from next (Java: PullMessageProcessor, the
+	// slaveReadEnable block): with slaveReadEnable the group's whichBrokerWhenConsumeSlowly
+	// when the data read is no longer in memory, else the group's brokerId; without it the
+	// master. On a slave without slaveReadEnable Java also sets PULL_RETRY_IMMEDIATELY, but the
+	// status mapping below overwrites it (remoting-protocol.md §4.6).
 	rh.SuggestWhichBrokerID = masterID
+	if b.cfg.SlaveReadEnable {
+		if r.SuggestPullingFromSlave {
+			rh.SuggestWhichBrokerID = sgc.WhichBrokerWhenConsumeSlowly
+		} else {
+			rh.SuggestWhichBrokerID = sgc.BrokerID
+		}
+	}
 
 	switch r.Status {
 	case store.Found:

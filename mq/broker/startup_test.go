@@ -27,9 +27,6 @@ func writeConf(t *testing.T, lines ...string) string {
 // accepted without an unknown-key warning, so a stock broker.conf starts.
 func TestNotBuiltSettingsAreRefused(t *testing.T) {
 	refused := []struct{ line, key string }{
-		{"brokerRole=SLAVE", "brokerRole=SLAVE"},
-		{"brokerRole=SYNC_MASTER", "brokerRole=SYNC_MASTER"},
-		{"slaveReadEnable=true", "slaveReadEnable"},
 		{"enableDLegerCommitLog=true", "enableDLegerCommitLog"},
 		{"enablePropertyFilter=true", "enablePropertyFilter"},
 		{"aclEnable=true", "aclEnable"},
@@ -57,11 +54,18 @@ func TestNotBuiltSettingsAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, sc.UnknownKeys, "feature-off values of known RocketMQ keys are not 'unknown'")
 
-	// Code that builds the configs itself (embedded clusters, tests) is refused the same way.
+	// Master/slave replication is built (chapter 9): the roles and slaveReadEnable start,
+	// from a broker.conf and from configs built in code.
+	for _, lines := range [][]string{{"brokerRole=SLAVE", "brokerId=1"}, {"brokerRole=SYNC_MASTER"}, {"slaveReadEnable=true"}} {
+		var out, errOut bytes.Buffer
+		sc, err := ParseCommandLine([]string{"-c", writeConf(t, lines...)}, &out, &errOut)
+		require.NoError(t, err, "%v", lines)
+		require.Empty(t, sc.UnknownKeys)
+	}
 	cfg, storeCfg := testConfigs(t.TempDir())
 	storeCfg.BrokerRole = store.SyncMaster
 	_, err = NewBrokerController(cfg, remoting.ServerConfig{}, storeCfg, nil)
-	require.ErrorContains(t, err, "brokerRole=SYNC_MASTER")
+	require.NoError(t, err)
 }
 
 // TestSyncFlushAndPoolStart: flushDiskType=SYNC_FLUSH and transientStorePoolEnable=true are
@@ -156,44 +160,59 @@ func TestExampleBrokerConf(t *testing.T) {
 	require.Equal(t, store.AsyncFlush, sc.Store.FlushDiskType)
 }
 
-// TestListenPortTaken: a port in use is a clear error naming it, for the main and for the fast
-// (VIP) port.
+// TestListenPortTaken: a port in use is a clear error naming it, for the main, the fast (VIP)
+// and the HA port (listenPort+1; the HA service binds first, with the store, as in Java).
 func TestListenPortTaken(t *testing.T) {
-	a := startTestBroker(t, nil)
-	_, p, err := net.SplitHostPort(a.addr)
-	require.NoError(t, err)
-	port, _ := strconv.Atoi(p)
+	// freePorts takes an ephemeral port P whose neighbours P+d for each d are free at the time.
+	freePorts := func(d ...int) net.Listener {
+		for range 50 {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			free := true
+			for _, k := range d {
+				probe, err := net.Listen("tcp", ":"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port+k))
+				if err != nil {
+					free = false
+					break
+				}
+				probe.Close()
+			}
+			if free {
+				return l
+			}
+			l.Close()
+		}
+		t.Fatal("no free port pair")
+		return nil
+	}
+	start := func(listenPort int) error {
+		cfg, storeCfg := testConfigs(t.TempDir())
+		cfg.ListenPort = listenPort
+		b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, nil)
+		require.NoError(t, err)
+		_, err = Start(b)
+		return err
+	}
 
-	cfg, storeCfg := testConfigs(t.TempDir())
-	cfg.ListenPort = port
-	b, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, nil)
-	require.NoError(t, err)
-	_, err = Start(b)
-	require.ErrorContains(t, err, "broker listen port "+p+" is taken")
+	// the main port P taken (its HA port P+1 and fast port P-2 free)
+	ln := freePorts(1, -2)
+	defer ln.Close()
+	p := ln.Addr().(*net.TCPAddr).Port
+	err := start(p)
+	require.ErrorContains(t, err, "broker listen port "+strconv.Itoa(p)+" is taken")
 	require.ErrorContains(t, err, "address already in use")
 
-	// Take a port P whose P+2 is free, and give a broker listenPort P+2: its fast port is P.
-	var ln net.Listener
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		probe, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port+2))
-		if err == nil {
-			probe.Close()
-			ln = l
-			break
-		}
-		l.Close()
-	}
-	require.NotNil(t, ln, "found a port pair")
-	defer ln.Close()
-	vip := ln.Addr().(*net.TCPAddr).Port
-	cfg, storeCfg = testConfigs(t.TempDir())
-	cfg.ListenPort = vip + 2
-	b, err = CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, nil)
-	require.NoError(t, err)
-	_, err = Start(b)
-	require.ErrorContains(t, err, "broker fast (VIP) listen port "+strconv.Itoa(vip)+" is taken")
+	// the fast port P taken: listenPort P+2 (its HA port P+3 free)
+	vipLn := freePorts(2, 3)
+	defer vipLn.Close()
+	vip := vipLn.Addr().(*net.TCPAddr).Port
+	require.ErrorContains(t, start(vip+2), "broker fast (VIP) listen port "+strconv.Itoa(vip)+" is taken")
+
+	// the HA port P taken: listenPort P-1
+	haLn := freePorts(-1, -3)
+	defer haLn.Close()
+	ha := haLn.Addr().(*net.TCPAddr).Port
+	require.ErrorContains(t, start(ha-1), "broker HA port (haListenPort) "+strconv.Itoa(ha)+" is taken")
 }
 
 // TestFastRemotingServer pins Java's fastRemotingServer: it listens on listenPort-2 (an

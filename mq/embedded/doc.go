@@ -8,8 +8,9 @@
 //
 //	embedded.go  Config (how many brokers, where their stores live, listen addresses, a logger
 //	             and hooks that adjust each broker's configs), Start (the name server first,
-//	             then broker-a, broker-b, ... registered with it) and Cluster.Shutdown (the brokers,
-//	             newest first, then the name server)
+//	             then broker-a, broker-b, ... registered with it; with Slaves a slave of each,
+//	             brokerId 1, following its master: StartSlave, StopSlave) and Cluster.Shutdown
+//	             (the slaves, the brokers newest first, then the name server)
 //
 // Goroutines: those of the servers it starts; Shutdown stops them all and waits for them.
 package embedded

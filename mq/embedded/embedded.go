@@ -15,6 +15,7 @@ import (
 )
 
 // Config describes a cluster: one name server and Brokers masters named broker-a, broker-b, ...
+// (and, with Slaves, one slave each)
 type Config struct {
 	// Dir holds each broker's store under Dir/<brokerName>.
 	Dir string
@@ -38,12 +39,29 @@ type Config struct {
 	// NamesrvClock is the name server's clock (nil: the system clock); a test hands it a
 	// clock.Manual to expire brokers on demand.
 	NamesrvClock clock.Clock
+
+	// Slaves starts a slave for every master (chapter 9): the same brokerName, brokerId 1,
+	// brokerRole SLAVE, the master's store config (file sizes, flush type, timeouts) with its
+	// store under Dir/<brokerName>-slave, tracing as
+	// "<brokerName>-slave". It learns its master's HA address from the name server's
+	// registration answer (unless SlaveCustomize sets haMasterAddress). Masters keep their
+	// role (ASYNC_MASTER) unless Customize changes it (SYNC_MASTER). With Slaves, masters and
+	// slaves trace their HA steps too (broker.WithHATracer).
+	Slaves bool
+	// SlaveCustomize, if set, adjusts each slave's configs; i is its master's index.
+	SlaveCustomize func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig)
+	// SlaveStoreOptions, if set, gives each slave's store its Go-only options; i is its
+	// master's index.
+	SlaveStoreOptions func(i int) store.Options
 }
 
 // Cluster is a running name server and its brokers.
 type Cluster struct {
 	Namesrv *namesrv.NamesrvController
 	Brokers []*broker.BrokerController
+	// Slaves[i] is the slave of Brokers[i] (Config.Slaves; nil after StopSlave).
+	Slaves []*broker.BrokerController
+	cfg    Config
 }
 
 // Start starts the name server, then each broker registered with it. On error everything
@@ -59,7 +77,7 @@ func Start(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Namesrv: ns}
+	c := &Cluster{Namesrv: ns, cfg: cfg}
 	for i := 0; i < cfg.Brokers; i++ {
 		b, err := c.startBroker(cfg, i)
 		if err != nil {
@@ -68,7 +86,57 @@ func Start(cfg Config) (*Cluster, error) {
 		}
 		c.Brokers = append(c.Brokers, b)
 	}
+	if cfg.Slaves {
+		c.Slaves = make([]*broker.BrokerController, cfg.Brokers)
+		for i := range c.Brokers {
+			if _, err := c.StartSlave(i); err != nil {
+				c.Shutdown()
+				return nil, err
+			}
+		}
+	}
 	return c, nil
+}
+
+// StartSlave starts (or, after StopSlave, restarts on the same store) the slave of master i
+// as Config.Slaves describes and sets Slaves[i].
+func (c *Cluster) StartSlave(i int) (*broker.BrokerController, error) {
+	cfg := c.cfg
+	name := fmt.Sprintf("broker-%c", 'a'+i)
+	bc := BrokerConfig(name, c.NamesrvAddr())
+	bc.BrokerID = 1
+	sc := *c.Brokers[i].MessageStoreConfig() // the master's: same file sizes, flush, timeouts
+	sc.BrokerRole = store.Slave
+	sc.HaListenPort = 0
+	sc.HaMasterAddress = ""
+	sc.StorePathRootDir = filepath.Join(cfg.Dir, name+"-slave")
+	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
+	if cfg.SlaveCustomize != nil {
+		cfg.SlaveCustomize(i, &bc, &sc)
+	}
+	var opts []broker.Option
+	if cfg.SlaveStoreOptions != nil {
+		opts = append(opts, broker.WithStoreOptions(cfg.SlaveStoreOptions(i)))
+	}
+	tr := trace.New(cfg.Logger, name+"-slave")
+	opts = append(opts, broker.WithHATracer(tr))
+	b, err := StartBroker(bc, LoopbackServer(), sc, tr, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for len(c.Slaves) <= i {
+		c.Slaves = append(c.Slaves, nil)
+	}
+	c.Slaves[i] = b
+	return b, nil
+}
+
+// StopSlave shuts down the slave of master i (its store stays for StartSlave).
+func (c *Cluster) StopSlave(i int) {
+	if i < len(c.Slaves) && c.Slaves[i] != nil {
+		c.Slaves[i].Shutdown()
+		c.Slaves[i] = nil
+	}
 }
 
 func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, error) {
@@ -77,6 +145,7 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 	sc := store.DefaultMessageStoreConfig()
 	sc.StorePathRootDir = filepath.Join(cfg.Dir, name)
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
+	sc.HaListenPort = 0 // ephemeral, published through the name server
 	nsc := LoopbackServer()
 	if i < len(cfg.BrokerListenAddrs) {
 		nsc.ListenAddr = cfg.BrokerListenAddrs[i]
@@ -88,7 +157,11 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 	if cfg.StoreOptions != nil {
 		opts = append(opts, broker.WithStoreOptions(cfg.StoreOptions(i)))
 	}
-	return StartBroker(bc, nsc, sc, trace.New(cfg.Logger, name), opts...)
+	tr := trace.New(cfg.Logger, name)
+	if cfg.Slaves {
+		opts = append(opts, broker.WithHATracer(tr))
+	}
+	return StartBroker(bc, nsc, sc, tr, opts...)
 }
 
 // StartNamesrv starts a name server whose KV config lives under dir/namesrv, listening on
@@ -153,8 +226,11 @@ func LoopbackServer() remoting.ServerConfig {
 // NamesrvAddr is the name server's "127.0.0.1:port".
 func (c *Cluster) NamesrvAddr() string { return c.Namesrv.Addr() }
 
-// Shutdown stops the brokers (newest first), then the name server.
+// Shutdown stops the slaves, the brokers (newest first), then the name server.
 func (c *Cluster) Shutdown() {
+	for i := len(c.Slaves) - 1; i >= 0; i-- {
+		c.StopSlave(i)
+	}
 	for i := len(c.Brokers) - 1; i >= 0; i-- {
 		c.Brokers[i].Shutdown()
 	}

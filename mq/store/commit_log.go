@@ -84,13 +84,21 @@ func newCommitLog(env *storeEnv, flags *runningFlags, checkpoint *StoreCheckpoin
 	return c
 }
 
-// ReplicaService is where replication plugs into the put path (chapter 9): CommitLog calls
-// it after every put it appended (single or batch), once the flush was submitted, with the
-// put's result — WroteOffset and WroteBytes name the CommitLog bytes a slave must hold. The
-// service decides by broker role what to do (a SYNC_MASTER hands a request to HA's
-// GroupTransferService). Java: CommitLog#submitReplicaRequest (4.9: CommitLog#handleHA).
+// ReplicaService is where replication plugs into the put path (chapter 9's HAService
+// implements it). For a SYNC_MASTER put whose producer waits (WAIT absent or true), CommitLog
+// asks IsSlaveOK with the end of the put's record(s) (wroteOffset + wroteBytes, CommitLog
+// bytes): false answers the put SLAVE_NOT_AVAILABLE at once; true hands a GroupCommitRequest
+// for that offset to PutRequest, and the put answers when the service completes it
+// (WakeupCustomer: PUT_OK once a slave acknowledged the offset, FLUSH_SLAVE_TIMEOUT after
+// syncFlushTimeout). ASYNC_MASTER and SLAVE puts never call it.
+// Java: CommitLog#submitReplicaRequest (4.9: CommitLog#handleHA), HAService#isSlaveOK,
+// HAService#putRequest.
 type ReplicaService interface {
-	SubmitReplicaRequest(result *AppendMessageResult, msg *primitive.MessageExtBrokerInner)
+	// IsSlaveOK: a slave is connected and acknowledged an offset within haSlaveFallbehindMax
+	// bytes of masterPutWhere (a CommitLog offset).
+	IsSlaveOK(masterPutWhere CommitLogOffset) bool
+	// PutRequest queues req; the service must complete it exactly once (WakeupCustomer).
+	PutRequest(req *GroupCommitRequest)
 }
 
 // SetReplicaService sets the replication point (nil: none). Call before the store starts.
@@ -303,11 +311,66 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) (PutMessageResult
 		r.MsgID = primitive.CreateOffsetMsgID(m.storeHost.bytes(), int64(r.WroteOffset))
 	}
 	res := PutMessageResult{PutMessageStatus: PutOK, AppendMessageResult: &r}
-	req := c.submitFlushRequest(res, m.inner, tracing)
-	if c.replica != nil {
-		c.replica.SubmitReplicaRequest(&r, m.inner)
+	return c.submitRequests(res, m.inner, tracing)
+}
+
+// submitRequests submits the appended put to the flush and to the replication and returns
+// the request the put waits for (nil: res is final). With both a SYNC_FLUSH and a SYNC_MASTER
+// wait, the two requests are joined: the put answers once both completed, with the
+// replication's status when it is not PUT_OK, else the flush's (Java: thenCombine of the two
+// futures in CommitLog#asyncPutMessage).
+func (c *CommitLog) submitRequests(res PutMessageResult, msg *primitive.MessageExtBrokerInner, tracing bool) (PutMessageResult, *GroupCommitRequest) {
+	var join *putJoin
+	replica := c.waitsForReplica(msg)
+	if replica && c.env.cfg.FlushDiskType == SyncFlush && isWaitStoreMsgOK(msg) {
+		join = newPutJoin(res)
 	}
-	return res, req
+	flushReq := c.submitFlushRequest(res, msg, tracing, join)
+	if !replica {
+		return res, flushReq
+	}
+	replicaReq, st := c.submitReplicaRequest(res, tracing, join)
+	switch {
+	case join != nil && replicaReq == nil: // SLAVE_NOT_AVAILABLE: the flush's answer completes the put
+		join.done(true, st)
+		return res, join.final
+	case join != nil:
+		return res, join.final
+	case replicaReq == nil:
+		res.PutMessageStatus = st
+		return res, nil
+	}
+	return res, replicaReq
+}
+
+// waitsForReplica: the put must wait for a slave (SYNC_MASTER, a ReplicaService, WAIT absent
+// or true).
+func (c *CommitLog) waitsForReplica(msg *primitive.MessageExtBrokerInner) bool {
+	return c.replica != nil && c.env.cfg.BrokerRole == SyncMaster && isWaitStoreMsgOK(msg)
+}
+
+// submitReplicaRequest asks the ReplicaService whether a slave is near enough (IsSlaveOK):
+// if so it hands it a request for the end of the put's record(s) and returns it; if not it
+// returns SLAVE_NOT_AVAILABLE. join, when set, joins the request with the put's flush request.
+// Java: CommitLog#submitReplicaRequest.
+func (c *CommitLog) submitReplicaRequest(res PutMessageResult, tracing bool, join *putJoin) (*GroupCommitRequest, PutMessageStatus) {
+	env := c.env
+	r := res.AppendMessageResult
+	nextOffset := r.WroteOffset + CommitLogOffset(r.WroteBytes)
+	ok := c.replica.IsSlaveOK(nextOffset)
+	if tracing {
+		env.tracer.Step("CommitLog#submitReplicaRequest", slog.String("brokerRole", SyncMaster),
+			slog.Int64("nextOffset", int64(nextOffset)), slog.Bool("slaveOK", ok))
+	}
+	if !ok {
+		return nil, SlaveNotAvailable
+	}
+	req := newGroupCommitRequest(nextOffset, env.clock.mono()+env.cfg.SyncFlushTimeout.Milliseconds(), res)
+	if join != nil {
+		req.join, req.replicaPart = join, true
+	}
+	c.replica.PutRequest(req)
+	return req, PutOK
 }
 
 // submitFlushRequest hands the appended record to the flush. SYNC_FLUSH: a put that waits for
@@ -317,7 +380,7 @@ func (c *CommitLog) appendLocked(m *msgToAppend, tracing bool) (PutMessageResult
 // FlushRealTimeService (unless that runs on a fixed timer). The step is logged for SYNC_FLUSH
 // and for the pool; the default case, a wake-up, is left out of the trace.
 // Java: CommitLog#submitFlushRequest.
-func (c *CommitLog) submitFlushRequest(res PutMessageResult, msg *primitive.MessageExtBrokerInner, tracing bool) *GroupCommitRequest {
+func (c *CommitLog) submitFlushRequest(res PutMessageResult, msg *primitive.MessageExtBrokerInner, tracing bool, join *putJoin) *GroupCommitRequest {
 	env := c.env
 	r := res.AppendMessageResult
 	nextOffset := r.WroteOffset + CommitLogOffset(r.WroteBytes)
@@ -332,6 +395,7 @@ func (c *CommitLog) submitFlushRequest(res PutMessageResult, msg *primitive.Mess
 			return nil
 		}
 		req := newGroupCommitRequest(nextOffset, env.clock.mono()+env.cfg.SyncFlushTimeout.Milliseconds(), res)
+		req.join = join
 		c.flushDiskWatcher.add(req)
 		c.groupCommit.putRequest(req)
 		return req
@@ -385,11 +449,16 @@ func (c *CommitLog) applyDelay(msg *primitive.MessageExtBrokerInner) {
 }
 
 // appendData writes raw CommitLog bytes at startOffset, which must be the current end of the
-// log; data must not cross a file end. Java: CommitLog#appendData.
+// log — or, on an empty log, the start of a file (a master hands a new slave its last file
+// first); data must not cross a file end. Java: CommitLog#appendData.
 func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 	c.putMu.Lock()
 	defer c.putMu.Unlock()
-	if end := c.getMaxOffset(); end != startOffset {
+	empty := c.mfq.LastMappedFile() == nil
+	if empty && (startOffset < 0 || int64(startOffset)%int64(c.env.cfg.MappedFileSizeCommitLog) != 0) {
+		return fmt.Errorf("store: append to an empty commitlog at %d: not the start of a file", startOffset)
+	}
+	if end := c.getMaxOffset(); !empty && end != startOffset {
 		return fmt.Errorf("store: append to commitlog at %d, but the log ends at %d", startOffset, end)
 	}
 	mf, err := c.mfq.getLastMappedFile(int64(startOffset), true)

@@ -296,28 +296,41 @@ func TestBatchPut(t *testing.T) {
 	require.Equal(t, MessageIllegal, s.PutMessages(bad).PutMessageStatus)
 }
 
-// replicaRecorder records what CommitLog hands its ReplicaService.
-type replicaRecorder struct{ calls []replicaCall }
+// replicaRecorder records what CommitLog hands its ReplicaService and completes each
+// request at once with PUT_OK (a slave that is always there and always up to date).
+type replicaRecorder struct {
+	asked []CommitLogOffset // IsSlaveOK's masterPutWhere
+	calls []replicaCall
+}
 
 type replicaCall struct {
 	wroteOffset CommitLogOffset
 	wroteBytes  int32
 	msgNum      int32
 	topic       string
+	nextOffset  CommitLogOffset
 }
 
-func (r *replicaRecorder) SubmitReplicaRequest(res *AppendMessageResult, msg *primitive.MessageExtBrokerInner) {
-	r.calls = append(r.calls, replicaCall{res.WroteOffset, res.WroteBytes, res.MsgNum, msg.Topic})
+func (r *replicaRecorder) IsSlaveOK(masterPutWhere CommitLogOffset) bool {
+	r.asked = append(r.asked, masterPutWhere)
+	return true
+}
+
+func (r *replicaRecorder) PutRequest(req *GroupCommitRequest) {
+	a := req.result.AppendMessageResult
+	r.calls = append(r.calls, replicaCall{a.WroteOffset, a.WroteBytes, a.MsgNum, "T", req.NextOffset()})
+	req.WakeupCustomer(PutOK)
 }
 
 // TestCommitLogReplicaService: a CommitLog built from its collaborators alone (config, clock,
-// running flags, checkpoint; no DefaultMessageStore) calls its ReplicaService after every put
-// it appended — single or batch — with the put's result, whose wroteOffset and wroteBytes name
-// the CommitLog bytes a slave must hold; a refused put does not call it.
+// running flags, checkpoint; no DefaultMessageStore) of a SYNC_MASTER hands its ReplicaService
+// a request after every put it appended — single or batch — whose nextOffset is the end of the
+// put's record(s): the CommitLog bytes a slave must hold; a refused put does not call it.
 // Java: CommitLog#asyncPutMessage → submitReplicaRequest.
 func TestCommitLogReplicaService(t *testing.T) {
 	dir := t.TempDir()
 	st := smallConfig(dir)
+	st.MessageStoreConfig.BrokerRole = SyncMaster
 	opts := st.Options.withDefaults()
 	env := newStoreEnv(&st.MessageStoreConfig, &opts, nil, dir)
 	var flags runningFlags
@@ -330,10 +343,9 @@ func TestCommitLogReplicaService(t *testing.T) {
 	rec := &replicaRecorder{}
 	c.SetReplicaService(rec)
 
-	r1, req := c.asyncPutMessage(newMsg("T", 0, "first", ""))
-	require.Nil(t, req, "ASYNC_FLUSH: the result is final")
+	r1 := waitPut(c.asyncPutMessage(newMsg("T", 0, "first", "")))
 	require.Equal(t, PutOK, r1.PutMessageStatus)
-	r2, _ := c.asyncPutMessage(newMsg("T", 1, "second", "TagA"))
+	r2 := waitPut(c.asyncPutMessage(newMsg("T", 1, "second", "TagA")))
 	require.Equal(t, PutOK, r2.PutMessageStatus)
 	bad := newMsg("T", 0, "x", "")
 	bad.BornHost = "not-a-host"
@@ -343,17 +355,18 @@ func TestCommitLogReplicaService(t *testing.T) {
 	member := unhex(t, "0000001f 00000000 00000000 00000000 00000002 7879 0007 54414753 01 41 02")
 	b := newMsg("T", 0, "", "")
 	b.Body = append(append([]byte(nil), member...), member...)
-	r4, _ := c.asyncPutMessages(b, false)
+	r4 := waitPut(c.asyncPutMessages(b, false))
 	require.Equal(t, PutOK, r4.PutMessageStatus)
 
 	a1, a2, a4 := r1.AppendMessageResult, r2.AppendMessageResult, r4.AppendMessageResult
 	require.Equal(t, a1.WroteOffset+CommitLogOffset(a1.WroteBytes), a2.WroteOffset)
 	require.Equal(t, a2.WroteOffset+CommitLogOffset(a2.WroteBytes), a4.WroteOffset)
 	require.Equal(t, []replicaCall{
-		{wroteOffset: 0, wroteBytes: a1.WroteBytes, msgNum: 1, topic: "T"},
-		{wroteOffset: a2.WroteOffset, wroteBytes: a2.WroteBytes, msgNum: 1, topic: "T"},
-		{wroteOffset: a4.WroteOffset, wroteBytes: a4.WroteBytes, msgNum: 2, topic: "T"},
+		{wroteOffset: 0, wroteBytes: a1.WroteBytes, msgNum: 1, topic: "T", nextOffset: a2.WroteOffset},
+		{wroteOffset: a2.WroteOffset, wroteBytes: a2.WroteBytes, msgNum: 1, topic: "T", nextOffset: a4.WroteOffset},
+		{wroteOffset: a4.WroteOffset, wroteBytes: a4.WroteBytes, msgNum: 2, topic: "T", nextOffset: c.getMaxOffset()},
 	}, rec.calls, "one call per appended put (a batch once, for all its members), none for the refused one")
+	require.Equal(t, []CommitLogOffset{a2.WroteOffset, a4.WroteOffset, c.getMaxOffset()}, rec.asked)
 	require.Equal(t, a4.WroteOffset+CommitLogOffset(a4.WroteBytes), c.getMaxOffset(), "the calls cover the log")
 }
 

@@ -27,8 +27,9 @@
 //   - CommitLog: its MappedFileQueue (with the allocator and the TransientStorePool), the
 //     running flags, the checkpoint, and its flush services (GroupCommitService,
 //     FlushDiskWatcher, FlushRealTimeService, CommitRealTimeService), which hold their
-//     CommitLog as Java's inner classes do. After each appended put it calls its
-//     ReplicaService (nil: none) with the put's AppendMessageResult. Recovery takes the
+//     CommitLog as Java's inner classes do. After each appended SYNC_MASTER put it asks
+//     its ReplicaService (nil: none; chapter 9's HAService) for a slave and hands it a
+//     GroupCommitRequest the put waits for (joined with the SYNC_FLUSH one). Recovery takes the
 //     ConsumeQueue table, the dispatchers and the IndexService as parameters.
 //   - consumeQueueTable: the ConsumeQueues by topic and queue id; each ConsumeQueue holds its
 //     MappedFileQueue, the checkpoint (unit store times) and the running flags.

@@ -27,6 +27,44 @@ type GroupCommitRequest struct {
 	completed atomic.Bool
 	result    PutMessageResult      // the put's result, status PUT_OK until completion
 	out       chan PutMessageResult // capacity 1: receives result with the final status
+
+	// join, when set, receives the status instead of out (a put waiting for both its flush
+	// and a slave); replicaPart says which of the two this request is.
+	join        *putJoin
+	replicaPart bool
+}
+
+// putJoin joins a put's flush request and its replication request: final completes when both
+// did, with the replication's status when it is not PUT_OK, else the flush's.
+// Java: flushResultFuture.thenCombine(replicaResultFuture, ...) in CommitLog#asyncPutMessage.
+type putJoin struct {
+	pending       atomic.Int32
+	flushStatus   atomic.Int32 // PutMessageStatus
+	replicaStatus atomic.Int32 // PutMessageStatus
+	final         *GroupCommitRequest
+}
+
+func newPutJoin(res PutMessageResult) *putJoin {
+	j := &putJoin{final: newGroupCommitRequest(0, 0, res)}
+	j.pending.Store(2)
+	return j
+}
+
+// done records one part's status; the second call completes final.
+func (j *putJoin) done(replica bool, status PutMessageStatus) {
+	if replica {
+		j.replicaStatus.Store(int32(status))
+	} else {
+		j.flushStatus.Store(int32(status))
+	}
+	if j.pending.Add(-1) != 0 {
+		return
+	}
+	st := PutMessageStatus(j.flushStatus.Load())
+	if rs := PutMessageStatus(j.replicaStatus.Load()); rs != PutOK {
+		st = rs
+	}
+	j.final.wakeupCustomer(st)
 }
 
 func newGroupCommitRequest(nextOffset CommitLogOffset, deadline int64, result PutMessageResult) *GroupCommitRequest {
@@ -43,12 +81,23 @@ func (r *GroupCommitRequest) wakeupCustomer(status PutMessageStatus) bool {
 	if !r.completed.CompareAndSwap(false, true) {
 		return false
 	}
+	if r.join != nil {
+		r.join.done(r.replicaPart, status)
+		return true
+	}
 	res := r.result
 	if status != PutOK {
 		res.PutMessageStatus = status
 	}
 	r.out <- res
 	return true
+}
+
+// WakeupCustomer completes the request with status (PUT_OK, FLUSH_SLAVE_TIMEOUT, ...): the
+// first call wins and reports true, later ones are ignored. A ReplicaService calls it once per
+// request it was handed. Java: GroupCommitRequest#wakeupCustomer.
+func (r *GroupCommitRequest) WakeupCustomer(status PutMessageStatus) bool {
+	return r.wakeupCustomer(status)
 }
 
 // isWaitStoreMsgOK reads the WAIT property: absent or "true" (any case) means the producer

@@ -126,6 +126,9 @@ func (r *ReputMessageService) doReput() {
 				env.log.error("[BUG] record length does not match its fields; skipped", nil)
 				read += int(d.MsgSize)
 				r.reputFromOffset.Store(from + int64(read))
+			case env.cfg.BrokerRole == Slave:
+				// a slave's log may end inside a record (HA transfers in batches): wait for the rest
+				doNext = false
 			default:
 				// Java (master): log and skip the rest of the readable data.
 				env.log.error("[BUG] unreadable record in the commitlog; skipping the rest of the written data", nil)

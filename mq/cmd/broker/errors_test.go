@@ -54,11 +54,27 @@ func TestInvalidConfigStartsNothing(t *testing.T) {
 	require.Equal(t, startErr, printErr, "-p and a start say the same")
 }
 
+// listenWithFreeNext listens on an ephemeral loopback port P whose P+1 is free at the time, so a
+// broker told listenPort=P fails on P, not on its HA port P+1 (which it binds first, as Java's
+// store starts its HAService before the broker's servers).
+func listenWithFreeNext(t *testing.T) net.Listener {
+	t.Helper()
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		next, err := net.Listen("tcp", ":"+strconv.Itoa(ln.Addr().(*net.TCPAddr).Port+1))
+		if err == nil {
+			require.NoError(t, next.Close())
+			return ln
+		}
+		require.NoError(t, ln.Close())
+	}
+}
+
 // TestFailedStartSaysNoShutdown: a broker whose port is taken reports that, and no "broker shut
 // down" or "shutdown OK" for a broker that never ran.
 func TestFailedStartSaysNoShutdown(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
+	ln := listenWithFreeNext(t)
 	defer ln.Close()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	conf := overlay(t, "broker.conf", append(storeOverlay(t), "listenPort="+port)...)

@@ -99,10 +99,10 @@ func TestExampleSingleBroker(t *testing.T) {
 	sendOne(t, nsAddr, "example-single")
 }
 
-// TestExampleNamesrvAndMaster: conf/namesrv.conf runs a name server alone, conf/broker-a.conf
-// a master that registers with it (and starts no name server of its own); a producer sends
-// through the name server.
-func TestExampleNamesrvAndMaster(t *testing.T) {
+// startExampleNamesrv runs conf/namesrv.conf (overlaid with an ephemeral loopback port and a
+// temp kvConfig.json) until the test ends and returns its "127.0.0.1:port".
+func startExampleNamesrv(t *testing.T) string {
+	t.Helper()
 	t.Setenv("NAMESRV_ADDR", "")
 	var nsOut bytes.Buffer
 	ns, err := namesrv.Main([]string{"-c", overlay(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1",
@@ -110,8 +110,14 @@ func TestExampleNamesrvAndMaster(t *testing.T) {
 	require.NoError(t, err, nsOut.String())
 	t.Cleanup(ns.Shutdown)
 	require.Contains(t, nsOut.String(), "The Name Server boot success")
+	return fmt.Sprintf("127.0.0.1:%d", ns.Port())
+}
 
-	addr := fmt.Sprintf("127.0.0.1:%d", ns.Port())
+// TestExampleNamesrvAndMaster: conf/namesrv.conf runs a name server alone, conf/broker-a.conf
+// a master that registers with it (and starts no name server of its own); a producer sends
+// through the name server.
+func TestExampleNamesrvAndMaster(t *testing.T) {
+	addr := startExampleNamesrv(t)
 	got, out, _ := runBroker(t, "-c", overlay(t, "broker-a.conf", append(storeOverlay(t), "namesrvAddr="+addr)...))
 	require.Equal(t, addr, got)
 	require.NotContains(t, out.String(), "in-process")
@@ -125,6 +131,10 @@ func TestExampleFilesKeepStandardValues(t *testing.T) {
 		"broker.conf":   {"listenPort=10911", "bindAddress=0.0.0.0", "brokerIP1=127.0.0.1", "#storePathRootDir="},
 		"broker-a.conf": {"listenPort=10911", "namesrvAddr=127.0.0.1:9876", "#storePathRootDir="},
 		"namesrv.conf":  {"listenPort=9876", "bindAddress=0.0.0.0"},
+		"broker-a-master.conf": {"brokerId=0", "brokerRole=SYNC_MASTER", "listenPort=10911", "namesrvAddr=127.0.0.1:9876",
+			"storePathRootDir=store/broker-a-master"},
+		"broker-a-slave.conf": {"brokerName=broker-a", "brokerId=1", "brokerRole=SLAVE", "listenPort=10921",
+			"namesrvAddr=127.0.0.1:9876", "storePathRootDir=store/broker-a-slave"},
 	} {
 		text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", name))
 		require.NoError(t, err)
@@ -135,4 +145,29 @@ func TestExampleFilesKeepStandardValues(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", "broker.conf"))
 	require.NoError(t, err)
 	require.NotRegexp(t, `(?m)^namesrvAddr=`, string(text), "a namesrvAddr would turn the in-process name server off")
+}
+
+// TestExampleMasterAndSlave: conf/broker-a-master.conf (SYNC_MASTER) and
+// conf/broker-a-slave.conf (brokerId=1, SLAVE) run on one machine against the name server of
+// conf/namesrv.conf; the slave learns the master's HA address from the name server and logs
+// whom it replicates from; a send to the master answers SEND_OK only once the slave holds the
+// message, which is then in the slave's CommitLog on disk.
+func TestExampleMasterAndSlave(t *testing.T) {
+	addr := startExampleNamesrv(t)
+
+	runBroker(t, "-c", overlay(t, "broker-a-master.conf", append(storeOverlay(t), "namesrvAddr="+addr)...))
+	slaveStore := t.TempDir()
+	_, _, slaveErr := runBroker(t, "-c", overlay(t, "broker-a-slave.conf",
+		"listenPort=0", "bindAddress=127.0.0.1", "storePathRootDir="+slaveStore,
+		"mappedFileSizeCommitLog=1048576", "mappedFileSizeConsumeQueue=6000", "namesrvAddr="+addr))
+	require.Eventually(t, func() bool {
+		return regexp.MustCompile(`HAClient connected to master.*master=127\.0\.0\.1:[0-9]+`).MatchString(slaveErr.String())
+	}, 20*time.Second, 10*time.Millisecond, "the slave's log names its master; stderr:\n%s", slaveErr)
+
+	sendOne(t, addr, "example-slave") // SYNC_MASTER: SEND_OK means the slave has it
+	body := []byte("hello from example-slave")
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(filepath.Join(slaveStore, "commitlog", "00000000000000000000"))
+		return err == nil && bytes.Contains(b, body)
+	}, 10*time.Second, 10*time.Millisecond, "the message is in the slave's CommitLog")
 }

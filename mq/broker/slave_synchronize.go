@@ -1,0 +1,134 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"sync/atomic"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+)
+
+// slaveSyncInterval is the period of a slave's SyncAll. Java: BrokerController#handleSlaveSynchronize
+// (scheduleAtFixedRate(syncAll, 3 s, 10 s)).
+const slaveSyncInterval = 10 * time.Second
+
+// slaveSyncTimeout bounds each of SyncAll's four requests (Java: 3 s).
+const slaveSyncTimeout = 3 * time.Second
+
+// SlaveSynchronize copies a master's configuration onto its slave: the topic table, the
+// consumer offsets, the delay offsets and the subscription groups, each from the master's
+// admin answer (GET_ALL_TOPIC_CONFIG, GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET,
+// GET_ALL_SUBSCRIPTIONGROUP_CONFIG), persisted to the slave's config files. The master's
+// address comes from the name server's registration answer (masterAddr). A slave runs it at
+// Start and every 10 s, unless its store runs with ManualServices (then the caller calls
+// SyncAll). Mirrors org.apache.rocketmq.broker.slave.SlaveSynchronize.
+type SlaveSynchronize struct {
+	b          *BrokerController
+	masterAddr atomic.Pointer[string]
+}
+
+func newSlaveSynchronize(b *BrokerController) *SlaveSynchronize { return &SlaveSynchronize{b: b} }
+
+// MasterAddr is the master's remoting address synced from, "" while unknown.
+func (s *SlaveSynchronize) MasterAddr() string {
+	if a := s.masterAddr.Load(); a != nil {
+		return *a
+	}
+	return ""
+}
+
+// SetMasterAddr sets the master's remoting address. Java: SlaveSynchronize#setMasterAddr.
+func (s *SlaveSynchronize) SetMasterAddr(addr string) {
+	if old := s.masterAddr.Swap(&addr); old == nil || *old != addr {
+		s.b.log.Info("slave synchronize: master address", "masterAddr", addr)
+	}
+}
+
+// SyncAll runs the four syncs (each one is tried even when another fails) and returns their
+// errors joined; without a master address it does nothing. It reports whether the topic table
+// changed (the slave then registers again). Java: SlaveSynchronize#syncAll.
+func (s *SlaveSynchronize) SyncAll() (topicsChanged bool, err error) {
+	addr := s.MasterAddr()
+	if addr == "" {
+		return false, nil
+	}
+	topicsChanged, errTopics := s.syncTopicConfig(addr)
+	return topicsChanged, errors.Join(errTopics, s.syncConsumerOffset(addr), s.syncDelayOffset(addr),
+		s.syncSubscriptionGroupConfig(addr))
+}
+
+// syncTopicConfig replaces the topic table with the master's when its DataVersion differs,
+// and persists topics.json. Java: SlaveSynchronize#syncTopicConfig.
+func (s *SlaveSynchronize) syncTopicConfig(addr string) (bool, error) {
+	body, err := s.b.brokerOuterAPI.GetAllConfig(addr, protocol.GetAllTopicConfig, slaveSyncTimeout)
+	if err != nil {
+		return false, fmt.Errorf("sync topic config from %s: %w", addr, err)
+	}
+	tmp := NewTopicConfigManager(&s.b.cfg, nil, s.b.clock)
+	if err := tmp.Decode(body); err != nil {
+		return false, fmt.Errorf("sync topic config from %s: %w", addr, err)
+	}
+	m := s.b.topicConfigManager
+	if !m.replace(tmp.snapshot(), tmp.DataVersion()) {
+		return false, nil
+	}
+	s.b.log.Info("update slave topic config from master", "masterAddr", addr, "topics", len(tmp.snapshot()))
+	return true, m.Persist()
+}
+
+// syncConsumerOffset puts the master's consumer offsets over the slave's and persists
+// consumerOffset.json. Java: SlaveSynchronize#syncConsumerOffset.
+func (s *SlaveSynchronize) syncConsumerOffset(addr string) error {
+	body, err := s.b.brokerOuterAPI.GetAllConfig(addr, protocol.GetAllConsumerOffset, slaveSyncTimeout)
+	if err != nil {
+		return fmt.Errorf("sync consumer offsets from %s: %w", addr, err)
+	}
+	tmp := NewConsumerOffsetManager()
+	if err := tmp.Decode(body); err != nil {
+		return fmt.Errorf("sync consumer offsets from %s: %w", addr, err)
+	}
+	m := s.b.consumerOffsetManager
+	t := m.OffsetTable()
+	maps.Copy(t, tmp.OffsetTable())
+	m.SetOffsetTable(t)
+	return m.Persist()
+}
+
+// syncDelayOffset takes the master's delay offsets and writes delayOffset.json.
+// Java: SlaveSynchronize#syncDelayOffset.
+func (s *SlaveSynchronize) syncDelayOffset(addr string) error {
+	sms := s.b.scheduleMessageService
+	if sms == nil {
+		return nil
+	}
+	body, err := s.b.brokerOuterAPI.GetAllConfig(addr, protocol.GetAllDelayOffset, slaveSyncTimeout)
+	if err != nil {
+		return fmt.Errorf("sync delay offsets from %s: %w", addr, err)
+	}
+	if err := sms.Decode(body); err != nil {
+		return fmt.Errorf("sync delay offsets from %s: %w", addr, err)
+	}
+	return sms.Persist()
+}
+
+// syncSubscriptionGroupConfig replaces the subscription groups with the master's when its
+// DataVersion differs, and persists subscriptionGroup.json.
+// Java: SlaveSynchronize#syncSubscriptionGroupConfig.
+func (s *SlaveSynchronize) syncSubscriptionGroupConfig(addr string) error {
+	body, err := s.b.brokerOuterAPI.GetAllConfig(addr, protocol.GetAllSubscriptionGroupConfig, slaveSyncTimeout)
+	if err != nil {
+		return fmt.Errorf("sync subscription groups from %s: %w", addr, err)
+	}
+	tmp := NewSubscriptionGroupManager(&s.b.cfg, nil, s.b.clock)
+	if err := tmp.Decode(body); err != nil {
+		return fmt.Errorf("sync subscription groups from %s: %w", addr, err)
+	}
+	m := s.b.subscriptionGroupManager
+	if !m.replace(tmp.snapshot(), tmp.DataVersion()) {
+		return nil
+	}
+	s.b.log.Info("update slave subscription group config from master", "masterAddr", addr)
+	return m.Persist()
+}

@@ -1,0 +1,110 @@
+package embedded
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/stretchr/testify/require"
+)
+
+func haMsg(topic, body string) *primitive.MessageExtBrokerInner {
+	m := &primitive.MessageExtBrokerInner{}
+	m.Topic = topic
+	m.Body = []byte(body)
+	m.BornHost = "127.0.0.1:50000"
+	m.StoreHost = "127.0.0.1:10911"
+	return m
+}
+
+// TestMasterAndSlave: with Config.Slaves a SYNC_MASTER and its slave start on loopback; the
+// slave registers with brokerId 1 and learns the master's HA address from the name server;
+// the route lists both addresses under one brokerName while the queues stay the master's; a
+// SYNC_MASTER put answers PUT_OK once the slave holds it, and the slave's reput makes it
+// readable there; the slave refuses SEND_MESSAGE with SERVICE_NOT_AVAILABLE (14) and
+// RocketMQ's remark. Java: BrokerController#registerBrokerAll (updateHaMasterAddress),
+// RouteInfoManager#registerBroker, DefaultMessageStore#checkStoreStatus on a slave.
+func TestMasterAndSlave(t *testing.T) {
+	c, err := Start(Config{Dir: t.TempDir(), Slaves: true,
+		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.BrokerRole = store.SyncMaster
+			sc.MappedFileSizeCommitLog = 64 * 1024
+		},
+		SlaveCustomize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.MappedFileSizeCommitLog = 64 * 1024
+		}})
+	require.NoError(t, err)
+	defer c.Shutdown()
+	master, slave := c.Brokers[0], c.Slaves[0]
+	require.Equal(t, master.HAServerAddr(), slave.HAService().HAClient().MasterAddress(), "learnt from the registration answer")
+	require.Eventually(t, func() bool { return master.HAService().ConnectionCount() == 1 }, 10*time.Second, 10*time.Millisecond)
+
+	// create the topic on the master through a put's auto-creation path is the broker's job;
+	// the store takes any topic.
+	r := master.MessageStore().PutMessage(haMsg("HA_T", "hello"))
+	require.Equal(t, store.PutOK, r.PutMessageStatus, "SYNC_MASTER with a live slave")
+	end := r.AppendMessageResult.WroteOffset + store.CommitLogOffset(r.AppendMessageResult.WroteBytes)
+	require.GreaterOrEqual(t, int64(slave.MessageStore().GetMaxPhyOffset()), int64(end), "acknowledged means on the slave")
+	require.Eventually(t, func() bool { return slave.MessageStore().GetMaxOffsetInQueue("HA_T", 0) == 1 }, 5*time.Second, 10*time.Millisecond)
+	got := slave.MessageStore().GetMessage("g", "HA_T", 0, 0, 1, nil)
+	require.Equal(t, store.Found, got.Status)
+
+	route := c.Namesrv.RouteInfoManager.PickupTopicRouteData(master.BrokerConfig().BrokerClusterName)
+	require.NotNil(t, route)
+	require.Len(t, route.BrokerDatas, 1)
+	require.Equal(t, map[int64]string{0: master.BrokerAddr(), 1: slave.BrokerAddr()}, route.BrokerDatas[0].BrokerAddrs)
+	for _, qd := range route.QueueDatas {
+		require.Equal(t, "broker-a", qd.BrokerName)
+	}
+
+	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
+	defer cl.Shutdown()
+	// SEND_MESSAGE's header as the official client writes it (V1 keys)
+	ext := map[string]string{"producerGroup": "PG", "topic": "HA_T", "defaultTopic": protocol.DefaultTopic,
+		"defaultTopicQueueNums": "4", "queueId": "0", "sysFlag": "0", "bornTimestamp": "1", "flag": "0"}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := cl.InvokeSync(ctx, slave.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, ext, []byte("x")))
+	require.NoError(t, err)
+	require.Equal(t, int32(protocol.ServiceNotAvailable), resp.Code)
+	require.Contains(t, resp.Remark, "messages are put to the slave")
+}
+
+// TestSlaveSynchronize: a slave copies its master's topic table (DataVersion included),
+// consumer offsets and subscription groups at start and persists them, so it serves the
+// master's topics — and keeps up: a topic created on the master later arrives with the next
+// SyncAll. Java: SlaveSynchronize#syncAll (GET_ALL_TOPIC_CONFIG 21, GET_ALL_CONSUMER_OFFSET 43,
+// GET_ALL_DELAY_OFFSET 45, GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201).
+func TestSlaveSynchronize(t *testing.T) {
+	c, err := Start(Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 * 1024
+	}})
+	require.NoError(t, err)
+	defer c.Shutdown()
+	master := c.Brokers[0]
+	master.TopicConfigManager().UpdateTopicConfig(*protocol.NewTopicConfig("SyncedTopic"))
+	master.ConsumerOffsetManager().CommitOffset("test", "g1", "SyncedTopic", 2, 42)
+	master.SubscriptionGroupManager().UpdateSubscriptionGroupConfig(broker.NewSubscriptionGroupConfig("g1"))
+
+	slave, err := c.StartSlave(0)
+	require.NoError(t, err)
+	require.Equal(t, master.BrokerAddr(), slave.SlaveSynchronize().MasterAddr(), "from the registration answer")
+	require.NotNil(t, slave.TopicConfigManager().SelectTopicConfig("SyncedTopic"))
+	require.Equal(t, master.TopicConfigManager().DataVersion(), slave.TopicConfigManager().DataVersion())
+	require.Equal(t, store.QueueOffset(42), slave.ConsumerOffsetManager().QueryOffset("g1", "SyncedTopic", 2))
+	require.NotNil(t, slave.SubscriptionGroupManager().FindSubscriptionGroupConfig("g1"))
+
+	master.TopicConfigManager().UpdateTopicConfig(*protocol.NewTopicConfig("LaterTopic"))
+	changed, err := slave.SlaveSynchronize().SyncAll()
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.NotNil(t, slave.TopicConfigManager().SelectTopicConfig("LaterTopic"))
+	changed, err = slave.SlaveSynchronize().SyncAll()
+	require.NoError(t, err)
+	require.False(t, changed, "same DataVersion: nothing to replace")
+}

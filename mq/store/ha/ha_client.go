@@ -1,0 +1,418 @@
+package ha
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// Waits of the HAClient loop (Java: waitForRunning(1000 * 5) without a master,
+// selector.select(1000) per pass).
+const (
+	reconnectPause  = 5 * time.Second
+	clientReadSlice = time.Second
+	// behindLogInterval is how often the slave logs whom it follows and how far behind it is.
+	behindLogInterval = 30 * time.Second
+)
+
+// HAClient is the slave's side: it connects to the master's HA address (haMasterAddress or
+// the one learnt from the name server, UpdateMasterAddress), reports its max CommitLog offset
+// (8 bytes, big-endian) at once and then every haSendHeartbeatInterval and whenever it grew,
+// and appends each frame's body to its own CommitLog at exactly the frame's offset; the
+// store's reput then builds the slave's ConsumeQueues and index. A frame whose offset is not
+// the slave's max offset, a malformed header, a failed append or a master silent for
+// haHousekeepingInterval closes the connection; the loop reconnects after a pause.
+// Mirrors HAService.HAClient.
+//
+// Deviation: Java sends the first report haSendHeartbeatInterval (5 s) after connecting
+// (connectMaster sets lastWriteTimestamp = now); we report at once, so a slave starts
+// replicating as soon as it is connected.
+type HAClient struct {
+	h   *HAService
+	svc *service.ServiceThread
+
+	masterAddress atomic.Pointer[string]
+	// pause is the wait before reconnecting (reconnectPause; tests shorten it).
+	pause    time.Duration
+	stopping atomic.Bool // shutdown began: no new connection
+
+	mu   sync.Mutex // guards conn (Close and updateMasterAddress from other goroutines)
+	conn net.Conn
+	// connAddr is the master address conn was dialled to.
+	connAddr string
+	// dialed is a connection Dial opened for the next ConnectMaster (to dialedAddr).
+	dialed     net.Conn
+	dialedAddr string
+
+	// The rest belongs to the goroutine stepping the client (the loop or a chapter).
+	lastWriteTimestamp    int64 // HA clock (ms) of the last report, 0 right after connecting
+	lastReadTimestamp     int64 // HA clock (ms) of the last read that returned bytes
+	currentReportedOffset int64
+	buf                   []byte // [dispatchPosition:n) not yet dispatched
+	n, dispatchPosition   int
+	lastMasterOffset      int64 // end of the last frame the master sent (its offset + size)
+	lastBehindLog         int64
+}
+
+func newHAClient(h *HAService) *HAClient {
+	return &HAClient{h: h, svc: service.New("HAClient"), pause: reconnectPause}
+}
+
+// MasterAddress is the master HA address followed, "" when none.
+func (c *HAClient) MasterAddress() string {
+	if a := c.masterAddress.Load(); a != nil {
+		return *a
+	}
+	return ""
+}
+
+// updateMasterAddress sets the master address; a change closes a connection to the old one.
+func (c *HAClient) updateMasterAddress(addr string) {
+	old := c.masterAddress.Swap(&addr)
+	if old != nil && *old == addr {
+		return
+	}
+	c.h.log.Info("update master HA address", "old", deref(old), "new", addr)
+	c.mu.Lock()
+	if c.conn != nil && c.connAddr != addr {
+		_ = c.conn.Close()
+	}
+	c.mu.Unlock()
+	c.svc.Wakeup() // a loop pausing without a master connects now
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Dial opens the TCP connection to the master without taking it into use (no step is
+// logged); the next ConnectMaster does. With ManualServices a chapter dials first, lets the
+// master accept (AcceptSocketService#run), then calls ConnectMaster, so the steps come in the
+// mind map's order. It returns the dial's error.
+func (c *HAClient) Dial() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil || c.dialed != nil {
+		return nil
+	}
+	conn, addr, err := c.dial()
+	if err != nil {
+		return err
+	}
+	c.dialed, c.dialedAddr = conn, addr
+	return nil
+}
+
+// dial connects to the master address; the caller holds mu.
+func (c *HAClient) dial() (net.Conn, string, error) {
+	addr := c.MasterAddress()
+	if addr == "" || c.stopping.Load() {
+		return nil, addr, errors.New("ha: no master address")
+	}
+	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	if err != nil {
+		return nil, addr, err
+	}
+	return conn, addr, nil
+}
+
+// ConnectMaster dials the master when not connected (and a master address is known) and
+// reports whether the client is connected. A new connection starts from the slave's max
+// offset. Java: HAClient#connectMaster.
+func (c *HAClient) ConnectMaster() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		return true
+	}
+	conn, addr := c.dialed, c.dialedAddr
+	c.dialed = nil
+	if conn == nil {
+		var err error
+		if conn, addr, err = c.dial(); err != nil {
+			if addr != "" {
+				c.h.log.Warn("HAClient connect to master failed", "master", addr, "err", err)
+			}
+			return false
+		}
+	}
+	c.conn, c.connAddr = conn, addr
+	c.currentReportedOffset = int64(c.h.store.GetMaxPhyOffset())
+	c.lastWriteTimestamp = 0
+	c.lastReadTimestamp = c.h.now()
+	c.n, c.dispatchPosition = 0, 0
+	if c.buf == nil {
+		c.buf = make([]byte, readMaxBufferSize)
+	}
+	if tr := c.h.tr; tr.Enabled() {
+		tr.Step("HAClient#connectMaster", slog.Int64("slaveMaxOffset", c.currentReportedOffset))
+	}
+	c.h.log.Info("HAClient connected to master", "master", addr, "slaveMaxOffset", c.currentReportedOffset)
+	return true
+}
+
+// Connected reports whether the client holds a connection to the master.
+func (c *HAClient) Connected() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn != nil
+}
+
+func (c *HAClient) socket() net.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
+// CloseMaster closes the connection to the master (the loop reconnects).
+// Java: HAClient#closeMaster.
+func (c *HAClient) CloseMaster() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dialed != nil {
+		_ = c.dialed.Close()
+		c.dialed = nil
+	}
+	if c.conn != nil {
+		_ = c.conn.Close()
+		c.conn = nil
+		c.h.log.Info("HAClient closed the connection to master", "master", c.connAddr)
+	}
+}
+
+// IsTimeToReportOffset: haSendHeartbeatInterval passed since the last report (always true
+// right after connecting). Java: HAClient#isTimeToReportOffset.
+func (c *HAClient) IsTimeToReportOffset() bool {
+	interval := c.h.now() - c.lastWriteTimestamp
+	need := c.lastWriteTimestamp == 0 || interval > c.h.cfg.HaSendHeartbeatInterval.Milliseconds()
+	if need {
+		if tr := c.h.tr; tr.Enabled() {
+			tr.Step("HAClient#isTimeToReportOffset", slog.Int64("currentReportedOffset", c.currentReportedOffset))
+		}
+	}
+	return need
+}
+
+// ReportSlaveMaxOffset writes the 8-byte report of maxOffset (CommitLog bytes); false when
+// the write failed. Java: HAClient#reportSlaveMaxOffset.
+func (c *HAClient) ReportSlaveMaxOffset(maxOffset store.CommitLogOffset) bool {
+	conn := c.socket()
+	if conn == nil {
+		return false
+	}
+	var b [ReportSize]byte
+	putReport(b[:], int64(maxOffset))
+	if !c.h.manual {
+		_ = conn.SetWriteDeadline(socketDeadline(c.h.cfg.HaHousekeepingInterval))
+	}
+	if _, err := conn.Write(b[:]); err != nil {
+		c.h.log.Warn("HAClient report to master failed", "master", c.connAddr, "err", err)
+		return false
+	}
+	c.lastWriteTimestamp = c.h.now()
+	return true
+}
+
+// ReportOnce reports currentReportedOffset when it is time (IsTimeToReportOffset); a failed
+// write closes the connection. It reports whether a report was sent.
+func (c *HAClient) ReportOnce() bool {
+	if c.socket() == nil || !c.IsTimeToReportOffset() {
+		return false
+	}
+	if !c.ReportSlaveMaxOffset(store.CommitLogOffset(c.currentReportedOffset)) {
+		c.CloseMaster()
+		return false
+	}
+	return true
+}
+
+// ReadOnce reads from the master until at least one whole frame was dispatched (blocking
+// until the master writes) — the step a chapter plays with ManualServices. An error closes the
+// connection.
+func (c *HAClient) ReadOnce() error {
+	err := c.processReadEvent(true)
+	if err != nil {
+		c.CloseMaster()
+	}
+	return err
+}
+
+// RunOnce is one pass of the client's loop: connect if needed, report when it is time, read
+// for up to 1 s and dispatch what came, report a grown offset, and close a connection the
+// master left silent for haHousekeepingInterval. It reports whether the client is connected
+// at the end. Java: HAClient#run (one turn).
+func (c *HAClient) RunOnce() bool {
+	if !c.ConnectMaster() {
+		return false
+	}
+	c.ReportOnce()
+	conn := c.socket()
+	if conn == nil {
+		return false
+	}
+	_ = conn.SetReadDeadline(socketDeadline(clientReadSlice))
+	if err := c.processReadEvent(false); err != nil {
+		if !errors.Is(err, net.ErrClosed) {
+			c.h.log.Warn("HAClient read from master failed; reconnecting", "master", c.connAddr, "err", err)
+		}
+		c.CloseMaster()
+		return false
+	}
+	if interval := c.h.now() - c.lastReadTimestamp; interval > c.h.cfg.HaHousekeepingInterval.Milliseconds() {
+		c.h.log.Warn("HAClient housekeeping: master silent, closing the connection", "master", c.connAddr,
+			"silentMs", interval)
+		c.CloseMaster()
+		return false
+	}
+	c.logBehind()
+	return true
+}
+
+// logBehind logs, every behindLogInterval, whom the slave follows and how far behind the last
+// offset the master announced it is.
+func (c *HAClient) logBehind() {
+	now := c.h.now()
+	if now-c.lastBehindLog < behindLogInterval.Milliseconds() {
+		return
+	}
+	c.lastBehindLog = now
+	slaveMax := int64(c.h.store.GetMaxPhyOffset())
+	c.h.log.Info("slave replicating from master", "master", c.connAddr, "slaveMaxOffset", slaveMax,
+		"masterOffset", c.lastMasterOffset, "behindBytes", max(c.lastMasterOffset-slaveMax, 0))
+}
+
+// start runs the loop until shutdown. Java: HAClient#run.
+func (c *HAClient) start() {
+	c.svc.Start(func() {
+		for !c.svc.Stopped() {
+			if !c.RunOnce() && !c.svc.Stopped() {
+				c.svc.WaitForRunning(c.pause)
+			}
+		}
+		c.CloseMaster()
+	})
+}
+
+// shutdown stops the loop and closes the connection. Java: HAClient#shutdown.
+func (c *HAClient) shutdown() {
+	c.stopping.Store(true)
+	c.CloseMaster() // unblocks a read
+	c.svc.Shutdown()
+	c.CloseMaster()
+}
+
+// processReadEvent reads once (a timeout is no error) — or, with whole, until a frame was
+// dispatched — and dispatches the complete frames read. Java: HAClient#processReadEvent.
+func (c *HAClient) processReadEvent(whole bool) error {
+	conn := c.socket()
+	if conn == nil {
+		return net.ErrClosed
+	}
+	for {
+		if c.n == len(c.buf) {
+			c.compact()
+			if c.n == len(c.buf) {
+				return fmt.Errorf("%w: frame larger than the %d-byte read buffer", ErrProtocol, len(c.buf))
+			}
+		}
+		m, err := conn.Read(c.buf[c.n:])
+		if m > 0 {
+			c.n += m
+			c.lastReadTimestamp = c.h.now()
+			if tr := c.h.tr; tr.Enabled() {
+				tr.Step("HAClient#processReadEvent", slog.Int("readSize", m))
+			}
+			frames, derr := c.dispatchReadRequest()
+			if derr != nil {
+				return derr
+			}
+			if frames > 0 || !whole {
+				return nil
+			}
+		}
+		if err != nil {
+			if isTimeout(err) && !whole {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// compact moves the undispatched bytes to the front of the buffer.
+func (c *HAClient) compact() {
+	rest := copy(c.buf, c.buf[c.dispatchPosition:c.n])
+	c.n, c.dispatchPosition = rest, 0
+}
+
+// dispatchReadRequest handles every complete frame in the buffer: the header's offset must be
+// the slave's max CommitLog offset (any offset on an empty slave log), the body is appended
+// there, and a grown offset is reported. It returns the frames handled.
+// Java: HAClient#dispatchReadRequest.
+func (c *HAClient) dispatchReadRequest() (int, error) {
+	frames := 0
+	for c.n-c.dispatchPosition >= HeaderSize {
+		masterPhyOffset, bodySize, err := parseHeader(c.buf[c.dispatchPosition:])
+		if err != nil {
+			return frames, err
+		}
+		slavePhyOffset := int64(c.h.store.GetMaxPhyOffset())
+		if slavePhyOffset != 0 && slavePhyOffset != masterPhyOffset {
+			c.h.log.Error("master pushed offset not equal the max phy offset in slave", "slave", slavePhyOffset,
+				"master", masterPhyOffset)
+			return frames, fmt.Errorf("%w: master pushed offset %d, slave max offset %d", ErrProtocol, masterPhyOffset, slavePhyOffset)
+		}
+		if c.n-c.dispatchPosition < HeaderSize+bodySize {
+			break
+		}
+		if tr := c.h.tr; tr.Enabled() {
+			tr.Step("HAClient#dispatchReadRequest", slog.Int64("masterPhyOffset", masterPhyOffset),
+				slog.Int("bodySize", bodySize), slog.Int64("slaveMaxOffset", slavePhyOffset))
+		}
+		body := c.buf[c.dispatchPosition+HeaderSize : c.dispatchPosition+HeaderSize+bodySize]
+		if bodySize > 0 {
+			if err := c.h.store.AppendToCommitLog(store.CommitLogOffset(masterPhyOffset), body); err != nil {
+				return frames, fmt.Errorf("ha: append %d bytes at %d: %w", bodySize, masterPhyOffset, err)
+			}
+		}
+		c.lastMasterOffset = max(c.lastMasterOffset, masterPhyOffset+int64(bodySize))
+		c.dispatchPosition += HeaderSize + bodySize
+		frames++
+		if !c.reportSlaveMaxOffsetPlus() {
+			return frames, errors.New("ha: report to master failed")
+		}
+	}
+	if c.dispatchPosition == c.n {
+		c.n, c.dispatchPosition = 0, 0
+	} else if c.dispatchPosition > len(c.buf)/2 {
+		c.compact()
+	}
+	return frames, nil
+}
+
+// reportSlaveMaxOffsetPlus reports the slave's max offset when it grew past the last report.
+// Java: HAClient#reportSlaveMaxOffsetPlus.
+func (c *HAClient) reportSlaveMaxOffsetPlus() bool {
+	cur := int64(c.h.store.GetMaxPhyOffset())
+	if cur <= c.currentReportedOffset {
+		return true
+	}
+	c.currentReportedOffset = cur
+	return c.ReportSlaveMaxOffset(store.CommitLogOffset(cur))
+}
+
+// isTimeout reports whether err is a socket deadline passing (no error for a read slice).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
