@@ -50,7 +50,9 @@ var layers = map[string]int{
 	".":                      8,
 
 	// Test helpers that packages above them use in their tests (test files are not checked).
-	"mq/remoting/remotingtest": 3,
+	"mq/remoting/remotingtest":  3,
+	"mq/internal/conf/conftest": 0,
+	"mq/client/clienttest":      7,
 }
 
 // forbidden pairs the design calls out by name, beyond the layer order. The test kit

@@ -153,8 +153,8 @@ func TestExercise4_AKeyLookupFindsEveryMessageWithTheKey(t *testing.T) {
 	ms.ReputMessageService().RunOnce()
 	require.Greater(t, len(ms.IndexService().IndexFiles()), 3)
 	for key, offs := range want {
-		h := broker.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, EndTimestamp: 1 << 62}
-		resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
+		h := protocol.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, EndTimestamp: 1 << 62}
+		resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, protocol.EncodeHeader(&h), nil))
 		require.NoError(t, err)
 		require.Equal(t, int32(protocol.Success), resp.Code, key)
 		msgs, err := primitive.DecodeMessages(resp.Body)
@@ -238,7 +238,7 @@ func TestExercise6_ExpiredFilesAreDeletedAndTheMinOffsetMoves(t *testing.T) {
 
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 1,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.PullOffsetMoved), resp.Code)
 	require.Equal(t, "2", resp.ExtFields["nextBeginOffset"])

@@ -251,13 +251,13 @@ func (e *env) sendRaw(b *broker.BrokerController, m sample) (*remoting.RemotingC
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "ch03_producer_group", Topic: topicName,
 		DefaultTopic: protocol.DefaultTopic, DefaultTopicQueueNums: 4, QueueID: m.queueID,
 		BornTimestamp: epoch.UnixMilli(), Properties: primitive.MarshalProperties(props)}
-	return mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(m.body)))
+	return mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte(m.body)))
 }
 
 // queryByKey asks QUERY_MESSAGE for a key, as `mqadmin queryMsgByKey` does.
 func (e *env) queryByKey(b *broker.BrokerController, key string) error {
-	h := broker.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, BeginTimestamp: 0, EndTimestamp: 1 << 62}
-	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, h.Encode(), nil))
+	h := protocol.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, BeginTimestamp: 0, EndTimestamp: 1 << 62}
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return err
 	}
@@ -280,7 +280,7 @@ func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 // viewByOffset asks VIEW_MESSAGE_BY_ID for the record at a CommitLog offset (the offset an
 // offsetMsgId carries).
 func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
-	req := remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": strconv.FormatInt(offset, 10)}, nil)
+	req := remoting.NewRequest(protocol.ViewMessageByID, protocol.EncodeHeader(&protocol.ViewMessageRequestHeader{Offset: offset}), nil)
 	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), req)
 	if err != nil {
 		return err
@@ -297,7 +297,7 @@ func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 func (e *env) pullFromStart(b *broker.BrokerController) error {
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 0,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return err
 	}

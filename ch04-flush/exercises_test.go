@@ -116,7 +116,7 @@ func TestExercise2_ConcurrentSendersShareAGroupCommit(t *testing.T) {
 			for i := 0; i < each; i++ {
 				h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: syncTopic, DefaultTopic: protocol.DefaultTopic,
 					DefaultTopicQueueNums: 4, QueueID: int32(g % 4), BornTimestamp: time.Now().UnixMilli()}
-				resp, err := mqtest.Invoke(c, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("group")))
+				resp, err := mqtest.Invoke(c, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte("group")))
 				if err == nil && resp.Code == protocol.Success {
 					ok.Add(1)
 				}

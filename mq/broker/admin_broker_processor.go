@@ -69,16 +69,16 @@ func (p *AdminBrokerProcessor) checkUserTopic(topic string) *remoting.RemotingCo
 }
 
 // checkTopicChange runs what UPDATE_AND_CREATE_TOPIC and DELETE_TOPIC_IN_BROKER check first: a
-// slave refuses them, the header h decodes ("bad <what> request header" when not), the call is
+// slave refuses them, the header h (a *protocol.XxxRequestHeader) decodes ("bad <what> request header" when not), the call is
 // logged as op, and the header's topic (*topic, a field of h) is a user topic. It answers nil
 // when the request may go on. Java: the head of AdminBrokerProcessor#updateAndCreateTopic and
 // #deleteTopic.
 func (p *AdminBrokerProcessor) checkTopicChange(ch *remoting.Channel, req *remoting.RemotingCommand,
-	h requestHeader, topic *string, what, op string) *remoting.RemotingCommand {
+	h any, topic *string, what, op string) *remoting.RemotingCommand {
 	if resp := p.validateSlave(); resp != nil {
 		return resp
 	}
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, h); err != nil {
 		return badHeader(what, err)
 	}
 	p.b.log.Info(op+" called", "topic", *topic, "remoteAddr", ch.RemoteAddr())
@@ -127,7 +127,7 @@ func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.R
 // Java: AdminBrokerProcessor#searchOffsetByTimestamp.
 func (p *AdminBrokerProcessor) searchOffsetByTimestamp(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.SearchOffsetRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("search offset", err)
 	}
 	return offsetResponse(p.b.store.GetOffsetInQueueByTime(h.Topic, h.QueueID, h.Timestamp))
@@ -137,7 +137,7 @@ func (p *AdminBrokerProcessor) searchOffsetByTimestamp(req *remoting.RemotingCom
 // unknown queue). Java: AdminBrokerProcessor#getMaxOffset.
 func (p *AdminBrokerProcessor) getMaxOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetMaxOffsetRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("get max offset", err)
 	}
 	return offsetResponse(p.b.store.GetMaxOffsetInQueue(h.Topic, h.QueueID))
@@ -146,7 +146,7 @@ func (p *AdminBrokerProcessor) getMaxOffset(req *remoting.RemotingCommand) *remo
 // getMinOffset answers the queue's min offset. Java: AdminBrokerProcessor#getMinOffset.
 func (p *AdminBrokerProcessor) getMinOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetMinOffsetRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("get min offset", err)
 	}
 	return offsetResponse(p.b.store.GetMinOffsetInQueue(h.Topic, h.QueueID))
@@ -156,7 +156,7 @@ func (p *AdminBrokerProcessor) getMinOffset(req *remoting.RemotingCommand) *remo
 func offsetResponse(offset store.QueueOffset) *remoting.RemotingCommand {
 	resp := remoting.NewResponse(protocol.Success, "")
 	h := protocol.OffsetResponseHeader{Offset: int64(offset)}
-	resp.ExtFields = h.Encode()
+	resp.ExtFields = protocol.EncodeHeader(&h)
 	return resp
 }
 

@@ -19,7 +19,7 @@ import (
 func decodeRegistration(t *testing.T, req *remoting.RemotingCommand) (protocol.RegisterBrokerRequestHeader, *protocol.RegisterBrokerBody) {
 	t.Helper()
 	var h protocol.RegisterBrokerRequestHeader
-	require.NoError(t, h.Decode(req.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(req.ExtFields, &h))
 	require.False(t, h.Compressed)
 	require.Equal(t, int32(crc32.ChecksumIEEE(req.Body)&0x7FFFFFFF), h.BodyCrc32, "bodyCrc32 = CRC-32 IEEE & 0x7FFFFFFF")
 	body, err := protocol.DecodeRegisterBrokerBody(req.Body, false)
@@ -85,7 +85,7 @@ func TestRegisterBrokerAll(t *testing.T) {
 	unr := ns.unregistrations()
 	require.Len(t, unr, 1)
 	var u protocol.UnRegisterBrokerRequestHeader
-	require.NoError(t, u.Decode(unr[0].ExtFields))
+	require.NoError(t, protocol.DecodeHeader(unr[0].ExtFields, &u))
 	require.Equal(t, h.BrokerAddr, u.BrokerAddr)
 	require.Equal(t, "broker-a", u.BrokerName)
 }
@@ -135,7 +135,7 @@ func TestTraceSteps(t *testing.T) {
 	sub := protocol.SubscriptionData{Topic: "TraceTopic", SubString: "*", SubVersion: 1}
 	heartbeat(t, tb.client, tb.addr, "10.0.0.1@1", "tg", sub)
 	h := pullHeader("tg", "TraceTopic", 0, 0, 0, 0, "")
-	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 
 	want := []string{

@@ -54,7 +54,7 @@ func (tb *testBroker) asyncSend(t *testing.T, body string) <-chan *remoting.Remo
 	t.Helper()
 	out := make(chan *remoting.RemotingCommand, 1)
 	h := sendHeader("FF", 0, nil)
-	err := tb.client.InvokeAsync(context.Background(), tb.addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(body)),
+	err := tb.client.InvokeAsync(context.Background(), tb.addr, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte(body)),
 		func(resp *remoting.RemotingCommand, err error) {
 			require.NoError(t, err)
 			out <- resp

@@ -113,7 +113,7 @@ func (a *BrokerOuterAPI) registerBroker(addr string, h protocol.RegisterBrokerRe
 	timeout time.Duration) (RegisterBrokerResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.RegisterBroker, h.Encode(), body))
+	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.RegisterBroker, protocol.EncodeHeader(&h), body))
 	if err != nil {
 		return RegisterBrokerResult{}, err
 	}
@@ -121,7 +121,7 @@ func (a *BrokerOuterAPI) registerBroker(addr string, h protocol.RegisterBrokerRe
 		return RegisterBrokerResult{}, resp.Err()
 	}
 	var rh protocol.RegisterBrokerResponseHeader
-	if err := rh.Decode(resp.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(resp.ExtFields, &rh); err != nil {
 		return RegisterBrokerResult{}, fmt.Errorf("register broker response header: %w", err)
 	}
 	r := RegisterBrokerResult{NamesrvAddr: addr, HaServerAddr: rh.HaServerAddr, MasterAddr: rh.MasterAddr}
@@ -178,7 +178,7 @@ func (a *BrokerOuterAPI) queryDataVersion(addr string, h protocol.QueryDataVersi
 	dv protocol.DataVersion, timeout time.Duration) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.QueryDataVersion, h.Encode(), body))
+	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.QueryDataVersion, protocol.EncodeHeader(&h), body))
 	if err != nil {
 		return false, err
 	}
@@ -188,7 +188,7 @@ func (a *BrokerOuterAPI) queryDataVersion(addr string, h protocol.QueryDataVersi
 		return false, nil
 	}
 	var rh protocol.QueryDataVersionResponseHeader
-	if err := rh.Decode(resp.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(resp.ExtFields, &rh); err != nil {
 		return false, fmt.Errorf("query data version response header: %w", err)
 	}
 	changed := rh.Changed
@@ -216,7 +216,7 @@ func (a *BrokerOuterAPI) UnregisterBrokerAll(clusterName, brokerAddr, brokerName
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), unregisterBrokerTimeout)
 			defer cancel()
-			resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.UnregisterBroker, h.Encode(), nil))
+			resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.UnregisterBroker, protocol.EncodeHeader(&h), nil))
 			if err == nil {
 				err = resp.Err()
 			}

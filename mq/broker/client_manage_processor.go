@@ -85,7 +85,7 @@ func (p *ClientManageProcessor) heartBeat(ch *remoting.Channel, req *remoting.Re
 func (p *ClientManageProcessor) unregisterClient(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	b := p.b
 	var h protocol.UnregisterClientRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("unregister client", err)
 	}
 	info := ClientChannelInfo{Channel: ch, ClientID: h.ClientID, Language: req.Language, Version: req.Version}

@@ -17,7 +17,7 @@ import (
 func (tb *testBroker) consumerList(t *testing.T, group string) (*remoting.RemotingCommand, []string) {
 	t.Helper()
 	h := protocol.GetConsumerListByGroupRequestHeader{ConsumerGroup: group}
-	resp := tb.invoke(t, remoting.NewRequest(protocol.GetConsumerListByGroup, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.GetConsumerListByGroup, protocol.EncodeHeader(&h), nil))
 	var body protocol.GetConsumerListByGroupResponseBody
 	if len(resp.Body) > 0 {
 		require.NoError(t, json.Unmarshal(resp.Body, &body))
@@ -138,7 +138,7 @@ func TestUnregisterClient(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	heartbeat(t, tb.client, tb.addr, "10.0.0.1@1", "cg")
 	h := protocol.UnregisterClientRequestHeader{ClientID: "10.0.0.1@1", ConsumerGroup: "cg", ProducerGroup: "pg-cg"}
-	resp := tb.invoke(t, remoting.NewRequest(protocol.UnregisterClient, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.UnregisterClient, protocol.EncodeHeader(&h), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Nil(t, tb.b.ConsumerManager().GetConsumerGroupInfo("cg"))
 	require.Equal(t, 0, tb.b.ProducerManager().GroupChannelCount("pg-cg"))

@@ -38,7 +38,7 @@ func (p *ConsumerManageProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 // the code and sees an empty list). Java: ConsumerManageProcessor#getConsumerListByGroup.
 func (p *ConsumerManageProcessor) getConsumerListByGroup(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.GetConsumerListByGroupRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("get consumer list", err)
 	}
 	if gi := p.b.consumerManager.GetConsumerGroupInfo(h.ConsumerGroup); gi != nil {
@@ -57,7 +57,7 @@ func (p *ConsumerManageProcessor) getConsumerListByGroup(ch *remoting.Channel, r
 // Java: ConsumerManageProcessor#updateConsumerOffset.
 func (p *ConsumerManageProcessor) updateConsumerOffset(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.UpdateConsumerOffsetRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("update consumer offset", err)
 	}
 	p.b.consumerOffsetManager.CommitOffset(ch.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, store.QueueOffset(h.CommitOffset))
@@ -71,7 +71,7 @@ func (p *ConsumerManageProcessor) updateConsumerOffset(ch *remoting.Channel, req
 func (p *ConsumerManageProcessor) queryConsumerOffset(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	b := p.b
 	var h protocol.QueryConsumerOffsetRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("query consumer offset", err)
 	}
 	offset := b.consumerOffsetManager.QueryOffset(h.ConsumerGroup, h.Topic, h.QueueID)
@@ -86,6 +86,6 @@ func (p *ConsumerManageProcessor) queryConsumerOffset(req *remoting.RemotingComm
 	}
 	resp := remoting.NewResponse(protocol.Success, "")
 	rh := protocol.QueryConsumerOffsetResponseHeader{Offset: int64(offset)}
-	resp.ExtFields = rh.Encode()
+	resp.ExtFields = protocol.EncodeHeader(&rh)
 	return resp
 }

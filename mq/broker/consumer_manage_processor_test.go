@@ -15,13 +15,13 @@ import (
 func (tb *testBroker) queryOffset(t *testing.T, group, topic string, queueID int32) *remoting.RemotingCommand {
 	t.Helper()
 	h := protocol.QueryConsumerOffsetRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: queueID}
-	return tb.invoke(t, remoting.NewRequest(protocol.QueryConsumerOffset, h.Encode(), nil))
+	return tb.invoke(t, remoting.NewRequest(protocol.QueryConsumerOffset, protocol.EncodeHeader(&h), nil))
 }
 
 func offsetOf(t *testing.T, resp *remoting.RemotingCommand) int64 {
 	t.Helper()
 	var rh protocol.OffsetResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	return rh.Offset
 }
 
@@ -70,7 +70,7 @@ func TestUpdateThenQueryConsumerOffset(t *testing.T) {
 	require.Equal(t, int32(protocol.QueryNotFound), tb.queryOffset(t, "g", "U", 2).Code)
 	for _, off := range []int64{7, 3} {
 		h := protocol.UpdateConsumerOffsetRequestHeader{ConsumerGroup: "g", Topic: "U", QueueID: 2, CommitOffset: off}
-		resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateConsumerOffset, h.Encode(), nil))
+		resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateConsumerOffset, protocol.EncodeHeader(&h), nil))
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 		resp = tb.queryOffset(t, "g", "U", 2)
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
@@ -90,7 +90,7 @@ func TestOffsetQueries(t *testing.T) {
 	tb.waitDispatched(t, "M", 1, 3)
 	ask := func(code int32, topic string, queueID int32) int64 {
 		h := protocol.TopicQueueRequestHeader{Topic: topic, QueueID: queueID}
-		resp := tb.invoke(t, remoting.NewRequest(code, h.Encode(), nil))
+		resp := tb.invoke(t, remoting.NewRequest(code, protocol.EncodeHeader(&h), nil))
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 		return offsetOf(t, resp)
 	}
@@ -100,7 +100,7 @@ func TestOffsetQueries(t *testing.T) {
 	require.Equal(t, int64(0), ask(protocol.GetMinOffset, "M", 1))
 
 	h := protocol.SearchOffsetRequestHeader{Topic: "M", QueueID: 1, Timestamp: time.Now().Add(-time.Hour).UnixMilli()}
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SearchOffsetByTimestamp, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SearchOffsetByTimestamp, protocol.EncodeHeader(&h), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Equal(t, int64(0), offsetOf(t, resp), "a time before every message finds the first")
 
@@ -119,7 +119,7 @@ func TestUnknownCodeAndAdminTopics(t *testing.T) {
 
 	h := protocol.CreateTopicRequestHeader{Topic: protocol.DefaultTopic, DefaultTopic: protocol.DefaultTopic,
 		ReadQueueNums: 2, WriteQueueNums: 2, Perm: 6, TopicFilterType: protocol.SingleTag}
-	resp = tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	resp = tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 	require.Equal(t, int32(protocol.SystemError), resp.Code)
 	require.Contains(t, resp.Remark, "conflict with system topic")
 
@@ -129,7 +129,7 @@ func TestUnknownCodeAndAdminTopics(t *testing.T) {
 	require.Equal(t, int32(3), tc.ReadQueueNums)
 
 	d := protocol.DeleteTopicRequestHeader{Topic: "Adm"}
-	resp = tb.invoke(t, remoting.NewRequest(protocol.DeleteTopicInBroker, d.Encode(), nil))
+	resp = tb.invoke(t, remoting.NewRequest(protocol.DeleteTopicInBroker, protocol.EncodeHeader(&d), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Nil(t, tb.b.TopicConfigManager().SelectTopicConfig("Adm"))
 }

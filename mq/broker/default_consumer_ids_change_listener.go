@@ -45,7 +45,7 @@ func (l *DefaultConsumerIdsChangeListener) Handle(event ConsumerGroupEvent, grou
 // Java: Broker2Client#notifyConsumerIdsChanged.
 func notifyConsumerIdsChanged(ch *remoting.Channel, group string, log *slog.Logger) {
 	h := protocol.NotifyConsumerIdsChangedRequestHeader{ConsumerGroup: group}
-	req := remoting.NewRequest(protocol.NotifyConsumerIdsChanged, h.Encode(), nil)
+	req := remoting.NewRequest(protocol.NotifyConsumerIdsChanged, protocol.EncodeHeader(&h), nil)
 	if err := ch.InvokeOneway(req); err != nil {
 		log.Warn("notifyConsumerIdsChanged failed", "group", group, "remoteAddr", ch.RemoteAddr(), "err", err)
 	}

@@ -27,7 +27,7 @@ func TestConsumerGoneIsNoWarning(t *testing.T) {
 	conn, err := net.Dial("tcp", tb.addr)
 	require.NoError(t, err)
 	h := pullHeader("g", "Gone", 0, 0, protocol.PullFlagSuspend|protocol.PullFlagSubscription, 20*time.Second, "*")
-	_, err = conn.Write(remoting.EncodeFrame(nil, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil)))
+	_, err = conn.Write(remoting.EncodeFrame(nil, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil)))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return tb.b.PullRequestHoldService().HeldCount() == 1 },
 		5*time.Second, 5*time.Millisecond, "the pull is held")

@@ -45,7 +45,7 @@
 //	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
 //	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
 //	                                  queued too long or while the page cache is busy
-//	util.go                           orDiscard: the silent default logger; requestHeader, badHeader: the answer
+//	util.go                           orDiscard: the silent default logger; badHeader: the answer
 //	                                  to a request header that does not decode
 //
 // Request codes → processors → worker pools (as Java's registerProcessor):

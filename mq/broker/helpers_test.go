@@ -105,7 +105,7 @@ func (tb *testBroker) send(t *testing.T, topic string, queueID int32, tags strin
 		props[primitive.PropertyTags] = tags
 	}
 	h := sendHeader(topic, queueID, props)
-	return tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), body))
+	return tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), body))
 }
 
 // sendOK sends and requires SUCCESS; it returns the response header.
@@ -114,7 +114,7 @@ func (tb *testBroker) sendOK(t *testing.T, topic string, queueID int32, tags str
 	resp := tb.send(t, topic, queueID, tags, body)
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	return rh
 }
 
@@ -137,14 +137,14 @@ func pullHeader(group, topic string, queueID int32, offset int64, sysFlag int32,
 func (tb *testBroker) pull(t *testing.T, group, topic string, queueID int32, offset int64, sub string) *remoting.RemotingCommand {
 	t.Helper()
 	h := pullHeader(group, topic, queueID, offset, protocol.PullFlagSubscription, 0, sub)
-	return tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	return tb.invoke(t, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
 }
 
 // pullResponseHeader decodes the four always-present pull response fields.
 func pullResponseHeader(t *testing.T, resp *remoting.RemotingCommand) protocol.PullMessageResponseHeader {
 	t.Helper()
 	var rh protocol.PullMessageResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields), "pull responses always carry the offsets")
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh), "pull responses always carry the offsets")
 	return rh
 }
 

@@ -286,10 +286,10 @@ func TestBrokerLoadsJavaWrittenFiles(t *testing.T) {
 	require.False(t, tb.b.SubscriptionGroupManager().FindSubscriptionGroupConfig("group1").ConsumeEnable)
 
 	h := protocol.QueryConsumerOffsetRequestHeader{ConsumerGroup: "group1", Topic: "TopicTest", QueueID: 3}
-	resp := tb.invoke(t, remoting.NewRequest(protocol.QueryConsumerOffset, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.QueryConsumerOffset, protocol.EncodeHeader(&h), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.QueryConsumerOffsetResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	require.Equal(t, int64(249), rh.Offset, "the Java-written offset is served")
 }
 
@@ -302,7 +302,7 @@ func TestRestartKeepsTopicsOffsetsGroupsAndMessages(t *testing.T) {
 
 	ch := protocol.CreateTopicRequestHeader{Topic: "Created", DefaultTopic: protocol.DefaultTopic,
 		ReadQueueNums: 3, WriteQueueNums: 3, Perm: 6, TopicFilterType: protocol.MultiTag, Order: true}
-	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, ch.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&ch), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	for i := range 3 {
 		tb.sendOK(t, "AutoTopic", 0, "", []byte("m"+strconv.Itoa(i)))
@@ -310,7 +310,7 @@ func TestRestartKeepsTopicsOffsetsGroupsAndMessages(t *testing.T) {
 	tb.waitDispatched(t, "AutoTopic", 0, 3)
 	for q, off := range []int64{2, 7} {
 		uh := protocol.UpdateConsumerOffsetRequestHeader{ConsumerGroup: "cg", Topic: "AutoTopic", QueueID: int32(q), CommitOffset: off}
-		resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateConsumerOffset, uh.Encode(), nil))
+		resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateConsumerOffset, protocol.EncodeHeader(&uh), nil))
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	}
 	require.NotNil(t, tb.b.SubscriptionGroupManager().FindSubscriptionGroupConfig("cg"))
@@ -480,7 +480,7 @@ func TestShutdownPersistsCommittedOffsets(t *testing.T) {
 	dir := t.TempDir()
 	tb := startTestBroker(t, nil, persistTestStore(dir))
 	uh := protocol.UpdateConsumerOffsetRequestHeader{ConsumerGroup: "last", Topic: "T", QueueID: 0, CommitOffset: 99}
-	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateConsumerOffset, uh.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateConsumerOffset, protocol.EncodeHeader(&uh), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code)
 	tb.b.Shutdown()
 	data, err := os.ReadFile(ConsumerOffsetPath(dir))

@@ -27,7 +27,7 @@ func storePullFixture(b *testing.B, tb *testBroker, topic string) {
 	for i := 0; i < pullBenchMsgs; i++ {
 		props := map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "BENCH" + strconv.Itoa(i),
 			primitive.PropertyTags: "TagA"}
-		resp := tb.invoke(b, remoting.NewRequest(protocol.SendMessage, sendHeader(topic, 0, props).Encode(), body))
+		resp := tb.invoke(b, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(sendHeader(topic, 0, props)), body))
 		require.Equal(b, int32(protocol.Success), resp.Code, resp.Remark)
 	}
 	require.Eventually(b, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue(topic, 0) == pullBenchMsgs },
@@ -58,7 +58,7 @@ func BenchmarkPullMessage(b *testing.B) {
 
 	b.Run("processor", func(b *testing.B) {
 		p := tb.b.pullMessageProcessor
-		req := remoting.NewRequest(protocol.PullMessage, h.Encode(), nil)
+		req := remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil)
 		check(b, p.processRequest(nil, req, true))
 		b.ReportAllocs()
 		b.SetBytes(int64(pullBenchMsgs * 1024))
@@ -73,12 +73,12 @@ func BenchmarkPullMessage(b *testing.B) {
 	})
 
 	b.Run("loopback", func(b *testing.B) {
-		check(b, tb.invoke(b, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil)))
+		check(b, tb.invoke(b, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil)))
 		b.ReportAllocs()
 		b.SetBytes(int64(pullBenchMsgs * 1024))
 		allocs := measureAllocs(b, func() {
 			for i := 0; i < b.N; i++ {
-				resp := tb.invoke(b, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+				resp := tb.invoke(b, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
 				if resp.Code != protocol.Success {
 					b.Fatalf("pull %d: %d %s", i, resp.Code, resp.Remark)
 				}

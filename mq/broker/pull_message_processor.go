@@ -41,7 +41,7 @@ func (p *PullMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remoting.RemotingCommand, brokerAllowSuspend bool) *remoting.RemotingCommand {
 	b := p.b
 	var h protocol.PullMessageRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("pull message", err)
 	}
 	resp := remoting.NewResponse(protocol.SystemError, "")
@@ -149,7 +149,7 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	default:
 		resp.Code = protocol.SystemError
 	}
-	resp.ExtFields = rh.Encode()
+	resp.ExtFields = protocol.EncodeHeader(&rh)
 
 	suspended := false
 	switch resp.Code {

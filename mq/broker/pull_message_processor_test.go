@@ -19,7 +19,7 @@ func (tb *testBroker) createTopic(t testing.TB, topic string, n int32) {
 	t.Helper()
 	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic, ReadQueueNums: n,
 		WriteQueueNums: n, Perm: 6, TopicFilterType: protocol.SingleTag}
-	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 }
 
@@ -94,7 +94,7 @@ func TestPullPreconditions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, c.h.Encode(), nil))
+			resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(c.h), nil))
 			require.Equal(t, c.code, resp.Code)
 			require.Contains(t, resp.Remark, c.remark)
 		})
@@ -111,7 +111,7 @@ func (tb *testBroker) asyncPull(t *testing.T, h *protocol.PullMessageRequestHead
 	out := make(chan *remoting.RemotingCommand, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	err := tb.client.InvokeAsync(ctx, tb.addr, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil),
+	err := tb.client.InvokeAsync(ctx, tb.addr, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil),
 		func(resp *remoting.RemotingCommand, err error) {
 			if err != nil {
 				resp = remoting.NewResponse(-100, err.Error())
@@ -250,7 +250,7 @@ func TestPullCommitOffset(t *testing.T) {
 	tb.waitDispatched(t, "C", 0, 1)
 	h := pullHeader("g", "C", 0, 0, protocol.PullFlagSubscription|protocol.PullFlagCommitOffset, 0, "*")
 	h.CommitOffset = 1
-	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Equal(t, store.QueueOffset(1), tb.b.ConsumerOffsetManager().QueryOffset("g", "C", 0))
 }
@@ -270,7 +270,7 @@ func TestPullTagFilteringNonASCII(t *testing.T) {
 	require.Equal(t, int32(protocol.Success), heartbeat(t, tb.client, tb.addr, "10.0.0.1@1", "tg", sub).Code)
 
 	h := pullHeader("tg", "Tags", 0, 0, 0, 0, "")
-	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	msgs, err := primitive.DecodeMessages(resp.Body)
 	require.NoError(t, err)
@@ -282,7 +282,7 @@ func TestPullTagFilteringNonASCII(t *testing.T) {
 	tb.sendOK(t, "Tags", 0, "other", []byte("skip me too"))
 	tb.waitDispatched(t, "Tags", 0, 3)
 	h.QueueOffset = 2
-	resp = tb.invoke(t, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp = tb.invoke(t, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
 	require.Equal(t, int32(protocol.PullRetryImmediately), resp.Code, resp.Remark)
 	require.Equal(t, "NO_MATCHED_MESSAGE", resp.Remark)
 }

@@ -19,46 +19,6 @@ var queryMessageThreadPoolNums = 8 + runtime.NumCPU()
 // caps the result at defaultQueryMaxNum. Java: MixAll#UNIQUE_MSG_QUERY_FLAG.
 const uniqueMsgQueryFlag = "_UNIQUE_KEY_QUERY"
 
-// QueryMessageRequestHeader is the header of QUERY_MESSAGE (12): topic, key, maxNum,
-// beginTimestamp and endTimestamp (ms), all required.
-// Mirrors org.apache.rocketmq.common.protocol.header.QueryMessageRequestHeader.
-type QueryMessageRequestHeader struct {
-	Topic          string
-	Key            string
-	MaxNum         int32
-	BeginTimestamp int64
-	EndTimestamp   int64
-}
-
-// Decode reads the header; a missing or non-numeric field is an error naming it.
-func (h *QueryMessageRequestHeader) Decode(ext map[string]string) error {
-	var err error
-	str := func(k string) string {
-		v, ok := ext[k]
-		if !ok && err == nil {
-			err = fmt.Errorf("%w: %q", protocol.ErrMissingField, k)
-		}
-		return v
-	}
-	num := func(k string, bits int) int64 {
-		v := str(k)
-		n, perr := strconv.ParseInt(v, 10, bits)
-		if perr != nil && err == nil {
-			err = fmt.Errorf("%w: %q=%q", protocol.ErrBadField, k, v)
-		}
-		return n
-	}
-	*h = QueryMessageRequestHeader{Topic: str("topic"), Key: str("key"), MaxNum: int32(num("maxNum", 32)),
-		BeginTimestamp: num("beginTimestamp", 64), EndTimestamp: num("endTimestamp", 64)}
-	return err
-}
-
-// Encode writes the header.
-func (h *QueryMessageRequestHeader) Encode() map[string]string {
-	return map[string]string{"topic": h.Topic, "key": h.Key, "maxNum": strconv.Itoa(int(h.MaxNum)),
-		"beginTimestamp": strconv.FormatInt(h.BeginTimestamp, 10), "endTimestamp": strconv.FormatInt(h.EndTimestamp, 10)}
-}
-
 // QueryMessageProcessor answers QUERY_MESSAGE (12: messages by key through the index) and
 // VIEW_MESSAGE_BY_ID (33: one record by CommitLog offset, the offset inside an offsetMsgId).
 // Bodies are whole stored records back to back (decode with primitive.DecodeMessages).
@@ -90,8 +50,8 @@ func (p *QueryMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoti
 // With extField _UNIQUE_KEY_QUERY=true maxNum becomes defaultQueryMaxNum.
 // Java: QueryMessageProcessor#queryMessage.
 func (p *QueryMessageProcessor) queryMessage(req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	var h QueryMessageRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	var h protocol.QueryMessageRequestHeader
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("query message", err)
 	}
 	if req.ExtFields[uniqueMsgQueryFlag] == "true" {
@@ -117,11 +77,11 @@ func (p *QueryMessageProcessor) queryMessage(req *remoting.RemotingCommand) *rem
 // viewMessageByID answers the record at the header's offset (a CommitLog offset, bytes), or
 // SYSTEM_ERROR "can not find message by the offset, N". Java: QueryMessageProcessor#viewMessageById.
 func (p *QueryMessageProcessor) viewMessageByID(req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	v, ok := req.ExtFields["offset"]
-	offset, err := strconv.ParseInt(v, 10, 64)
-	if !ok || err != nil {
-		return badHeader("view message", fmt.Errorf("offset=%q", v))
+	var h protocol.ViewMessageRequestHeader
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
+		return badHeader("view message", err)
 	}
+	offset := h.Offset
 	rec, found := p.b.messageStore.SelectOneMessageByOffset(store.CommitLogOffset(offset))
 	if tr := p.b.tr; tr.Enabled() {
 		tr.Step("QueryMessageProcessor#viewMessageById", slog.Int64("offset", offset), slog.Bool("found", found))

@@ -15,7 +15,7 @@ import (
 func (tb *testBroker) sendKeyed(t *testing.T, topic, keys, uniq, body string) string {
 	t.Helper()
 	h := sendHeader(topic, 0, map[string]string{primitive.PropertyKeys: keys, primitive.PropertyUniqClientMessageIDKeyIdx: uniq})
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(body)))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte(body)))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	return resp.ExtFields["msgId"]
 }
@@ -36,8 +36,8 @@ func TestQueryMessage(t *testing.T) {
 	}
 	tb.waitDispatched(t, "Q", 0, 3)
 
-	h := QueryMessageRequestHeader{Topic: "Q", Key: "order-7", MaxNum: 32, BeginTimestamp: 0, EndTimestamp: 1 << 62}
-	resp := tb.queryMessage(t, h.Encode())
+	h := protocol.QueryMessageRequestHeader{Topic: "Q", Key: "order-7", MaxNum: 32, BeginTimestamp: 0, EndTimestamp: 1 << 62}
+	resp := tb.queryMessage(t, protocol.EncodeHeader(&h))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	msgs, err := primitive.DecodeMessages(resp.Body)
 	require.NoError(t, err)
@@ -50,13 +50,13 @@ func TestQueryMessage(t *testing.T) {
 	require.Equal(t, strconv.FormatInt(msgs[2].CommitLogOffset, 10), resp.ExtFields["indexLastUpdatePhyoffset"])
 
 	h.MaxNum = 2
-	resp = tb.queryMessage(t, h.Encode())
+	resp = tb.queryMessage(t, protocol.EncodeHeader(&h))
 	msgs, err = primitive.DecodeMessages(resp.Body)
 	require.NoError(t, err)
 	require.Len(t, msgs, 2)
 
 	h.Key = "U1"
-	resp = tb.queryMessage(t, h.Encode())
+	resp = tb.queryMessage(t, protocol.EncodeHeader(&h))
 	msgs, err = primitive.DecodeMessages(resp.Body)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
@@ -64,14 +64,14 @@ func TestQueryMessage(t *testing.T) {
 
 	tb.b.MessageStoreConfig().DefaultQueryMaxNum = 1
 	h.Key, h.MaxNum = "order-7", 32
-	ext := h.Encode()
+	ext := protocol.EncodeHeader(&h)
 	ext["_UNIQUE_KEY_QUERY"] = "true"
 	msgs, err = primitive.DecodeMessages(tb.queryMessage(t, ext).Body)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1, "a unique-key query is capped at defaultQueryMaxNum")
 
 	h.Key = "nothing"
-	resp = tb.queryMessage(t, h.Encode())
+	resp = tb.queryMessage(t, protocol.EncodeHeader(&h))
 	require.Equal(t, int32(protocol.QueryNotFound), resp.Code)
 	require.Equal(t, "can not find message, maybe time range not correct", resp.Remark)
 	require.Contains(t, resp.ExtFields, "indexLastUpdateTimestamp")
@@ -83,7 +83,8 @@ func TestQueryMessage(t *testing.T) {
 
 // TestViewMessageByID: VIEW_MESSAGE_BY_ID (33) answers the record at a CommitLog offset —
 // the one an offsetMsgId encodes — and SYSTEM_ERROR "can not find message by the offset, N"
-// where there is none. Java: QueryMessageProcessor#viewMessageById.
+// where there is none, and SYSTEM_ERROR for an offset that is no number.
+// Java: QueryMessageProcessor#viewMessageById.
 func TestViewMessageByID(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	tb.sendKeyed(t, "V", "a", "U0", "first")
@@ -102,4 +103,9 @@ func TestViewMessageByID(t *testing.T) {
 	resp = tb.invoke(t, remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": "999999"}, nil))
 	require.Equal(t, remoting.SystemError, resp.Code)
 	require.Equal(t, "can not find message by the offset, 999999", resp.Remark)
+
+	resp = tb.invoke(t, remoting.NewRequest(protocol.ViewMessageByID, map[string]string{"offset": "x"}, nil))
+	require.Equal(t, remoting.SystemError, resp.Code)
+	require.Contains(t, resp.Remark, `bad view message request header`)
+	require.Contains(t, resp.Remark, `"offset"="x"`)
 }

@@ -43,7 +43,7 @@ import (
 func (p *SendMessageProcessor) asyncConsumerSendMsgBack(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	b := p.b
 	var h protocol.ConsumerSendMsgBackRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("consumer send msg back", err), nil
 	}
 	sgc := b.subscriptionGroupManager.FindSubscriptionGroupConfig(h.Group)

@@ -34,7 +34,7 @@ func (tb *testBroker) sendBack(t *testing.T, group string, offset int64, delayLe
 	t.Helper()
 	h := protocol.ConsumerSendMsgBackRequestHeader{Group: group, Offset: offset, DelayLevel: delayLevel,
 		OriginTopic: "ignored", MaxReconsumeTimes: maxReconsumeTimes, HasMaxReconsumeTimes: true}
-	return tb.invoke(t, remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil))
+	return tb.invoke(t, remoting.NewRequest(protocol.ConsumerSendMsgBack, protocol.EncodeHeader(&h), nil))
 }
 
 // sendReconsumed stores body in topic queue 0 as a message already consumed reconsumeTimes
@@ -44,10 +44,10 @@ func (tb *testBroker) sendReconsumed(t *testing.T, topic string, reconsumeTimes 
 	h := sendHeader(topic, 0, map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "UNIQ-" + body,
 		primitive.PropertyTags: "TagA"})
 	h.ReconsumeTimes = reconsumeTimes
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte(body)))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte(body)))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	_, offset, err := primitive.DecodeOffsetMsgID(rh.MsgID)
 	require.NoError(t, err)
 	return rh.MsgID, offset
@@ -167,7 +167,7 @@ func TestConsumerSendMsgBackDecision(t *testing.T) {
 			_, offset := tb.sendReconsumed(t, "TopicD", tc.reconsumeTimes, tc.name)
 			h := protocol.ConsumerSendMsgBackRequestHeader{Group: group, Offset: offset, DelayLevel: tc.delayLevel,
 				MaxReconsumeTimes: tc.max, HasMaxReconsumeTimes: !tc.noMax}
-			req := remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil)
+			req := remoting.NewRequest(protocol.ConsumerSendMsgBack, protocol.EncodeHeader(&h), nil)
 			if tc.version != 0 {
 				req.Version = tc.version
 			}
@@ -261,7 +261,7 @@ func TestGetAllDelayOffsetAndPersist(t *testing.T) {
 	require.Equal(t, `{"offsetTable":{}}`, get())
 
 	h := sendHeader("TopicS", 0, map[string]string{primitive.PropertyDelayTimeLevel: "2"})
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("later")))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("later")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	tb.waitDispatched(t, schedule.ScheduleTopic, 1, 1)
 	require.Zero(t, tb.b.MessageStore().GetMaxOffsetInQueue("TopicS", 0), "parked, not in its topic yet")
@@ -287,7 +287,7 @@ func TestSendToRetryTopicWithDelay(t *testing.T) {
 	h.ProducerGroup = "CLIENT_INNER_PRODUCER"
 	h.ReconsumeTimes = 1
 	h.MaxReconsumeTimes = 16
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("fallback")))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("fallback")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	parked := tb.messages(t, schedule.ScheduleTopic, 3, 1)[0]
 	require.Equal(t, "%RETRY%gf", parked.Properties[primitive.PropertyRealTopic])

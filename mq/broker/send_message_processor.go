@@ -64,7 +64,7 @@ func (p *SendMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 	case protocol.SendMessageV2, protocol.SendBatchMessage:
 		h, err = protocol.DecodeSendMessageRequestHeaderV2(req.ExtFields)
 	default:
-		err = h.Decode(req.ExtFields)
+		err = protocol.DecodeHeader(req.ExtFields, &h)
 	}
 	if tr := p.b.tr; tr.Enabled() {
 		tr.Step("SendMessageProcessor#processRequest", slog.Int("code", int(req.Code)),

@@ -27,12 +27,12 @@ func TestSendThenPull(t *testing.T) {
 	for i, body := range bodies {
 		props := map[string]string{primitive.PropertyTags: "TagA", primitive.PropertyWaitStoreMsgOK: "true"}
 		h := sendHeader("TopicTest", 0, props)
-		resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), body))
+		resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), body))
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 		require.Equal(t, "DefaultRegion", resp.ExtFields["MSG_REGION"], "send responses carry MSG_REGION")
 		require.Equal(t, "true", resp.ExtFields["TRACE_ON"], "send responses carry TRACE_ON")
 		var rh protocol.SendMessageResponseHeader
-		require.NoError(t, rh.Decode(resp.ExtFields))
+		require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 		require.Equal(t, int32(0), rh.QueueID)
 		require.Equal(t, int64(i), rh.QueueOffset, "queueOffset grows by one per message")
 		host, phy, err := primitive.DecodeOffsetMsgID(rh.MsgID)
@@ -112,7 +112,7 @@ func TestSendChecks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := sendHeader("x", 0, nil)
 			c.mutate(h)
-			resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("b")))
+			resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("b")))
 			require.Equal(t, c.code, resp.Code)
 			require.Contains(t, resp.Remark, c.remark)
 		})
@@ -137,7 +137,7 @@ func TestSendRandomQueueAndV2Header(t *testing.T) {
 	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessageV2, h.EncodeV2(), []byte("v2")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	require.GreaterOrEqual(t, rh.QueueID, int32(0))
 	require.Less(t, rh.QueueID, int32(4))
 }
@@ -160,7 +160,7 @@ func TestSendRetryTopicToDLQ(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	h := sendHeader("%RETRY%g", 0, nil)
 	h.ReconsumeTimes, h.MaxReconsumeTimes = 16, 16
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("dead")))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("dead")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	dlq := tb.b.TopicConfigManager().SelectTopicConfig("%DLQ%g")
 	require.NotNil(t, dlq)
@@ -195,7 +195,7 @@ func TestSendBatch(t *testing.T) {
 	resp := tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), body))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	require.Equal(t, int64(1), rh.QueueOffset)
 	require.Len(t, strings.Split(rh.MsgID, ","), 2)
 
@@ -215,7 +215,7 @@ func TestSendBatch(t *testing.T) {
 func TestSendTransactionRefused(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	h := sendHeader("TxTopic", 0, map[string]string{primitive.PropertyTransactionPrepared: "true"})
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("half")))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("half")))
 	require.Equal(t, int32(protocol.NoPermission), resp.Code)
 }
 
@@ -253,13 +253,13 @@ func TestSendSyncFlush(t *testing.T) {
 	stall.Store(true)
 	resp = tb.send(t, "SyncTopic", 0, "", []byte("stalled"))
 	require.Equal(t, int32(protocol.FlushDiskTimeout), resp.Code)
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	require.Equal(t, int32(0), rh.QueueID)
 	require.Equal(t, int64(3), rh.QueueOffset)
 	require.NotEmpty(t, rh.MsgID)
 
 	h = sendHeader("SyncTopic", 0, map[string]string{primitive.PropertyWaitStoreMsgOK: "false"})
-	resp = tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("no wait")))
+	resp = tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("no wait")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	stall.Store(false)
 }
@@ -318,7 +318,7 @@ func TestSendRefusalsExact(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				h := sendHeader("x", 0, nil)
 				c.mutate(h)
-				req := remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("b"))
+				req := remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("b"))
 				if batch {
 					h.Batch = true
 					req = remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), batchEntry([]byte("b"), ""))
@@ -346,7 +346,7 @@ func TestSendOrderTopicOnReadOnlyBroker(t *testing.T) {
 	tb.b.TopicConfigManager().UpdateTopicConfig(*order)
 	h := sendHeader("OrderTopic", 0, nil)
 	want := "the broker[" + tb.b.BrokerConfig().BrokerIP1 + "] sending message is forbidden"
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("b")))
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("b")))
 	require.Equal(t, int32(protocol.NoPermission), resp.Code)
 	require.Equal(t, want, resp.Remark)
 	h.Batch = true
@@ -366,7 +366,7 @@ func TestSendBatchRandomQueue(t *testing.T) {
 	resp := tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), body))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	require.GreaterOrEqual(t, rh.QueueID, int32(0))
 	require.Less(t, rh.QueueID, int32(4))
 	want := int64(2)

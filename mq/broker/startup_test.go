@@ -4,26 +4,22 @@ import (
 	"bytes"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
-// writeConf writes a properties file into a temp dir and returns its path.
+// writeConf writes a broker.conf of lines into a temp dir and returns its path.
 func writeConf(t *testing.T, lines ...string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "broker.conf")
-	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-	return p
+	return conftest.Write(t, "broker.conf", lines...)
 }
 
 // TestNotBuiltSettingsAreRefused: a setting whose feature is not built is refused with a
@@ -237,7 +233,7 @@ func TestFastRemotingServer(t *testing.T) {
 
 	// A send over the VIP channel is stored like any other.
 	h := sendHeader("VipTopic", 0, map[string]string{})
-	resp := invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("v")))
+	resp := invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("v")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	tb.waitDispatched(t, "VipTopic", 0, 1)
 
@@ -245,7 +241,7 @@ func TestFastRemotingServer(t *testing.T) {
 	sub := protocol.SubscriptionData{Topic: "VipTopic", SubString: "*", SubVersion: 1}
 	require.Equal(t, int32(protocol.Success), heartbeat(t, tb.client, vip, "10.0.0.1@vip", "vg", sub).Code)
 	ph := pullHeader("vg", "VipTopic", 0, 0, protocol.PullFlagSubscription, 0, "*")
-	resp = invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.PullMessage, ph.Encode(), nil))
+	resp = invokeWith(t, tb.client, vip, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(ph), nil))
 	require.Equal(t, int32(protocol.RequestCodeNotSupported), resp.Code, resp.Remark)
 	resp = tb.pull(t, "vg", "VipTopic", 0, 0, "*")
 	require.Equal(t, int32(protocol.Success), resp.Code, "the main port serves pulls")

@@ -18,11 +18,6 @@ func orDiscard(l *slog.Logger) *slog.Logger {
 	return l
 }
 
-// requestHeader is a request's typed custom header (a protocol.XxxRequestHeader).
-type requestHeader interface {
-	Decode(ext map[string]string) error
-}
-
 // badHeader is the SYSTEM_ERROR answer "bad <what> request header: <err>" to a request whose
 // header does not decode. Java: RemotingCommand#decodeCommandCustomHeader throws, and the
 // remoting layer answers SYSTEM_ERROR with the exception's text.

@@ -86,7 +86,7 @@ func NewMQClientAPI(cfg ClientConfig, opts Options, processor *ClientRemotingPro
 		opts:    opts,
 		client:  remoting.NewClient(cfg.Remoting, tr),
 		tr:      tr,
-		log:     loggerOf(opts.Logger),
+		log:     opts.Log(),
 		nsIndex: NewThreadLocalIndex(opts.NextIndexSeed()),
 	}
 	if processor != nil {
@@ -163,7 +163,7 @@ func (a *MQClientAPI) invokeNamesrv(ctx context.Context, req *remoting.RemotingC
 // Java: MQClientAPIImpl#getTopicRouteInfoFromNameServer.
 func (a *MQClientAPI) GetTopicRouteInfoFromNameServer(ctx context.Context, topic string, allowTopicNotExist bool) (*protocol.TopicRouteData, error) {
 	h := protocol.GetRouteInfoRequestHeader{Topic: topic}
-	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, h.Encode(), nil)
+	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&h), nil)
 	resp, err := a.invokeNamesrv(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("get route of %s: %w", topic, err)
@@ -314,7 +314,7 @@ func (a *MQClientAPI) ProcessSendResponse(brokerName string, msg *primitive.Mess
 		return nil, remoteError(resp, addr)
 	}
 	var h protocol.SendMessageResponseHeader
-	if err := h.Decode(resp.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(resp.ExtFields, &h); err != nil {
 		return nil, fmt.Errorf("send response from %s: %w", addr, err)
 	}
 	topic := ""
@@ -366,7 +366,7 @@ func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protoc
 // Java: MQClientAPIImpl#unregisterClient.
 func (a *MQClientAPI) UnregisterClient(ctx context.Context, addr, clientID, producerGroup, consumerGroup string) error {
 	h := protocol.UnregisterClientRequestHeader{ClientID: clientID, ProducerGroup: producerGroup, ConsumerGroup: consumerGroup}
-	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, h.Encode(), nil))
+	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, protocol.EncodeHeader(&h), nil))
 	return err
 }
 
@@ -374,7 +374,7 @@ func (a *MQClientAPI) UnregisterClient(ctx context.Context, addr, clientID, prod
 // (GET_CONSUMER_LIST_BY_GROUP, 38). Java: MQClientAPIImpl#getConsumerIdListByGroup.
 func (a *MQClientAPI) GetConsumerIDListByGroup(ctx context.Context, addr, group string) ([]string, error) {
 	h := protocol.GetConsumerListByGroupRequestHeader{ConsumerGroup: group}
-	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.GetConsumerListByGroup, h.Encode(), nil))
+	resp, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.GetConsumerListByGroup, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return nil, err
 	}
@@ -422,13 +422,6 @@ func ErrorKind(err error) string {
 		return "shutdown"
 	}
 	return "error"
-}
-
-func loggerOf(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return l
 }
 
 // timeoutCtx returns ctx bounded by d (ctx's own earlier deadline wins).

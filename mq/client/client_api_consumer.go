@@ -25,7 +25,7 @@ func (a *MQClientAPI) PullMessageAsync(ctx context.Context, addr string, h *prot
 			slog.Int("sysFlag", int(h.SysFlag)), slog.Int64("commitOffset", h.CommitOffset),
 			slog.Int64("suspendTimeoutMillis", h.SuspendTimeoutMillis))
 	}
-	req := remoting.NewRequest(protocol.PullMessage, h.Encode(), nil)
+	req := remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil)
 	return a.client.InvokeAsync(ctx, addr, req, func(resp *remoting.RemotingCommand, err error) {
 		if err != nil {
 			cb(nil, err)
@@ -38,7 +38,7 @@ func (a *MQClientAPI) PullMessageAsync(ctx context.Context, addr string, h *prot
 
 // PullMessageSync is PullMessageAsync waiting for the answer. Java: MQClientAPIImpl#pullMessageSync.
 func (a *MQClientAPI) PullMessageSync(ctx context.Context, addr string, h *protocol.PullMessageRequestHeader) (*PullResult, error) {
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.PullMessage, h.Encode(), nil))
+	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResu
 		return nil, remoteError(resp, addr)
 	}
 	var h protocol.PullMessageResponseHeader
-	if err := h.Decode(resp.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(resp.ExtFields, &h); err != nil {
 		return nil, fmt.Errorf("pull response from %s: %w", addr, err)
 	}
 	return &PullResult{PullStatus: st, NextBeginOffset: h.NextBeginOffset, MinOffset: h.MinOffset,
@@ -65,14 +65,14 @@ func processPullResponse(resp *remoting.RemotingCommand, addr string) (*PullResu
 // (QUERY_CONSUMER_OFFSET, 14). found is false on QUERY_NOT_FOUND (22).
 // Java: MQClientAPIImpl#queryConsumerOffset.
 func (a *MQClientAPI) QueryConsumerOffset(ctx context.Context, addr string, h *protocol.QueryConsumerOffsetRequestHeader) (offset int64, found bool, err error) {
-	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.QueryConsumerOffset, h.Encode(), nil))
+	resp, err := a.client.InvokeSync(ctx, addr, remoting.NewRequest(protocol.QueryConsumerOffset, protocol.EncodeHeader(h), nil))
 	if err != nil {
 		return 0, false, err
 	}
 	switch resp.Code {
 	case protocol.Success:
 		var rh protocol.OffsetResponseHeader
-		if err := rh.Decode(resp.ExtFields); err != nil {
+		if err := protocol.DecodeHeader(resp.ExtFields, &rh); err != nil {
 			return 0, false, fmt.Errorf("query consumer offset from %s: %w", addr, err)
 		}
 		return rh.Offset, true, nil
@@ -86,7 +86,7 @@ func (a *MQClientAPI) QueryConsumerOffset(ctx context.Context, addr string, h *p
 // oneway sends and forgets (what persistAll does). Java: MQClientAPIImpl#updateConsumerOffset
 // and #updateConsumerOffsetOneway.
 func (a *MQClientAPI) UpdateConsumerOffset(ctx context.Context, addr string, h *protocol.UpdateConsumerOffsetRequestHeader, oneway bool) error {
-	req := remoting.NewRequest(protocol.UpdateConsumerOffset, h.Encode(), nil)
+	req := remoting.NewRequest(protocol.UpdateConsumerOffset, protocol.EncodeHeader(h), nil)
 	if oneway {
 		return a.client.InvokeOneway(addr, req)
 	}
@@ -98,14 +98,14 @@ func (a *MQClientAPI) UpdateConsumerOffset(ctx context.Context, addr string, h *
 // the last message. Java: MQClientAPIImpl#getMaxOffset.
 func (a *MQClientAPI) GetMaxOffset(ctx context.Context, addr string, mq primitive.MessageQueue) (int64, error) {
 	h := protocol.GetMaxOffsetRequestHeader{Topic: mq.Topic, QueueID: mq.QueueID, BrokerName: mq.BrokerName}
-	return a.offsetCall(ctx, addr, protocol.GetMaxOffset, h.Encode())
+	return a.offsetCall(ctx, addr, protocol.GetMaxOffset, protocol.EncodeHeader(&h))
 }
 
 // SearchOffset asks for the first offset of a queue stored at or after timestamp (ms)
 // (SEARCH_OFFSET_BY_TIMESTAMP, 29). Java: MQClientAPIImpl#searchOffset.
 func (a *MQClientAPI) SearchOffset(ctx context.Context, addr string, mq primitive.MessageQueue, timestamp int64) (int64, error) {
 	h := protocol.SearchOffsetRequestHeader{Topic: mq.Topic, QueueID: mq.QueueID, Timestamp: timestamp, BrokerName: mq.BrokerName}
-	return a.offsetCall(ctx, addr, protocol.SearchOffsetByTimestamp, h.Encode())
+	return a.offsetCall(ctx, addr, protocol.SearchOffsetByTimestamp, protocol.EncodeHeader(&h))
 }
 
 func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, ext map[string]string) (int64, error) {
@@ -114,7 +114,7 @@ func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, e
 		return 0, err
 	}
 	var rh protocol.OffsetResponseHeader
-	if err := rh.Decode(resp.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(resp.ExtFields, &rh); err != nil {
 		return 0, fmt.Errorf("offset answer from %s: %w", addr, err)
 	}
 	return rh.Offset, nil
@@ -125,6 +125,6 @@ func (a *MQClientAPI) offsetCall(ctx context.Context, addr string, code int32, e
 // 3 + reconsumeTimes (or delayLevel when > 0), or in %DLQ%group past maxReconsumeTimes.
 // Java: MQClientAPIImpl#consumerSendMessageBack.
 func (a *MQClientAPI) ConsumerSendMessageBack(ctx context.Context, addr string, h *protocol.ConsumerSendMsgBackRequestHeader) error {
-	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.ConsumerSendMsgBack, h.Encode(), nil))
+	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.ConsumerSendMsgBack, protocol.EncodeHeader(h), nil))
 	return err
 }

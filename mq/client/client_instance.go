@@ -79,7 +79,7 @@ func NewMQClientInstance(cfg ClientConfig, opts Options, instanceIndex int, clie
 		clientID:           clientID,
 		bootTimestamp:      opts.Now(),
 		tr:                 trace.New(opts.Logger, "client"),
-		log:                loggerOf(opts.Logger),
+		log:                opts.Log(),
 		producerTable:      map[string]MQProducerInner{},
 		consumerTable:      map[string]MQConsumerInner{},
 		lockNamesrv:        make(chan struct{}, 1),

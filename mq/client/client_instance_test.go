@@ -198,7 +198,7 @@ func TestNotifyConsumerIdsChangedRebalancesAndScheduledRoutePoll(t *testing.T) {
 	inst.SendHeartbeatToAllBrokerWithLock()
 	<-seen
 	h := protocol.NotifyConsumerIdsChangedRequestHeader{ConsumerGroup: "cg"}
-	require.NoError(t, brokerSide.InvokeOneway(remoting.NewRequest(protocol.NotifyConsumerIdsChanged, h.Encode(), nil)))
+	require.NoError(t, brokerSide.InvokeOneway(remoting.NewRequest(protocol.NotifyConsumerIdsChanged, protocol.EncodeHeader(&h), nil)))
 	require.Eventually(t, func() bool { r, _ := cons.counts(); return r >= 1 }, 5*time.Second, 5*time.Millisecond)
 	inst.PersistAllConsumerOffset()
 	_, persists := cons.counts()

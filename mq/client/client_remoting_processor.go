@@ -27,7 +27,7 @@ func (p *ClientRemotingProcessor) register(c *remoting.Client) {
 // broker expects no answer (client-go and Java send none). Java: #notifyConsumerIdsChanged.
 func (p *ClientRemotingProcessor) notifyConsumerIdsChanged(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.NotifyConsumerIdsChangedRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return nil, err
 	}
 	p.instance.log.Info("receive broker's notification, the consumer group changed, rebalance immediately",
@@ -40,7 +40,7 @@ func (p *ClientRemotingProcessor) notifyConsumerIdsChanged(_ *remoting.Channel, 
 // No answer is written here: the producer answers with END_TRANSACTION. Java: #checkTransactionState.
 func (p *ClientRemotingProcessor) checkTransactionState(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.CheckTransactionStateRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return nil, err
 	}
 	msg, _, err := primitive.DecodeMessage(req.Body)

@@ -37,7 +37,7 @@ func (f *fakeNamesrv) setRoute(topic string, r *protocol.TopicRouteData) {
 
 func (f *fakeNamesrv) route(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	var h protocol.GetRouteInfoRequestHeader
-	if err := h.Decode(req.ExtFields); err != nil {
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
@@ -70,7 +70,7 @@ func startFakeBroker(t *testing.T) *fakeBroker {
 		}), 1)
 		s.RegisterProcessor(protocol.UnregisterClient, record(f, &f.unregisters, func(req *remoting.RemotingCommand) (protocol.UnregisterClientRequestHeader, error) {
 			var h protocol.UnregisterClientRequestHeader
-			err := h.Decode(req.ExtFields)
+			err := protocol.DecodeHeader(req.ExtFields, &h)
 			return h, err
 		}), 1)
 	})

@@ -37,6 +37,17 @@ type Options struct {
 	IndexSeed func() int32
 }
 
+// Log is Logger, or a logger that discards everything when Logger is nil.
+func (o Options) Log() *slog.Logger {
+	if o.Logger == nil {
+		return discardLogger
+	}
+	return o.Logger
+}
+
+// discardLogger drops every record.
+var discardLogger = slog.New(slog.DiscardHandler)
+
 // Now reads the client's clock (Clock, or the wall clock when it is nil).
 func (o *Options) Now() time.Time { return clock.Or(o.Clock).Now() }
 

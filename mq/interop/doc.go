@@ -11,9 +11,9 @@
 // Files, in reading order:
 //   - helpers_test.go: TestMain (and its child-broker mode), cluster, producer and push-consumer
 //     helpers, the collector that checks "exactly once", a raw remoting connection.
-//   - interop_test.go: 100 sync sends and a push consumer (the smoke test).
-//   - sends_test.go: 1,000 tagged sync sends (per-queue offsets 0..n-1, tag and non-ASCII tag
-//     subscriptions), async, oneway and batch sends.
+//   - sends_test.go: the official client's sends and what its push consumer gets of them: 100
+//     sync sends consumed once each (the smoke test), 1,000 tagged sync sends (per-queue offsets
+//     0..n-1, tag and non-ASCII tag subscriptions), async, oneway and batch sends.
 //   - limits_test.go: an oversize incompressible body is refused with MESSAGE_ILLEGAL;
 //     malformed frames close only their own connection.
 //   - restart_test.go: a broker in a child process (this test binary re-run with

@@ -41,7 +41,7 @@ func TestOfficialProducerLeavesAnExpiredBroker(t *testing.T) {
 		h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic, ReadQueueNums: 4,
 			WriteQueueNums: 4, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		resp, err := admin.InvokeSync(ctx, b.BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+		resp, err := admin.InvokeSync(ctx, b.BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 		cancel()
 		require.NoError(t, err)
 		require.NoError(t, resp.Err())

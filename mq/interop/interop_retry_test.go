@@ -74,11 +74,11 @@ func maxOffset(t *testing.T, addr, topic string, queueID int32) int64 {
 	h := protocol.GetMaxOffsetRequestHeader{Topic: topic, QueueID: queueID}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := c.InvokeSync(ctx, addr, remoting.NewRequest(protocol.GetMaxOffset, h.Encode(), nil))
+	resp, err := c.InvokeSync(ctx, addr, remoting.NewRequest(protocol.GetMaxOffset, protocol.EncodeHeader(&h), nil))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.GetMaxOffsetResponseHeader
-	require.NoError(t, rh.Decode(resp.ExtFields))
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
 	return rh.Offset
 }
 

@@ -93,7 +93,7 @@ func TestMalformedFramesCloseOnlyThatConnection(t *testing.T) {
 	}{
 		{"broker", c.Brokers[0].BrokerAddr(), func() *remoting.RemotingCommand {
 			return remoting.NewRequest(protocol.GetMaxOffset,
-				(&protocol.GetMaxOffsetRequestHeader{Topic: topic, QueueID: 0}).Encode(), nil)
+				protocol.EncodeHeader(&protocol.GetMaxOffsetRequestHeader{Topic: topic, QueueID: 0}), nil)
 		}},
 		{"namesrv", c.NamesrvAddr(), func() *remoting.RemotingCommand {
 			// TBW102: registered by the broker's start (a new topic reaches the name server

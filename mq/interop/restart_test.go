@@ -90,7 +90,7 @@ func committedOffsets(cli *remoting.Client, addr, group, topic string, queues in
 	out := map[int]int64{}
 	for q := 0; q < queues; q++ {
 		req := remoting.NewRequest(protocol.QueryConsumerOffset,
-			(&protocol.QueryConsumerOffsetRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: int32(q)}).Encode(), nil)
+			protocol.EncodeHeader(&protocol.QueryConsumerOffsetRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: int32(q)}), nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		resp, err := cli.InvokeSync(ctx, addr, req)
 		cancel()
@@ -102,7 +102,7 @@ func committedOffsets(cli *remoting.Client, addr, group, topic string, queues in
 			out[q] = -1
 		case remoting.Success:
 			var h protocol.QueryConsumerOffsetResponseHeader
-			if err := h.Decode(resp.ExtFields); err != nil {
+			if err := protocol.DecodeHeader(resp.ExtFields, &h); err != nil {
 				return nil, err
 			}
 			out[q] = h.Offset

@@ -26,7 +26,7 @@ func Invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*r
 func CreateTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int32) error {
 	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
 		ReadQueueNums: queues, WriteQueueNums: queues, Perm: perm, TopicFilterType: protocol.SingleTag}
-	resp, err := Invoke(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	resp, err := Invoke(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
@@ -37,7 +37,7 @@ func CreateTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int
 // producer's MQClientAPIImpl#getTopicRouteInfoFromNameServer does. A non-SUCCESS answer is a
 // *remoting.RemoteError.
 func QueryRoute(cl *remoting.Client, nsAddr, topic string) (*protocol.TopicRouteData, error) {
-	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: topic}).Encode(), nil)
+	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&protocol.GetRouteInfoRequestHeader{Topic: topic}), nil)
 	resp, err := Invoke(cl, nsAddr, req)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package mqtest
 
 import (
-	"strconv"
 	"sync"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
@@ -70,18 +69,20 @@ func (s *Senders) send(g int) {
 		h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: s.load.Topic, DefaultTopic: protocol.DefaultTopic,
 			DefaultTopicQueueNums: 4, QueueID: int32(i % 4), BornTimestamp: clock.Millis(clock.System{}),
 			Properties: primitive.MarshalProperties(props)}
-		resp, err := Invoke(s.client, s.load.Addr, remoting.NewRequest(protocol.SendMessage, h.Encode(), []byte("body-"+key)))
+		resp, err := Invoke(s.client, s.load.Addr, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte("body-"+key)))
 		if err != nil || resp.Code != protocol.Success {
 			return // the broker is gone
 		}
-		_, phy, err := primitive.DecodeOffsetMsgID(resp.ExtFields["msgId"])
+		var rh protocol.SendMessageResponseHeader
+		if protocol.DecodeHeader(resp.ExtFields, &rh) != nil {
+			return
+		}
+		_, phy, err := primitive.DecodeOffsetMsgID(rh.MsgID)
 		if err != nil {
 			return
 		}
-		q, _ := strconv.Atoi(resp.ExtFields["queueId"])
-		qo, _ := strconv.ParseInt(resp.ExtFields["queueOffset"], 10, 64)
 		s.mu.Lock()
-		s.acked[key] = Ack{QueueID: int32(q), QueueOffset: store.QueueOffset(qo), CommitLogOffset: store.CommitLogOffset(phy)}
+		s.acked[key] = Ack{QueueID: rh.QueueID, QueueOffset: store.QueueOffset(rh.QueueOffset), CommitLogOffset: store.CommitLogOffset(phy)}
 		s.mu.Unlock()
 	}
 }

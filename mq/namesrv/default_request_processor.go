@@ -79,7 +79,7 @@ func (p *DefaultRequestProcessor) registerBroker(ch *remoting.Channel, req *remo
 	res := p.c.RouteInfoManager.RegisterBroker(h.ClusterName, h.BrokerAddr, h.BrokerName, h.BrokerID,
 		h.HaServerAddr, &body.TopicConfigSerializeWrapper, body.FilterServerList, ch)
 	resp := remoting.NewResponse(remoting.Success, "")
-	resp.ExtFields = (&protocol.RegisterBrokerResponseHeader{HaServerAddr: res.HaServerAddr, MasterAddr: res.MasterAddr}).Encode()
+	resp.ExtFields = protocol.EncodeHeader(&protocol.RegisterBrokerResponseHeader{HaServerAddr: res.HaServerAddr, MasterAddr: res.MasterAddr})
 	resp.Body = p.c.KVConfigManager.GetKVListByNamespace(protocol.NamespaceOrderTopicConfig)
 	return resp
 }
@@ -109,7 +109,7 @@ func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingComm
 		route.OrderTopicConf, _ = p.c.KVConfigManager.GetKVConfig(protocol.NamespaceOrderTopicConfig, h.Topic)
 	}
 	resp := remoting.NewResponse(remoting.Success, "")
-	if req.Version >= 401 || req.ExtFields["acceptStandardJsonOnly"] == "true" {
+	if req.Version >= 401 || h.AcceptStandardJSONOnly {
 		resp.Body = route.EncodeStandard()
 	} else {
 		resp.Body = route.Encode()
@@ -169,7 +169,7 @@ func (p *DefaultRequestProcessor) queryBrokerTopicConfig(req *remoting.RemotingC
 	if stored, ok := rim.QueryBrokerTopicConfig(h.BrokerAddr); ok {
 		resp.Body = stored.Encode()
 	}
-	resp.ExtFields = (&protocol.QueryDataVersionResponseHeader{Changed: changed}).Encode()
+	resp.ExtFields = protocol.EncodeHeader(&protocol.QueryDataVersionResponseHeader{Changed: changed})
 	return resp
 }
 
@@ -190,7 +190,7 @@ func (p *DefaultRequestProcessor) getKVConfig(req *remoting.RemotingCommand, h *
 			"No config item, Namespace: "+h.Namespace+" Key: "+h.Key)
 	}
 	resp := remoting.NewResponse(remoting.Success, "")
-	resp.ExtFields = (&protocol.GetKVConfigResponseHeader{Value: v}).Encode()
+	resp.ExtFields = protocol.EncodeHeader(&protocol.GetKVConfigResponseHeader{Value: v})
 	return resp
 }
 
@@ -216,12 +216,9 @@ func (p *DefaultRequestProcessor) getKVListByNamespace(req *remoting.RemotingCom
 // does not decode is answered SYSTEM_ERROR with the decoder's text (ErrMissingField,
 // ErrBadField). Java: RemotingCommand#decodeCommandCustomHeader, whose exception the remoting
 // layer answers SYSTEM_ERROR.
-func withHeader[H any, P interface {
-	*H
-	Decode(ext map[string]string) error
-}](req *remoting.RemotingCommand, handle func(*remoting.RemotingCommand, P) *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	h := P(new(H))
-	if err := h.Decode(req.ExtFields); err != nil {
+func withHeader[H any](req *remoting.RemotingCommand, handle func(*remoting.RemotingCommand, *H) *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	h := new(H)
+	if err := protocol.DecodeHeader(req.ExtFields, h); err != nil {
 		return systemError(err), nil
 	}
 	return handle(req, h), nil

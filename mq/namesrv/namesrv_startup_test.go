@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,16 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
-
-// writeNamesrvConf writes a properties file into a temp dir and returns its path.
-func writeNamesrvConf(t *testing.T, lines ...string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "namesrv.conf")
-	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-	return p
-}
 
 // TestNamesrvBindAddress: bindAddress (default 0.0.0.0, every interface) is the IP the name
 // server listens on.
@@ -32,14 +24,14 @@ func TestNamesrvBindAddress(t *testing.T) {
 	require.ErrorIs(t, err, ErrPrintedConfig)
 	require.Contains(t, out.String(), "bindAddress=0.0.0.0\n")
 
-	c, err := Main([]string{"-c", writeNamesrvConf(t, "listenPort=0", "bindAddress=127.0.0.1", kv)}, &out, nil)
+	c, err := Main([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1", kv)}, &out, nil)
 	require.NoError(t, err)
 	defer c.Shutdown()
 	host, _, err := net.SplitHostPort(c.Addr())
 	require.NoError(t, err)
 	require.Equal(t, "127.0.0.1", host)
 
-	all, err := Main([]string{"-c", writeNamesrvConf(t, "listenPort=0", kv+"2")}, &out, nil)
+	all, err := Main([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPort=0", kv+"2")}, &out, nil)
 	require.NoError(t, err)
 	defer all.Shutdown()
 	require.True(t, all.server.Addr().IP.IsUnspecified(), "the default listens on every interface: %s", all.Addr())
@@ -49,9 +41,9 @@ func TestNamesrvBindAddress(t *testing.T) {
 // an unknown key close to a known one gets a "did you mean".
 func TestNamesrvPrintValidates(t *testing.T) {
 	for _, line := range []string{"logLevel=TRACE", "bindAddress=localhost", "listenPort=70000"} {
-		file := writeNamesrvConf(t, line, "listenPort=0")
+		file := conftest.Write(t, "namesrv.conf", line, "listenPort=0")
 		if line == "listenPort=70000" {
-			file = writeNamesrvConf(t, line)
+			file = conftest.Write(t, "namesrv.conf", line)
 		}
 		var out bytes.Buffer
 		_, printErr := CreateNamesrvController([]string{"-c", file, "-p"}, &out, nil)
@@ -64,7 +56,7 @@ func TestNamesrvPrintValidates(t *testing.T) {
 
 	var out, logs bytes.Buffer
 	tr := trace.New(slog.New(slog.NewTextHandler(&logs, nil)), "namesrv")
-	_, err := CreateNamesrvController([]string{"-c", writeNamesrvConf(t, "listenPrt=1"), "-p"}, &out, tr)
+	_, err := CreateNamesrvController([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPrt=1"), "-p"}, &out, tr)
 	require.ErrorIs(t, err, ErrPrintedConfig)
 	require.Contains(t, logs.String(), `level=WARN msg="unknown config keys ignored" keys="listenPrt (did you mean listenPort?)"`)
 	require.NotContains(t, out.String(), "listenPrt", "stdout holds only the properties")

@@ -38,7 +38,7 @@ func registerRequest(t *testing.T, brokerAddr string, counter int64) *remoting.R
 	require.NoError(t, err)
 	h := protocol.RegisterBrokerRequestHeader{BrokerName: "broker-a", BrokerAddr: brokerAddr, ClusterName: "DefaultCluster",
 		HaServerAddr: "127.0.0.1:10912", BrokerID: 0, BodyCrc32: int32(crc32.ChecksumIEEE(body) & 0x7FFFFFFF)}
-	return remoting.NewRequest(protocol.RegisterBroker, h.Encode(), body)
+	return remoting.NewRequest(protocol.RegisterBroker, protocol.EncodeHeader(&h), body)
 }
 
 // Over TCP: a broker registers, a client of the official client's version (317) gets the route
@@ -53,19 +53,19 @@ func TestRegisterAndRouteOverTCP(t *testing.T) {
 	resp := call(t, cl, c.Addr(), registerRequest(t, "127.0.0.1:10911", 1))
 	require.EqualValues(t, remoting.Success, resp.Code, resp.Remark)
 
-	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: "TopicTest"}).Encode(), nil)
+	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&protocol.GetRouteInfoRequestHeader{Topic: "TopicTest"}), nil)
 	req.Version = 317
 	resp = call(t, cl, c.Addr(), req)
 	require.EqualValues(t, remoting.Success, resp.Code)
 	require.Equal(t, `{"brokerDatas":[{"brokerAddrs":{0:"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster"}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`,
 		string(resp.Body))
 
-	req = remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: "TopicTest"}).Encode(), nil)
+	req = remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&protocol.GetRouteInfoRequestHeader{Topic: "TopicTest"}), nil)
 	req.Version = 409
 	resp = call(t, cl, c.Addr(), req)
 	require.Contains(t, string(resp.Body), `"brokerAddrs":{"0":"127.0.0.1:10911"}`, "4.9.4+ requesters get standard JSON")
 
-	req = remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: "Nope"}).Encode(), nil)
+	req = remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&protocol.GetRouteInfoRequestHeader{Topic: "Nope"}), nil)
 	resp = call(t, cl, c.Addr(), req)
 	require.EqualValues(t, protocol.TopicNotExist, resp.Code)
 	require.Contains(t, resp.Remark, "Nope")

@@ -48,7 +48,7 @@ func registerAs(t *testing.T, cl *remoting.Client, ns, cluster, brokerName, brok
 	require.NoError(t, err)
 	h := protocol.RegisterBrokerRequestHeader{BrokerName: brokerName, BrokerAddr: brokerAddr, ClusterName: cluster,
 		HaServerAddr: brokerAddr + "1", BrokerID: id, BodyCrc32: int32(crc32.ChecksumIEEE(body) & 0x7FFFFFFF)}
-	resp := call(t, cl, ns, remoting.NewRequest(protocol.RegisterBroker, h.Encode(), body))
+	resp := call(t, cl, ns, remoting.NewRequest(protocol.RegisterBroker, protocol.EncodeHeader(&h), body))
 	require.EqualValues(t, remoting.Success, resp.Code, resp.Remark)
 	return resp
 }
@@ -56,7 +56,7 @@ func registerAs(t *testing.T, cl *remoting.Client, ns, cluster, brokerName, brok
 func queryDataVersion(t *testing.T, cl *remoting.Client, ns, brokerAddr string, dv protocol.DataVersion) *remoting.RemotingCommand {
 	t.Helper()
 	h := protocol.QueryDataVersionRequestHeader{BrokerName: "broker-a", BrokerAddr: brokerAddr, ClusterName: "DefaultCluster"}
-	return call(t, cl, ns, remoting.NewRequest(protocol.QueryDataVersion, h.Encode(), dv.Encode()))
+	return call(t, cl, ns, remoting.NewRequest(protocol.QueryDataVersion, protocol.EncodeHeader(&h), dv.Encode()))
 }
 
 // QUERY_DATA_VERSION (322): changed=true and no body for an unknown broker; for a registered
@@ -97,7 +97,7 @@ func TestQueryDataVersion(t *testing.T) {
 	require.NotContains(t, ci.BrokerAddrTable, "broker-b", "a changed answer is no heartbeat")
 
 	bad := remoting.NewRequest(protocol.QueryDataVersion,
-		(&protocol.QueryDataVersionRequestHeader{BrokerName: "b", BrokerAddr: "a", ClusterName: "c"}).Encode(), nil)
+		protocol.EncodeHeader(&protocol.QueryDataVersionRequestHeader{BrokerName: "b", BrokerAddr: "a", ClusterName: "c"}), nil)
 	require.EqualValues(t, remoting.SystemError, call(t, cl, c.Addr(), bad).Code, "a body is required")
 }
 
@@ -112,7 +112,7 @@ func TestTopicsByClusterAndDeleteTopic(t *testing.T) {
 
 	topicsOf := func(cluster string) string {
 		resp := call(t, cl, c.Addr(), remoting.NewRequest(protocol.GetTopicsByCluster,
-			(&protocol.GetTopicsByClusterRequestHeader{Cluster: cluster}).Encode(), nil))
+			protocol.EncodeHeader(&protocol.GetTopicsByClusterRequestHeader{Cluster: cluster}), nil))
 		require.EqualValues(t, remoting.Success, resp.Code)
 		return string(resp.Body)
 	}
@@ -121,7 +121,7 @@ func TestTopicsByClusterAndDeleteTopic(t *testing.T) {
 	require.Equal(t, `{"topicList":[]}`, topicsOf("nope"))
 
 	del := func(h protocol.DeleteTopicFromNamesrvRequestHeader) {
-		resp := call(t, cl, c.Addr(), remoting.NewRequest(protocol.DeleteTopicInNamesrv, h.Encode(), nil))
+		resp := call(t, cl, c.Addr(), remoting.NewRequest(protocol.DeleteTopicInNamesrv, protocol.EncodeHeader(&h), nil))
 		require.EqualValues(t, remoting.Success, resp.Code)
 	}
 	del(protocol.DeleteTopicFromNamesrvRequestHeader{Topic: "Shared", ClusterName: "c1"})
@@ -144,12 +144,12 @@ func TestKVConfigOverTCP(t *testing.T) {
 	cl := newClient(t)
 	put := func(ns, k, v string) {
 		resp := call(t, cl, c.Addr(), remoting.NewRequest(protocol.PutKVConfig,
-			(&protocol.PutKVConfigRequestHeader{Namespace: ns, Key: k, Value: v}).Encode(), nil))
+			protocol.EncodeHeader(&protocol.PutKVConfigRequestHeader{Namespace: ns, Key: k, Value: v}), nil))
 		require.EqualValues(t, remoting.Success, resp.Code, resp.Remark)
 	}
 	get := func(ns, k string) *remoting.RemotingCommand {
 		return call(t, cl, c.Addr(), remoting.NewRequest(protocol.GetKVConfig,
-			(&protocol.GetKVConfigRequestHeader{Namespace: ns, Key: k}).Encode(), nil))
+			protocol.EncodeHeader(&protocol.GetKVConfigRequestHeader{Namespace: ns, Key: k}), nil))
 	}
 	put("ORDER_TOPIC_CONFIG", "TopicTest", "broker-a:4")
 	put("ORDER_TOPIC_CONFIG", "TopicTest", "broker-a:4;broker-b:4")
@@ -167,15 +167,15 @@ func TestKVConfigOverTCP(t *testing.T) {
 	require.Equal(t, `{"configTable":{"ORDER_TOPIC_CONFIG":{"TopicTest":"broker-a:4;broker-b:4"},"other":{"k":"v"}}}`, string(data))
 
 	resp = call(t, cl, c.Addr(), remoting.NewRequest(protocol.GetKVListByNamespace,
-		(&protocol.GetKVListByNamespaceRequestHeader{Namespace: "other"}).Encode(), nil))
+		protocol.EncodeHeader(&protocol.GetKVListByNamespaceRequestHeader{Namespace: "other"}), nil))
 	require.EqualValues(t, remoting.Success, resp.Code)
 	require.Equal(t, `{"table":{"k":"v"}}`, string(resp.Body))
 	resp = call(t, cl, c.Addr(), remoting.NewRequest(protocol.GetKVListByNamespace,
-		(&protocol.GetKVListByNamespaceRequestHeader{Namespace: "none"}).Encode(), nil))
+		protocol.EncodeHeader(&protocol.GetKVListByNamespaceRequestHeader{Namespace: "none"}), nil))
 	require.EqualValues(t, protocol.QueryNotFound, resp.Code)
 
 	resp = call(t, cl, c.Addr(), remoting.NewRequest(protocol.DeleteKVConfig,
-		(&protocol.DeleteKVConfigRequestHeader{Namespace: "other", Key: "k"}).Encode(), nil))
+		protocol.EncodeHeader(&protocol.DeleteKVConfigRequestHeader{Namespace: "other", Key: "k"}), nil))
 	require.EqualValues(t, remoting.Success, resp.Code)
 	require.EqualValues(t, protocol.QueryNotFound, get("other", "k").Code)
 	data, err = os.ReadFile(c.NamesrvConfig.KvConfigPath)
@@ -230,7 +230,7 @@ func TestOrderTopicConf(t *testing.T) {
 		resp = registerAs(t, cl, c.Addr(), "DefaultCluster", "broker-a", "127.0.0.1:10911", 0, 1, topic("TopicTest", 4, 6))
 		require.Equal(t, `{"table":{"TopicTest":"broker-a:4"}}`, string(resp.Body))
 
-		req := remoting.NewRequest(protocol.GetRouteinfoByTopic, (&protocol.GetRouteInfoRequestHeader{Topic: "TopicTest"}).Encode(), nil)
+		req := remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&protocol.GetRouteInfoRequestHeader{Topic: "TopicTest"}), nil)
 		req.Version = 317
 		resp = call(t, cl, c.Addr(), req)
 		require.EqualValues(t, remoting.Success, resp.Code)

@@ -149,17 +149,9 @@ func mustAtoi(t *testing.T, s string) int64 {
 // points at its record. (Java checks only the last three files and would keep the zeros.)
 func TestRecoverConsumeQueueFileNeverWritten(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	cfg.MappedFileSizeCommitLog = 64 << 10
-	s := openStore(t, cfg, nil, nil)
-	var offs []CommitLogOffset
-	for i := 0; i < 100; i++ { // 5 ConsumeQueue files of 20 units
-		offs = append(offs, put(t, s, newMsg("T", 0, "m", "")).WroteOffset)
-	}
-	s.DoReput()
-	s.Shutdown()
+	cfg, offs := storeWithQueue(t, dir, 100) // 5 ConsumeQueue files of 20 units
 	require.NoError(t, zeroFrom(filepath.Join(dir, "consumequeue", "T", "0", offset2FileName(20*ConsumeQueueUnitSize)), 0, 20*ConsumeQueueUnitSize))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
+	markAborted(t, dir)
 
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, QueueOffset(100), s2.GetMaxOffsetInQueue("T", 0))
@@ -176,21 +168,13 @@ func TestRecoverConsumeQueueFileNeverWritten(t *testing.T) {
 // that were gone.) Java: ConsumeQueue#truncateDirtyLogicFiles.
 func TestRecoverTruncatesBehindEmptyConsumeQueueFile(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smallConfig(dir)
-	cfg.MappedFileSizeCommitLog = 64 << 10
-	s := openStore(t, cfg, nil, nil)
-	var offs []CommitLogOffset
-	for i := 0; i < 40; i++ { // two full ConsumeQueue files of 20 units
-		offs = append(offs, put(t, s, newMsg("T", 0, "m", "")).WroteOffset)
-	}
-	s.DoReput()
-	s.Shutdown()
+	cfg, offs := storeWithQueue(t, dir, 40) // two full ConsumeQueue files of 20 units
 	queueDir := filepath.Join(dir, "consumequeue", "T", "0")
 	require.NoError(t, os.WriteFile(filepath.Join(queueDir, offset2FileName(40*ConsumeQueueUnitSize)),
 		make([]byte, 20*ConsumeQueueUnitSize), 0o644)) // the rolled-to file, never flushed
 	logFile := filepath.Join(dir, "commitlog", offset2FileName(0))
 	require.NoError(t, zeroFrom(logFile, int64(offs[35]), 64<<10)) // the log lost records 35..39
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
+	markAborted(t, dir)
 
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, offs[35], s2.GetMaxPhyOffset())
@@ -201,4 +185,29 @@ func TestRecoverTruncatesBehindEmptyConsumeQueueFile(t *testing.T) {
 	r := put(t, s2, newMsg("T", 0, "after", ""))
 	require.Equal(t, QueueOffset(35), r.LogicsOffset)
 	require.Equal(t, offs[35], r.WroteOffset)
+}
+
+// storeWithQueue opens a store in dir with 64 KiB CommitLog files (room for every record in
+// one), puts n messages to T-0, dispatches them and shuts the store down cleanly; it returns
+// the setup and the records' CommitLog offsets, so a test can damage the files as a power cut
+// would and open the store again.
+func storeWithQueue(t *testing.T, dir string, n int) (storeSetup, []CommitLogOffset) {
+	t.Helper()
+	cfg := smallConfig(dir)
+	cfg.MappedFileSizeCommitLog = 64 << 10
+	s := openStore(t, cfg, nil, nil)
+	offs := make([]CommitLogOffset, 0, n)
+	for range n {
+		offs = append(offs, put(t, s, newMsg("T", 0, "m", "")).WroteOffset)
+	}
+	s.DoReput()
+	s.Shutdown()
+	return cfg, offs
+}
+
+// markAborted writes the abort file a running store keeps, so the next open recovers as
+// after a crash.
+func markAborted(t *testing.T, dir string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
 }

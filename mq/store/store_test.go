@@ -408,7 +408,7 @@ func TestCheckpointAndAbort(t *testing.T) {
 	require.Equal(t, uint64(exampleStore), binary.BigEndian.Uint64(b[8:]))
 	require.Equal(t, uint64(0), binary.BigEndian.Uint64(b[16:]))
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "abort"), nil, 0o644))
+	markAborted(t, dir)
 	s2 := openStore(t, cfg, nil, nil)
 	require.Equal(t, QueueOffset(1), s2.GetMaxOffsetInQueue("T", 0))
 	require.Equal(t, exampleStore, s2.Checkpoint().PhysicMsgTimestamp())

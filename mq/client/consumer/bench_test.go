@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
@@ -18,7 +19,7 @@ import (
 func BenchmarkProduceConsume(b *testing.B) {
 	c, topic, p := startTopicProducer(b, "Bench_", 4)
 	var got, failed atomic.Int64
-	startPushConsumer(b, consumerConfig(b, c, "cg_"+safeName(b)), topic,
+	startPushConsumer(b, consumerConfig(b, c, "cg_"+clienttest.Name(b)), topic,
 		func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
 			got.Add(int64(len(msgs)))
 			return ConsumeSuccess

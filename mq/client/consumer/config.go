@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
@@ -137,12 +136,4 @@ func (c *Config) maxReconsumeTimes() int32 {
 		return defaultMaxReconsumeTimes
 	}
 	return c.MaxReconsumeTimes
-}
-
-// loggerOf is l, or a logger that discards everything when l is nil.
-func loggerOf(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return l
 }

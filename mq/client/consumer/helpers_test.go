@@ -3,14 +3,12 @@ package consumer
 import (
 	"context"
 	"fmt"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -19,32 +17,14 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
-var instanceSeq atomic.Int64
-
-// startCluster starts one broker whose delay levels are all 1 s, so retries come back fast.
+// startCluster starts one broker; levels, if set, are its delay levels (all 1 s makes retries
+// come back fast).
 func startCluster(t testing.TB, levels string) *embedded.Cluster {
-	t.Helper()
-	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Brokers: 1,
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			bc.WaitTimeMillsInSendQueue = 10 * time.Second
-			sc.MappedFileSizeCommitLog = 1 << 20
-			sc.MappedFileSizeConsumeQueue = 1000 * 20
-			if levels != "" {
-				sc.MessageDelayLevel = levels
-			}
-		}})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
-	return c
-}
-
-func safeName(t testing.TB) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
+	return clienttest.StartCluster(t, 1, func(sc *store.MessageStoreConfig) {
+		if levels != "" {
+			sc.MessageDelayLevel = levels
 		}
-		return '_'
-	}, t.Name())
+	})
 }
 
 func createTopic(t testing.TB, c *embedded.Cluster, topic string, queues int32) {
@@ -55,7 +35,7 @@ func createTopic(t testing.TB, c *embedded.Cluster, topic string, queues int32) 
 		ReadQueueNums: queues, WriteQueueNums: queues, Perm: protocol.PermRead | protocol.PermWrite, TopicFilterType: protocol.SingleTag}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := cl.InvokeSync(ctx, c.Brokers[0].BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, h.Encode(), nil))
+	resp, err := cl.InvokeSync(ctx, c.Brokers[0].BrokerAddr(), remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 	require.NoError(t, err)
 	require.NoError(t, resp.Err())
 	c.Brokers[0].RegisterBrokerAll()
@@ -63,9 +43,9 @@ func createTopic(t testing.TB, c *embedded.Cluster, topic string, queues int32) 
 
 func startProducer(t testing.TB, c *embedded.Cluster) *producer.DefaultMQProducer {
 	t.Helper()
-	cfg := producer.DefaultConfig("pg_" + safeName(t))
+	cfg := producer.DefaultConfig("pg_" + clienttest.Name(t))
 	cfg.NamesrvAddr = c.NamesrvAddr()
-	cfg.InstanceName = fmt.Sprintf("p-%s-%d", t.Name(), instanceSeq.Add(1))
+	cfg.InstanceName = clienttest.InstanceName(t, "p")
 	cfg.Options.DisableScheduledTasks = true
 	p := producer.NewDefaultMQProducer(cfg)
 	require.NoError(t, p.Start())
@@ -92,7 +72,7 @@ func send(t testing.TB, p *producer.DefaultMQProducer, topic, tag string, n int)
 func startTopicProducer(t testing.TB, prefix string, queues int32) (*embedded.Cluster, string, *producer.DefaultMQProducer) {
 	t.Helper()
 	c := startCluster(t, "")
-	topic := prefix + safeName(t)
+	topic := prefix + clienttest.Name(t)
 	createTopic(t, c, topic, queues)
 	return c, topic, startProducer(t, c)
 }
@@ -112,7 +92,7 @@ func startPushConsumer(t testing.TB, cfg Config, topic string, l MessageListener
 func consumerConfig(t testing.TB, c *embedded.Cluster, group string) Config {
 	cfg := DefaultConfig(group)
 	cfg.NamesrvAddr = c.NamesrvAddr()
-	cfg.InstanceName = fmt.Sprintf("c-%s-%d", t.Name(), instanceSeq.Add(1))
+	cfg.InstanceName = clienttest.InstanceName(t, "c")
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 	cfg.RebalanceInterval = 200 * time.Millisecond
 	cfg.PersistConsumerOffsetInterval = 200 * time.Millisecond

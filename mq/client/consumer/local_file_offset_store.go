@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/configfile"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -37,7 +38,7 @@ type LocalFileOffsetStore struct {
 
 // NewLocalFileOffsetStore returns the store of group for clientID under dir.
 func NewLocalFileOffsetStore(dir, clientID, group string, tr *trace.Tracer, log *slog.Logger) *LocalFileOffsetStore {
-	return &LocalFileOffsetStore{path: filepath.Join(dir, clientID, group, "offsets.json"), group: group, tr: tr, log: loggerOf(log)}
+	return &LocalFileOffsetStore{path: filepath.Join(dir, clientID, group, "offsets.json"), group: group, tr: tr, log: client.Options{Logger: log}.Log()}
 }
 
 // Path is the offsets file.

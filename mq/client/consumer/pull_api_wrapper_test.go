@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -123,13 +124,13 @@ func TestPullKernelImplSync(t *testing.T) {
 	send(t, p, topic, "TagA", 2)
 	send(t, p, topic, "TagB", 1)
 
-	cfg := client.ClientConfig{NamesrvAddr: c.NamesrvAddr(), ClientIP: "127.0.0.1", InstanceName: "sync-" + safeName(t)}
+	cfg := client.ClientConfig{NamesrvAddr: c.NamesrvAddr(), ClientIP: "127.0.0.1", InstanceName: "sync-" + clienttest.Name(t)}
 	inst := client.NewMQClientInstance(cfg.WithDefaults(), client.Options{DisableScheduledTasks: true}, 0, cfg.BuildMQClientID())
 	require.NoError(t, inst.Start())
 	t.Cleanup(inst.Shutdown)
 	require.True(t, inst.UpdateTopicRouteInfoFromNameServer(topic))
 
-	w := NewPullAPIWrapper(inst, "g_"+safeName(t), false)
+	w := NewPullAPIWrapper(inst, "g_"+clienttest.Name(t), false)
 	mq := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 0}
 	sub, err := protocol.BuildSubscriptionData(topic, "TagA")
 	require.NoError(t, err)

@@ -48,7 +48,7 @@ type DefaultMQPushConsumer struct {
 // until Start. Steps are traced as component "consumer".
 func NewDefaultMQPushConsumer(cfg Config) *DefaultMQPushConsumer {
 	cfg = cfg.withDefaults()
-	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Options.Logger, "consumer"), log: loggerOf(cfg.Options.Logger), subs: map[string]string{}}
+	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Options.Logger, "consumer"), log: cfg.Options.Log(), subs: map[string]string{}}
 }
 
 // Config returns the consumer's config (defaults filled in).

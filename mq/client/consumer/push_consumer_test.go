@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -19,7 +20,7 @@ func TestPushConsumerReceivesAllAndCommits(t *testing.T) {
 	c, topic, p := startTopicProducer(t, "T_", 4)
 	send(t, p, topic, "TagA", 40)
 
-	group := "cg_" + safeName(t)
+	group := "cg_" + clienttest.Name(t)
 	var mu sync.Mutex
 	got := map[string]int{}
 	cons := startPushConsumer(t, consumerConfig(t, c, group), topic,
@@ -63,7 +64,7 @@ func TestPullOffsetIllegalMovesOffsetToNextBegin(t *testing.T) {
 	st := c.Brokers[0].MessageStore()
 	require.Eventually(t, func() bool { return st.GetMaxOffsetInQueue(topic, 0) == 2 }, 10*time.Second, 5*time.Millisecond)
 
-	group := "cg_" + safeName(t)
+	group := "cg_" + clienttest.Name(t)
 	c.Brokers[0].ConsumerOffsetManager().CommitOffset("test", group, topic, 0, 100)
 
 	cfg := consumerConfig(t, c, group)

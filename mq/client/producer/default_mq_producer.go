@@ -75,12 +75,9 @@ func NewDefaultMQProducer(cfg Config) *DefaultMQProducer {
 	p := &DefaultMQProducer{
 		cfg:                   cfg,
 		tr:                    trace.New(cfg.Options.Logger, "producer"),
-		log:                   cfg.Options.Logger,
+		log:                   cfg.Options.Log(),
 		retryCodes:            map[int32]bool{},
 		topicPublishInfoTable: map[string]*client.TopicPublishInfo{},
-	}
-	if p.log == nil {
-		p.log = slog.New(slog.DiscardHandler)
 	}
 	for _, c := range cfg.RetryResponseCodes {
 		p.retryCodes[c] = true

@@ -12,41 +12,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-var instanceSeq atomic.Int64
-
 func startCluster(t testing.TB, brokers int) *embedded.Cluster {
-	t.Helper()
-	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Brokers: brokers,
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			// A loaded test machine can queue a send past the 200 ms fast-failure limit; a oneway
-			// send answered SYSTEM_BUSY is then silently dropped (RocketMQ behaviour). These tests
-			// are not about fast failure, so give the queue room.
-			bc.WaitTimeMillsInSendQueue = 10 * time.Second
-			sc.MappedFileSizeCommitLog = 1 << 20
-			sc.MappedFileSizeConsumeQueue = 1000 * 20
-		}})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
-	return c
+	return clienttest.StartCluster(t, brokers, nil)
 }
 
 func testConfig(t testing.TB, namesrv string) Config {
-	cfg := DefaultConfig("pg_" + strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return '_'
-	}, t.Name()))
+	cfg := DefaultConfig("pg_" + clienttest.Name(t))
 	cfg.NamesrvAddr = namesrv
-	cfg.InstanceName = fmt.Sprintf("%s-%d", t.Name(), instanceSeq.Add(1))
+	cfg.InstanceName = clienttest.InstanceName(t, "p")
 	cfg.Options.DisableScheduledTasks = true
 	return cfg
 }

@@ -46,8 +46,8 @@ func startScriptedBroker(t *testing.T, code int32) *scriptedBroker {
 					return nil, err
 				}
 				resp := remoting.NewResponse(b.code.Load(), "scripted")
-				resp.ExtFields = (&protocol.SendMessageResponseHeader{MsgID: "7F00000100002A9F0000000000000000",
-					QueueID: h.QueueID, QueueOffset: 5}).Encode()
+				resp.ExtFields = protocol.EncodeHeader(&protocol.SendMessageResponseHeader{MsgID: "7F00000100002A9F0000000000000000",
+					QueueID: h.QueueID, QueueOffset: 5})
 				return resp, nil
 			}
 			return remoting.NewResponse(remoting.Success, ""), nil

@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -63,11 +63,8 @@ func TestSignalShutdown(t *testing.T) {
 	t.Cleanup(ns.Shutdown)
 
 	storeDir := filepath.Join(dir, "store")
-	conf := filepath.Join(dir, "broker.conf")
-	require.NoError(t, os.WriteFile(conf, []byte(strings.Join([]string{
-		"brokerName=broker-sig", "listenPort=0", "storePathRootDir=" + storeDir,
-		"mappedFileSizeCommitLog=65536", "mappedFileSizeConsumeQueue=2000", "logLevel=INFO",
-	}, "\n")+"\n"), 0o644))
+	conf := conftest.Write(t, "broker.conf", "brokerName=broker-sig", "listenPort=0", "storePathRootDir="+storeDir,
+		"mappedFileSizeCommitLog=65536", "mappedFileSizeConsumeQueue=2000", "logLevel=INFO")
 	args, err := json.Marshal([]string{"-c", conf, "-n", ns.Addr()})
 	require.NoError(t, err)
 
@@ -82,10 +79,10 @@ func TestSignalShutdown(t *testing.T) {
 	sh := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: "SigTopic", DefaultTopic: protocol.DefaultTopic,
 		DefaultTopicQueueNums: 4, BornTimestamp: time.Now().UnixMilli(),
 		Properties: primitive.MarshalProperties(map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "U1"})}
-	resp := invoke(remoting.NewRequest(protocol.SendMessage, sh.Encode(), []byte("hello")))
+	resp := invoke(remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&sh), []byte("hello")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	uh := protocol.UpdateConsumerOffsetRequestHeader{ConsumerGroup: "g", Topic: "SigTopic", QueueID: 0, CommitOffset: 1}
-	resp = invoke(remoting.NewRequest(protocol.UpdateConsumerOffset, uh.Encode(), nil))
+	resp = invoke(remoting.NewRequest(protocol.UpdateConsumerOffset, protocol.EncodeHeader(&uh), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Eventually(t, func() bool { return ns.RouteInfoManager.PickupTopicRouteData("SigTopic") != nil },
 		10*time.Second, 10*time.Millisecond, "the broker registered the new topic")

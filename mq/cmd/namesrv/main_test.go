@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -38,8 +39,7 @@ func TestStopSaysSo(t *testing.T) {
 
 // TestBadConfigStartsNothing: -p with an invalid value fails with the start's message.
 func TestBadConfigStartsNothing(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "ns.conf")
-	require.NoError(t, os.WriteFile(file, []byte("logLevel=TRACE\n"), 0o644))
+	file := conftest.Write(t, "ns.conf", "logLevel=TRACE")
 	out, errOut := &trace.SyncWriter{W: new(bytes.Buffer)}, &trace.SyncWriter{W: new(bytes.Buffer)}
 	printErr := run([]string{"-c", file, "-p"}, out, errOut, nil)
 	startErr := run([]string{"-c", file}, out, errOut, nil)

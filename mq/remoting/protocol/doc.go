@@ -19,7 +19,7 @@
 //	request_code.go    RequestCode values (untyped constants: fit int16 or int32 code fields)
 //	response_code.go   ResponseCode values, the generic 0–4 included
 //	header.go          extReader: the shared decoding rules; ErrMissingField, ErrBadField
-//	header_codec.go    decodeHeader/encodeHeader: the codec of headers described by `ext` tags
+//	header_codec.go    DecodeHeader/EncodeHeader: the one codec of every header (hand-written or `ext` tags)
 //	header_send.go     SEND_MESSAGE (V1 long keys and V2 keys a…n), send response,
 //	                   CONSUMER_SEND_MSG_BACK, END_TRANSACTION, CHECK_TRANSACTION_STATE
 //	header_pull.go     PullSysFlag bits, PULL_MESSAGE request/response
@@ -29,6 +29,7 @@
 //	                   DELETE_TOPIC_IN_NAMESRV
 //	header_kv.go       PUT/GET/DELETE_KV_CONFIG, GET_KVLIST_BY_NAMESPACE, GET_TOPICS_BY_CLUSTER, KVTable
 //	header_admin.go    UPDATE_AND_CREATE_TOPIC, DELETE_TOPIC_IN_BROKER
+//	header_query.go    QUERY_MESSAGE, VIEW_MESSAGE_BY_ID
 //	perm.go            PermName bits
 //	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic, SplitNamesrvAddr
 //	topic_config.go    TopicConfig, DataVersion, TopicConfigSerializeWrapper, RegisterBrokerBody
@@ -40,16 +41,30 @@
 //
 // # Headers
 //
-// Every header has Decode(ext) error and Encode() map[string]string. The send and pull
-// headers are coded by hand (they run per message, and SEND_MESSAGE_V2 has its single-letter
-// keys); every other header declares its keys in `ext` struct tags (`ext:"bname,omitempty"`)
-// and is coded by header_codec.go from that one description. Decoding follows Java's
-// RemotingCommand#decodeCommandCustomHeader: a missing @CFNotNull field is ErrMissingField, a
-// number that Integer/Long.parseInt rejects is ErrBadField, booleans are "true" in any case
-// or else false, unknown keys are ignored. Values are always strings; a broker that receives
-// JSON numbers in extFields (other clients do that) must turn them into their text before
-// decoding, which is the frame codec's job. Optional fields that are empty are not encoded
-// (Java omits nulls). On success decoding allocates nothing.
+// Every header is decoded with DecodeHeader(ext, &h) and encoded with EncodeHeader(&h), the
+// two calls the broker, the name server and the client make. The send and pull headers are
+// coded by hand (they run per message, and SEND_MESSAGE_V2 has its single-letter keys:
+// DecodeSendMessageRequestHeaderV2, EncodeV2); every other header declares its keys in `ext`
+// struct tags and is coded from that one description. The tag is the extFields key, then
+// options:
+//
+//	ext:"topic"                      required: absent is ErrMissingField; always written
+//	ext:"bodyCrc32,optional"         absent decodes as the zero value; always written
+//	ext:"bname,omitempty"            optional, and left out when zero ("", 0, false)
+//	ext:"maxReconsumeTimes,has=HasX" optional; the bool field HasX says whether it was
+//	                                 present, and it is written only when HasX is true
+//
+// Tagged fields are string (and string types), int32, int64 or bool; untagged fields are left
+// zero by decoding and not written. A rule the tags cannot say is the header's checkFields
+// (CreateTopicRequestHeader's topicFilterType, EndTransactionRequestHeader's commitOrRollback),
+// run after the tags decoded, as in Java.
+//
+// Decoding follows Java's RemotingCommand#decodeCommandCustomHeader: a missing @CFNotNull
+// field is ErrMissingField, a number that Integer/Long.parseInt rejects is ErrBadField,
+// booleans are "true" in any case or else false, unknown keys are ignored. Values are always
+// strings; a broker that receives JSON numbers in extFields (other clients do that) must turn
+// them into their text before decoding, which is the frame codec's job. Optional fields that
+// are empty are not encoded (Java omits nulls). On success decoding allocates nothing.
 //
 // # JSON bodies and fastjson
 //

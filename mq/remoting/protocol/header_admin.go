@@ -16,12 +16,9 @@ type CreateTopicRequestHeader struct {
 	Order           bool            `ext:"order"`
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField (also for an unknown
-// topicFilterType).
-func (h *CreateTopicRequestHeader) Decode(ext map[string]string) error {
-	if err := decodeHeader(ext, h); err != nil {
-		return err
-	}
+// checkFields rejects a topicFilterType other than SINGLE_TAG and MULTI_TAG (ErrBadField).
+// Java: CreateTopicRequestHeader#checkFields.
+func (h *CreateTopicRequestHeader) checkFields(ext map[string]string) error {
 	if h.TopicFilterType != SingleTag && h.TopicFilterType != MultiTag {
 		r := extReader{ext: ext}
 		r.bad("topicFilterType", string(h.TopicFilterType), "SINGLE_TAG or MULTI_TAG")
@@ -30,17 +27,8 @@ func (h *CreateTopicRequestHeader) Decode(ext map[string]string) error {
 	return nil
 }
 
-// Encode writes the header.
-func (h *CreateTopicRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // DeleteTopicRequestHeader is the header of DELETE_TOPIC_IN_BROKER (215).
 // Mirrors DeleteTopicRequestHeader.
 type DeleteTopicRequestHeader struct {
 	Topic string `ext:"topic"`
 }
-
-// Decode reads the header. Errors: ErrMissingField.
-func (h *DeleteTopicRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *DeleteTopicRequestHeader) Encode() map[string]string { return encodeHeader(h) }

@@ -13,12 +13,6 @@ type (
 	NotifyConsumerIdsChangedRequestHeader = GroupRequestHeader
 )
 
-// Decode reads the header. Errors: ErrMissingField.
-func (h *GroupRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *GroupRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // UnregisterClientRequestHeader is the header of UNREGISTER_CLIENT (35), which Java clients
 // send on shutdown (client-go never does). Mirrors UnregisterClientRequestHeader.
 type UnregisterClientRequestHeader struct {
@@ -27,11 +21,3 @@ type UnregisterClientRequestHeader struct {
 	ProducerGroup string `ext:"producerGroup,omitempty"`
 	ConsumerGroup string `ext:"consumerGroup,omitempty"`
 }
-
-// Decode reads the header. Errors: ErrMissingField.
-func (h *UnregisterClientRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *UnregisterClientRequestHeader) Encode() map[string]string { return encodeHeader(h) }

@@ -8,19 +8,61 @@ import (
 	"sync"
 )
 
-// A header that is not on the per-message path declares its wire form in `ext` struct tags,
-// and decodeHeader / encodeHeader code it, so one description serves both directions and an
-// encoder cannot drift from its decoder. The tag is the extFields key, then options:
+// DecodeHeader and EncodeHeader are the one codec of every header. A header on the
+// per-message path (send, pull) has a hand-written codec, its decodeExt and encodeExt methods;
+// every other header declares its wire form in `ext` struct tags, so one description serves
+// both directions and an encoder cannot drift from its decoder. The tag grammar is in doc.go
+// (# Headers).
 //
-//	ext:"topic"                      required: absent is ErrMissingField; always written
-//	ext:"bodyCrc32,optional"         absent decodes as the zero value; always written
-//	ext:"bname,omitempty"            optional, and left out when zero ("", 0, false)
-//	ext:"maxReconsumeTimes,has=HasX" optional; the bool field HasX says whether it was
-//	                                 present, and it is written only when HasX is true
-//
-// Field types: string (and string types), int32, int64, bool, parsed and printed as
-// extReader does (Java's decodeCommandCustomHeader). Untagged fields are left zero by decode
-// and not written. The send and pull headers keep hand-written codecs: they run per message.
+// The hand-written codecs are found by a type switch, not an interface: a call through an
+// interface makes the compiler move every header a caller decodes to the heap, one allocation
+// per request on the send and pull paths. For the same reason checkFields is switched on, not
+// asserted. A header type that is added to one of these lists needs no other change.
+
+// DecodeHeader sets the header h points to (a *XxxHeader of this package) from a command's
+// extFields, by its hand-written codec or else by its `ext` tags and then its checkFields.
+// Errors: ErrMissingField, ErrBadField, naming the field's key. On success it allocates
+// nothing and h does not escape. A type that is no header panics (a programmer error).
+// Java: RemotingCommand#decodeCommandCustomHeader, then CommandCustomHeader#checkFields.
+func DecodeHeader(ext map[string]string, h any) error {
+	switch h := h.(type) {
+	case *SendMessageRequestHeader:
+		return h.decodeExt(ext)
+	case *SendMessageResponseHeader:
+		return h.decodeExt(ext)
+	case *PullMessageRequestHeader:
+		return h.decodeExt(ext)
+	case *PullMessageResponseHeader:
+		return h.decodeExt(ext)
+	}
+	if err := decodeTagged(ext, h); err != nil {
+		return err
+	}
+	switch h := h.(type) {
+	case *CreateTopicRequestHeader:
+		return h.checkFields(ext)
+	case *EndTransactionRequestHeader:
+		return h.checkFields(ext)
+	}
+	return nil
+}
+
+// EncodeHeader writes the header h points to as a command's extFields, by its hand-written
+// codec or else by its `ext` tags. A type that is no header panics (a programmer error).
+// Java: RemotingCommand#makeCustomHeaderToNet.
+func EncodeHeader(h any) map[string]string {
+	switch h := h.(type) {
+	case *SendMessageRequestHeader:
+		return h.encodeExt()
+	case *SendMessageResponseHeader:
+		return h.encodeExt()
+	case *PullMessageRequestHeader:
+		return h.encodeExt()
+	case *PullMessageResponseHeader:
+		return h.encodeExt()
+	}
+	return encodeTagged(h)
+}
 
 // headerField is one tagged field of a header struct.
 type headerField struct {
@@ -72,13 +114,16 @@ func planOf(t reflect.Type) []headerField {
 		}
 		plan = append(plan, f)
 	}
+	if len(plan) == 0 {
+		panic(fmt.Sprintf("protocol: %s has no ext tags: not a header", t.Name()))
+	}
 	p, _ := headerPlans.LoadOrStore(t, plan)
 	return p.([]headerField)
 }
 
-// decodeHeader sets the struct h points to from ext by its `ext` tags, in field order; the
+// decodeTagged sets the struct h points to from ext by its `ext` tags, in field order; the
 // first failure is returned (ErrMissingField, ErrBadField). It allocates nothing on success.
-func decodeHeader(ext map[string]string, h any) error {
+func decodeTagged(ext map[string]string, h any) error {
 	v := reflect.ValueOf(h).Elem()
 	v.SetZero()
 	r := extReader{ext: ext}
@@ -108,8 +153,8 @@ func decodeHeader(ext map[string]string, h any) error {
 	return r.err
 }
 
-// encodeHeader writes the struct h points to as extFields by its `ext` tags.
-func encodeHeader(h any) map[string]string {
+// encodeTagged writes the struct h points to as extFields by its `ext` tags.
+func encodeTagged(h any) map[string]string {
 	v := reflect.ValueOf(h).Elem()
 	plan := planOf(v.Type())
 	ext := make(map[string]string, len(plan))

@@ -12,7 +12,7 @@ import (
 // description can agree with each other and still write the wrong keys; this cannot.
 func TestTaggedHeaderWireForms(t *testing.T) {
 	cases := []struct {
-		h    interface{ Encode() map[string]string }
+		h    any
 		want map[string]string
 	}{
 		{&QueryConsumerOffsetRequestHeader{ConsumerGroup: "g", Topic: "t", QueueID: 3},
@@ -34,11 +34,14 @@ func TestTaggedHeaderWireForms(t *testing.T) {
 			map[string]string{"offset": "4096", "group": "g", "delayLevel": "3", "unitMode": "false"}},
 		{&ConsumerSendMsgBackRequestHeader{Offset: 1, Group: "g", HasMaxReconsumeTimes: true},
 			map[string]string{"offset": "1", "group": "g", "delayLevel": "0", "unitMode": "false", "maxReconsumeTimes": "0"}},
+		{&QueryMessageRequestHeader{Topic: "t", Key: "k", MaxNum: 32, EndTimestamp: 9},
+			map[string]string{"topic": "t", "key": "k", "maxNum": "32", "beginTimestamp": "0", "endTimestamp": "9"}},
+		{&ViewMessageRequestHeader{Offset: 0}, map[string]string{"offset": "0"}},
 		{&CheckTransactionStateRequestHeader{TranStateTableOffset: 1, CommitLogOffset: 2, OffsetMsgID: "o"},
 			map[string]string{"tranStateTableOffset": "1", "commitLogOffset": "2", "offsetMsgId": "o"}},
 	}
 	for _, c := range cases {
-		require.Equal(t, c.want, c.h.Encode(), "%T", c.h)
+		require.Equal(t, c.want, EncodeHeader(c.h), "%T", c.h)
 	}
 }
 
@@ -46,14 +49,14 @@ func TestTaggedHeaderWireForms(t *testing.T) {
 // header keeps nothing of its last value.
 func TestTaggedHeaderDecode(t *testing.T) {
 	h := ConsumerSendMsgBackRequestHeader{OriginTopic: "stale", HasMaxReconsumeTimes: true, MaxReconsumeTimes: 9}
-	require.NoError(t, h.Decode(map[string]string{"offset": "1", "group": "g", "delayLevel": "2"}))
+	require.NoError(t, DecodeHeader(map[string]string{"offset": "1", "group": "g", "delayLevel": "2"}, &h))
 	require.Equal(t, ConsumerSendMsgBackRequestHeader{Offset: 1, Group: "g", DelayLevel: 2}, h)
-	require.NoError(t, h.Decode(map[string]string{"offset": "1", "group": "g", "delayLevel": "2", "maxReconsumeTimes": "0"}))
+	require.NoError(t, DecodeHeader(map[string]string{"offset": "1", "group": "g", "delayLevel": "2", "maxReconsumeTimes": "0"}, &h))
 	require.True(t, h.HasMaxReconsumeTimes)
-	err := h.Decode(map[string]string{"offset": "1", "group": "g", "delayLevel": "2", "maxReconsumeTimes": "x"})
+	err := DecodeHeader(map[string]string{"offset": "1", "group": "g", "delayLevel": "2", "maxReconsumeTimes": "x"}, &h)
 	require.ErrorIs(t, err, ErrBadField)
 	require.ErrorContains(t, err, `"maxReconsumeTimes"="x" is not an int32`)
-	err = h.Decode(map[string]string{"group": "g", "delayLevel": "2"})
+	err = DecodeHeader(map[string]string{"group": "g", "delayLevel": "2"}, &h)
 	require.ErrorIs(t, err, ErrMissingField)
 	require.ErrorContains(t, err, `"offset"`)
 }
@@ -69,7 +72,13 @@ func TestTaggedHeaderBadTags(t *testing.T) {
 	type badKind struct {
 		A float64 `ext:"a"`
 	}
-	require.PanicsWithValue(t, `protocol: unknownOption.A: unknown ext option "sometimes"`, func() { _ = encodeHeader(&unknownOption{}) })
-	require.Panics(t, func() { _ = decodeHeader(map[string]string{}, &badHas{}) })
-	require.Panics(t, func() { _ = encodeHeader(&badKind{}) })
+	type noTags struct {
+		A string
+	}
+	require.PanicsWithValue(t, `protocol: unknownOption.A: unknown ext option "sometimes"`, func() { _ = EncodeHeader(&unknownOption{}) })
+	require.Panics(t, func() { _ = DecodeHeader(map[string]string{}, &badHas{}) })
+	require.Panics(t, func() { _ = EncodeHeader(&badKind{}) })
+	require.PanicsWithValue(t, "protocol: noTags has no ext tags: not a header",
+		func() { _ = DecodeHeader(map[string]string{"a": "x"}, &noTags{}) },
+		"a hand-coded header missing from DecodeHeader's switch is found, not decoded as empty")
 }

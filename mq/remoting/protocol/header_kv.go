@@ -18,12 +18,6 @@ type PutKVConfigRequestHeader struct {
 	Value     string `ext:"value"`
 }
 
-// Decode reads the header. Errors: ErrMissingField.
-func (h *PutKVConfigRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *PutKVConfigRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // KVConfigKeyHeader names one KV-config item: the header of GET_KV_CONFIG (101) and
 // DELETE_KV_CONFIG (102); both fields required.
 // Mirrors namesrv.GetKVConfigRequestHeader and DeleteKVConfigRequestHeader.
@@ -38,12 +32,6 @@ type (
 	DeleteKVConfigRequestHeader = KVConfigKeyHeader
 )
 
-// Decode reads the header. Errors: ErrMissingField.
-func (h *KVConfigKeyHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *KVConfigKeyHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // GetKVConfigResponseHeader is the header of a successful GET_KV_CONFIG response: the value
 // (Java: @CFNullable; a QUERY_NOT_FOUND response carries none). It decodes as "" when absent
 // and is written even when empty (a found item may be "").
@@ -52,39 +40,17 @@ type GetKVConfigResponseHeader struct {
 	Value string `ext:"value,optional"`
 }
 
-// Decode reads the header ("" when absent).
-func (h *GetKVConfigResponseHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *GetKVConfigResponseHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // GetKVListByNamespaceRequestHeader is the header of GET_KVLIST_BY_NAMESPACE (219).
 // Mirrors namesrv.GetKVListByNamespaceRequestHeader.
 type GetKVListByNamespaceRequestHeader struct {
 	Namespace string `ext:"namespace"`
 }
 
-// Decode reads the header. Errors: ErrMissingField.
-func (h *GetKVListByNamespaceRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *GetKVListByNamespaceRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // GetTopicsByClusterRequestHeader is the header of GET_TOPICS_BY_CLUSTER (224).
 // Mirrors GetTopicsByClusterRequestHeader.
 type GetTopicsByClusterRequestHeader struct {
 	Cluster string `ext:"cluster"`
 }
-
-// Decode reads the header. Errors: ErrMissingField.
-func (h *GetTopicsByClusterRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *GetTopicsByClusterRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // KVTable is the body of a GET_KVLIST_BY_NAMESPACE response and of a REGISTER_BROKER response
 // (the ORDER_TOPIC_CONFIG namespace): {"table":{"key":"value",...}}.

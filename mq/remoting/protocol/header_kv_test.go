@@ -13,27 +13,27 @@ import (
 // @CFNotNull field, as RemotingCommand#decodeCommandCustomHeader does.
 func TestNamesrvKVHeaders(t *testing.T) {
 	var put PutKVConfigRequestHeader
-	require.NoError(t, put.Decode(map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": "T", "value": "broker-a:4"}))
+	require.NoError(t, DecodeHeader(map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": "T", "value": "broker-a:4"}, &put))
 	require.Equal(t, PutKVConfigRequestHeader{Namespace: "ORDER_TOPIC_CONFIG", Key: "T", Value: "broker-a:4"}, put)
-	require.Equal(t, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": "T", "value": "broker-a:4"}, put.Encode())
+	require.Equal(t, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": "T", "value": "broker-a:4"}, EncodeHeader(&put))
 
 	var get GetKVConfigRequestHeader
-	require.NoError(t, get.Decode(map[string]string{"namespace": "ns", "key": "k", "extra": "ignored"}))
+	require.NoError(t, DecodeHeader(map[string]string{"namespace": "ns", "key": "k", "extra": "ignored"}, &get))
 	require.Equal(t, KVConfigKeyHeader{Namespace: "ns", Key: "k"}, get)
-	require.Equal(t, map[string]string{"namespace": "ns", "key": "k"}, get.Encode())
+	require.Equal(t, map[string]string{"namespace": "ns", "key": "k"}, EncodeHeader(&get))
 
 	var resp GetKVConfigResponseHeader
-	require.NoError(t, resp.Decode(map[string]string{"value": "v"}))
+	require.NoError(t, DecodeHeader(map[string]string{"value": "v"}, &resp))
 	require.Equal(t, "v", resp.Value)
-	require.Equal(t, map[string]string{"value": ""}, (&GetKVConfigResponseHeader{}).Encode(), "a found empty value is still sent")
+	require.Equal(t, map[string]string{"value": ""}, EncodeHeader(&GetKVConfigResponseHeader{}), "a found empty value is still sent")
 
 	var list GetKVListByNamespaceRequestHeader
-	require.NoError(t, list.Decode(map[string]string{"namespace": "ns"}))
+	require.NoError(t, DecodeHeader(map[string]string{"namespace": "ns"}, &list))
 	require.Equal(t, "ns", list.Namespace)
 
 	var byCluster GetTopicsByClusterRequestHeader
-	require.NoError(t, byCluster.Decode(map[string]string{"cluster": "DefaultCluster"}))
-	require.Equal(t, map[string]string{"cluster": "DefaultCluster"}, byCluster.Encode())
+	require.NoError(t, DecodeHeader(map[string]string{"cluster": "DefaultCluster"}, &byCluster))
+	require.Equal(t, map[string]string{"cluster": "DefaultCluster"}, EncodeHeader(&byCluster))
 
 	for _, tc := range []struct {
 		name   string
@@ -41,10 +41,10 @@ func TestNamesrvKVHeaders(t *testing.T) {
 		ext    map[string]string
 		field  string
 	}{
-		{"put without value", (&PutKVConfigRequestHeader{}).Decode, map[string]string{"namespace": "n", "key": "k"}, `"value"`},
-		{"get without key", (&KVConfigKeyHeader{}).Decode, map[string]string{"namespace": "n"}, `"key"`},
-		{"list without namespace", (&GetKVListByNamespaceRequestHeader{}).Decode, map[string]string{}, `"namespace"`},
-		{"topics by cluster without cluster", (&GetTopicsByClusterRequestHeader{}).Decode, map[string]string{"clusterName": "c"}, `"cluster"`},
+		{"put without value", decoder[PutKVConfigRequestHeader](), map[string]string{"namespace": "n", "key": "k"}, `"value"`},
+		{"get without key", decoder[KVConfigKeyHeader](), map[string]string{"namespace": "n"}, `"key"`},
+		{"list without namespace", decoder[GetKVListByNamespaceRequestHeader](), map[string]string{}, `"namespace"`},
+		{"topics by cluster without cluster", decoder[GetTopicsByClusterRequestHeader](), map[string]string{"clusterName": "c"}, `"cluster"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.decode(tc.ext)
@@ -91,11 +91,11 @@ func FuzzNamesrvKVDecoders(f *testing.F) {
 			ext[k] = v
 		}
 		for _, d := range []func(map[string]string) error{
-			(&PutKVConfigRequestHeader{}).Decode,
-			(&KVConfigKeyHeader{}).Decode,
-			(&GetKVConfigResponseHeader{}).Decode,
-			(&GetKVListByNamespaceRequestHeader{}).Decode,
-			(&GetTopicsByClusterRequestHeader{}).Decode,
+			decoder[PutKVConfigRequestHeader](),
+			decoder[KVConfigKeyHeader](),
+			decoder[GetKVConfigResponseHeader](),
+			decoder[GetKVListByNamespaceRequestHeader](),
+			decoder[GetTopicsByClusterRequestHeader](),
 		} {
 			_ = d(ext)
 		}

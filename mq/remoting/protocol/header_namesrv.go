@@ -17,14 +17,6 @@ type RegisterBrokerRequestHeader struct {
 	BodyCrc32 int32 `ext:"bodyCrc32,optional"`
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *RegisterBrokerRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *RegisterBrokerRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // RegisterBrokerResponseHeader is the header of the REGISTER_BROKER response: for a slave, the
 // master's HA address and broker address; both empty (omitted) for a master.
 // Mirrors namesrv.RegisterBrokerResponseHeader.
@@ -32,14 +24,6 @@ type RegisterBrokerResponseHeader struct {
 	HaServerAddr string `ext:"haServerAddr,omitempty"`
 	MasterAddr   string `ext:"masterAddr,omitempty"`
 }
-
-// Decode reads the header (both fields optional).
-func (h *RegisterBrokerResponseHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the non-empty fields.
-func (h *RegisterBrokerResponseHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // BrokerIdentityHeader names one broker process: the header of UNREGISTER_BROKER (104) and
 // QUERY_DATA_VERSION (322); all four fields required.
@@ -57,26 +41,12 @@ type (
 	QueryDataVersionRequestHeader = BrokerIdentityHeader
 )
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *BrokerIdentityHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *BrokerIdentityHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // QueryDataVersionResponseHeader is the header of the QUERY_DATA_VERSION response: whether the
 // broker's DataVersion differs from the one the name server holds (required).
 // Mirrors namesrv.QueryDataVersionResponseHeader.
 type QueryDataVersionResponseHeader struct {
 	Changed bool `ext:"changed"`
 }
-
-// Decode reads the header. Errors: ErrMissingField.
-func (h *QueryDataVersionResponseHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *QueryDataVersionResponseHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // GetRouteInfoRequestHeader is the header of GET_ROUTEINFO_BY_TOPIC (105).
 // Mirrors namesrv.GetRouteInfoRequestHeader (remoting-protocol.md §5.3).
@@ -87,12 +57,6 @@ type GetRouteInfoRequestHeader struct {
 	AcceptStandardJSONOnly bool `ext:"acceptStandardJsonOnly,omitempty"`
 }
 
-// Decode reads the header. Errors: ErrMissingField.
-func (h *GetRouteInfoRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header (acceptStandardJsonOnly only when true).
-func (h *GetRouteInfoRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // DeleteTopicFromNamesrvRequestHeader is the header of DELETE_TOPIC_IN_NAMESRV (216).
 // Mirrors namesrv.DeleteTopicFromNamesrvRequestHeader.
 type DeleteTopicFromNamesrvRequestHeader struct {
@@ -100,11 +64,3 @@ type DeleteTopicFromNamesrvRequestHeader struct {
 	// ClusterName, if set, deletes only that cluster's queue data.
 	ClusterName string `ext:"clusterName,omitempty"`
 }
-
-// Decode reads the header. Errors: ErrMissingField.
-func (h *DeleteTopicFromNamesrvRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *DeleteTopicFromNamesrvRequestHeader) Encode() map[string]string { return encodeHeader(h) }

@@ -9,14 +9,6 @@ type QueryConsumerOffsetRequestHeader struct {
 	BrokerName    string `ext:"bname,omitempty"`
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *QueryConsumerOffsetRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *QueryConsumerOffsetRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // OffsetResponseHeader is the `offset` response header of QUERY_CONSUMER_OFFSET (14),
 // GET_MAX_OFFSET (30), GET_MIN_OFFSET (31) and SEARCH_OFFSET_BY_TIMESTAMP (29): a ConsumeQueue
 // index. Mirrors QueryConsumerOffsetResponseHeader, GetMaxOffsetResponseHeader,
@@ -27,12 +19,6 @@ func (h *QueryConsumerOffsetRequestHeader) Encode() map[string]string { return e
 type OffsetResponseHeader struct {
 	Offset int64 `ext:"offset"`
 }
-
-// Decode reads `offset`. Errors: ErrMissingField, ErrBadField.
-func (h *OffsetResponseHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes `offset`.
-func (h *OffsetResponseHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // The per-code names of OffsetResponseHeader, as in Java.
 type (
@@ -53,14 +39,6 @@ type UpdateConsumerOffsetRequestHeader struct {
 	BrokerName   string `ext:"bname,omitempty"`
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *UpdateConsumerOffsetRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *UpdateConsumerOffsetRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // TopicQueueRequestHeader is the header of GET_MAX_OFFSET (30) and GET_MIN_OFFSET (31): topic
 // and queueId (required), bname (optional). Mirrors GetMaxOffsetRequestHeader and
 // GetMinOffsetRequestHeader (remoting-protocol.md §4.9).
@@ -76,12 +54,6 @@ type (
 	GetMinOffsetRequestHeader = TopicQueueRequestHeader
 )
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *TopicQueueRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *TopicQueueRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // SearchOffsetRequestHeader is the header of SEARCH_OFFSET_BY_TIMESTAMP (29).
 // Mirrors SearchOffsetRequestHeader (remoting-protocol.md §4.9).
 type SearchOffsetRequestHeader struct {
@@ -91,9 +63,3 @@ type SearchOffsetRequestHeader struct {
 	Timestamp  int64  `ext:"timestamp"`
 	BrokerName string `ext:"bname,omitempty"`
 }
-
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *SearchOffsetRequestHeader) Decode(ext map[string]string) error { return decodeHeader(ext, h) }
-
-// Encode writes the header.
-func (h *SearchOffsetRequestHeader) Encode() map[string]string { return encodeHeader(h) }

@@ -70,8 +70,8 @@ type PullMessageRequestHeader struct {
 	BrokerName     string // `bname`, optional
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *PullMessageRequestHeader) Decode(ext map[string]string) error {
+// decodeExt reads the header. Errors: ErrMissingField, ErrBadField.
+func (h *PullMessageRequestHeader) decodeExt(ext map[string]string) error {
 	r := extReader{ext: ext}
 	*h = PullMessageRequestHeader{
 		ConsumerGroup:        r.str("consumerGroup"),
@@ -90,8 +90,8 @@ func (h *PullMessageRequestHeader) Decode(ext map[string]string) error {
 	return r.err
 }
 
-// Encode writes the header.
-func (h *PullMessageRequestHeader) Encode() map[string]string {
+// encodeExt writes the header.
+func (h *PullMessageRequestHeader) encodeExt() map[string]string {
 	ext := map[string]string{
 		"consumerGroup":        h.ConsumerGroup,
 		"topic":                h.Topic,
@@ -120,8 +120,8 @@ type PullMessageResponseHeader struct {
 	MaxOffset            int64
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *PullMessageResponseHeader) Decode(ext map[string]string) error {
+// decodeExt reads the header. Errors: ErrMissingField, ErrBadField.
+func (h *PullMessageResponseHeader) decodeExt(ext map[string]string) error {
 	r := extReader{ext: ext}
 	*h = PullMessageResponseHeader{
 		SuggestWhichBrokerID: r.i64("suggestWhichBrokerId"),
@@ -132,8 +132,8 @@ func (h *PullMessageResponseHeader) Decode(ext map[string]string) error {
 	return r.err
 }
 
-// Encode writes all four fields.
-func (h *PullMessageResponseHeader) Encode() map[string]string {
+// encodeExt writes all four fields.
+func (h *PullMessageResponseHeader) encodeExt() map[string]string {
 	return map[string]string{
 		"suggestWhichBrokerId": itoa64(h.SuggestWhichBrokerID),
 		"nextBeginOffset":      itoa64(h.NextBeginOffset),

@@ -47,9 +47,9 @@ var (
 		"i": "properties", "j": "reconsumeTimes", "k": "unitMode", "l": "maxReconsumeTimes", "m": "batch", "n": "bname"}
 )
 
-// Decode reads the V1 (long-name) header of SEND_MESSAGE and SEND_REPLY_MESSAGE.
+// decodeExt reads the V1 (long-name) header of SEND_MESSAGE and SEND_REPLY_MESSAGE.
 // Errors: ErrMissingField, ErrBadField.
-func (h *SendMessageRequestHeader) Decode(ext map[string]string) error {
+func (h *SendMessageRequestHeader) decodeExt(ext map[string]string) error {
 	return h.decode(ext, &sendKeysV1, nil)
 }
 
@@ -83,8 +83,8 @@ func (h *SendMessageRequestHeader) decode(ext map[string]string, k *sendKeys, la
 	return r.err
 }
 
-// Encode writes the V1 (long-name) header.
-func (h *SendMessageRequestHeader) Encode() map[string]string { return h.encode(&sendKeysV1) }
+// encodeExt writes the V1 (long-name) header.
+func (h *SendMessageRequestHeader) encodeExt() map[string]string { return h.encode(&sendKeysV1) }
 
 // EncodeV2 writes the single-letter header of SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE.
 func (h *SendMessageRequestHeader) EncodeV2() map[string]string { return h.encode(&sendKeysV2) }
@@ -130,8 +130,8 @@ type SendMessageResponseHeader struct {
 	TraceOn bool
 }
 
-// Decode reads a send response header. Errors: ErrMissingField, ErrBadField.
-func (h *SendMessageResponseHeader) Decode(ext map[string]string) error {
+// decodeExt reads a send response header. Errors: ErrMissingField, ErrBadField.
+func (h *SendMessageResponseHeader) decodeExt(ext map[string]string) error {
 	r := extReader{ext: ext}
 	trace := r.optStr("TRACE_ON")
 	*h = SendMessageResponseHeader{
@@ -145,8 +145,8 @@ func (h *SendMessageResponseHeader) Decode(ext map[string]string) error {
 	return r.err
 }
 
-// Encode writes the header; TRACE_ON always, MSG_REGION and transactionId when set.
-func (h *SendMessageResponseHeader) Encode() map[string]string {
+// encodeExt writes the header; TRACE_ON always, MSG_REGION and transactionId when set.
+func (h *SendMessageResponseHeader) encodeExt() map[string]string {
 	ext := map[string]string{
 		"msgId":       h.MsgID,
 		"queueId":     itoa32(h.QueueID),
@@ -175,14 +175,6 @@ type ConsumerSendMsgBackRequestHeader struct {
 	BrokerName           string `ext:"bname,omitempty"`
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *ConsumerSendMsgBackRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *ConsumerSendMsgBackRequestHeader) Encode() map[string]string { return encodeHeader(h) }
-
 // EndTransactionRequestHeader is the header of END_TRANSACTION (37).
 // Mirrors EndTransactionRequestHeader (remoting-protocol.md §4.12).
 type EndTransactionRequestHeader struct {
@@ -200,11 +192,9 @@ type EndTransactionRequestHeader struct {
 	BrokerName           string `ext:"bname,omitempty"`
 }
 
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *EndTransactionRequestHeader) Decode(ext map[string]string) error {
-	if err := decodeHeader(ext, h); err != nil {
-		return err
-	}
+// checkFields rejects a commitOrRollback other than 0, 8 and 12 (ErrBadField).
+// Java: EndTransactionRequestHeader#checkFields.
+func (h *EndTransactionRequestHeader) checkFields(ext map[string]string) error {
 	switch h.CommitOrRollback {
 	case 0, 8, 12:
 		return nil
@@ -213,9 +203,6 @@ func (h *EndTransactionRequestHeader) Decode(ext map[string]string) error {
 	r.bad("commitOrRollback", ext["commitOrRollback"], "0, 8 or 12")
 	return r.err
 }
-
-// Encode writes the header.
-func (h *EndTransactionRequestHeader) Encode() map[string]string { return encodeHeader(h) }
 
 // CheckTransactionStateRequestHeader is the header of CHECK_TRANSACTION_STATE (39, broker →
 // producer). Mirrors CheckTransactionStateRequestHeader (remoting-protocol.md §4.13).
@@ -229,11 +216,3 @@ type CheckTransactionStateRequestHeader struct {
 	TransactionID string `ext:"transactionId,omitempty"`
 	OffsetMsgID   string `ext:"offsetMsgId,omitempty"`
 }
-
-// Decode reads the header. Errors: ErrMissingField, ErrBadField.
-func (h *CheckTransactionStateRequestHeader) Decode(ext map[string]string) error {
-	return decodeHeader(ext, h)
-}
-
-// Encode writes the header.
-func (h *CheckTransactionStateRequestHeader) Encode() map[string]string { return encodeHeader(h) }

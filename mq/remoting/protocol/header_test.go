@@ -30,14 +30,14 @@ func clientGoSendV2() map[string]string {
 // map and SendMessageRequestHeaderV2's single-letter keys into the same struct.
 func TestSendMessageRequestHeaderV1AndV2(t *testing.T) {
 	var v1 SendMessageRequestHeader
-	require.NoError(t, v1.Decode(clientGoSendV1()))
+	require.NoError(t, DecodeHeader(clientGoSendV1(), &v1))
 	require.Equal(t, SendMessageRequestHeader{
 		ProducerGroup: "pg", Topic: "TopicTest", DefaultTopic: "TBW102", DefaultTopicQueueNums: 4, QueueID: 2,
 		SysFlag: 4, BornTimestamp: 1700000000000, Flag: 0, Properties: "TAGS\x01TagA\x02UNIQ_KEY\x01C0A80001\x02",
 		ReconsumeTimes: 0, UnitMode: false, MaxReconsumeTimes: 0, HasMaxReconsumeTimes: true, Batch: false,
 		BrokerName: "broker-a",
 	}, v1)
-	require.Equal(t, clientGoSendV1(), v1.Encode(), "Encode writes what client-go writes")
+	require.Equal(t, clientGoSendV1(), EncodeHeader(&v1), "Encode writes what client-go writes")
 
 	v2, err := DecodeSendMessageRequestHeaderV2(clientGoSendV2())
 	require.NoError(t, err)
@@ -53,7 +53,7 @@ func TestSendMessageRequestHeaderV1AndV2(t *testing.T) {
 		delete(minimal, k)
 	}
 	var h SendMessageRequestHeader
-	require.NoError(t, h.Decode(minimal))
+	require.NoError(t, DecodeHeader(minimal, &h))
 	require.False(t, h.HasMaxReconsumeTimes, "absent maxReconsumeTimes falls back to the group's retryMaxTimes")
 	require.Equal(t, "", h.Properties)
 }
@@ -68,32 +68,32 @@ func TestHeaderDecodeErrors(t *testing.T) {
 		wantErr error
 		field   string
 	}{
-		{"send missing topic", (&SendMessageRequestHeader{}).Decode, without(clientGoSendV1(), "topic"), ErrMissingField, `"topic"`},
-		{"send bad queueId", (&SendMessageRequestHeader{}).Decode, with(clientGoSendV1(), "queueId", "x"), ErrBadField, `"queueId"="x"`},
-		{"send queueId overflows int32", (&SendMessageRequestHeader{}).Decode, with(clientGoSendV1(), "queueId", "2147483648"), ErrBadField, `"queueId"`},
-		{"send bad optional maxReconsumeTimes", (&SendMessageRequestHeader{}).Decode, with(clientGoSendV1(), "maxReconsumeTimes", "1.5"), ErrBadField, `"maxReconsumeTimes"`},
+		{"send missing topic", decoder[SendMessageRequestHeader](), without(clientGoSendV1(), "topic"), ErrMissingField, `"topic"`},
+		{"send bad queueId", decoder[SendMessageRequestHeader](), with(clientGoSendV1(), "queueId", "x"), ErrBadField, `"queueId"="x"`},
+		{"send queueId overflows int32", decoder[SendMessageRequestHeader](), with(clientGoSendV1(), "queueId", "2147483648"), ErrBadField, `"queueId"`},
+		{"send bad optional maxReconsumeTimes", decoder[SendMessageRequestHeader](), with(clientGoSendV1(), "maxReconsumeTimes", "1.5"), ErrBadField, `"maxReconsumeTimes"`},
 		{"v2 missing b", func(m map[string]string) error { _, err := DecodeSendMessageRequestHeaderV2(m); return err },
 			without(clientGoSendV2(), "b"), ErrMissingField, `"b" (topic)`},
-		{"pull missing subVersion", (&PullMessageRequestHeader{}).Decode, without(clientGoPull(), "subVersion"), ErrMissingField, `"subVersion"`},
-		{"pull bad queueOffset", (&PullMessageRequestHeader{}).Decode, with(clientGoPull(), "queueOffset", " 1"), ErrBadField, `"queueOffset"`},
-		{"pull response missing maxOffset", (&PullMessageResponseHeader{}).Decode,
+		{"pull missing subVersion", decoder[PullMessageRequestHeader](), without(clientGoPull(), "subVersion"), ErrMissingField, `"subVersion"`},
+		{"pull bad queueOffset", decoder[PullMessageRequestHeader](), with(clientGoPull(), "queueOffset", " 1"), ErrBadField, `"queueOffset"`},
+		{"pull response missing maxOffset", decoder[PullMessageResponseHeader](),
 			map[string]string{"suggestWhichBrokerId": "0", "nextBeginOffset": "1", "minOffset": "0"}, ErrMissingField, `"maxOffset"`},
-		{"end transaction bad type", (&EndTransactionRequestHeader{}).Decode, map[string]string{
+		{"end transaction bad type", decoder[EndTransactionRequestHeader](), map[string]string{
 			"producerGroup": "pg", "tranStateTableOffset": "1", "commitLogOffset": "2", "commitOrRollback": "4", "msgId": "m"},
 			ErrBadField, `"commitOrRollback"="4"`},
-		{"create topic bad filter type", (&CreateTopicRequestHeader{}).Decode, map[string]string{
+		{"create topic bad filter type", decoder[CreateTopicRequestHeader](), map[string]string{
 			"topic": "t", "defaultTopic": "TBW102", "readQueueNums": "8", "writeQueueNums": "8", "perm": "6",
 			"topicFilterType": "ALL", "order": "false"}, ErrBadField, `"topicFilterType"`},
-		{"create topic missing order", (&CreateTopicRequestHeader{}).Decode, map[string]string{
+		{"create topic missing order", decoder[CreateTopicRequestHeader](), map[string]string{
 			"topic": "t", "defaultTopic": "TBW102", "readQueueNums": "8", "writeQueueNums": "8", "perm": "6",
 			"topicFilterType": "SINGLE_TAG"}, ErrMissingField, `"order"`},
-		{"register broker missing brokerId", (&RegisterBrokerRequestHeader{}).Decode, map[string]string{
+		{"register broker missing brokerId", decoder[RegisterBrokerRequestHeader](), map[string]string{
 			"brokerName": "b", "brokerAddr": "a", "clusterName": "c", "haServerAddr": "h"}, ErrMissingField, `"brokerId"`},
-		{"query offset missing group", (&QueryConsumerOffsetRequestHeader{}).Decode, map[string]string{
+		{"query offset missing group", decoder[QueryConsumerOffsetRequestHeader](), map[string]string{
 			"topic": "t", "queueId": "0"}, ErrMissingField, `"consumerGroup"`},
-		{"offset response bad", (&OffsetResponseHeader{}).Decode, map[string]string{"offset": "-"}, ErrBadField, `"offset"`},
-		{"route missing topic", (&GetRouteInfoRequestHeader{}).Decode, map[string]string{}, ErrMissingField, `"topic"`},
-		{"unregister client missing clientID", (&UnregisterClientRequestHeader{}).Decode, map[string]string{"producerGroup": "pg"}, ErrMissingField, `"clientID"`},
+		{"offset response bad", decoder[OffsetResponseHeader](), map[string]string{"offset": "-"}, ErrBadField, `"offset"`},
+		{"route missing topic", decoder[GetRouteInfoRequestHeader](), map[string]string{}, ErrMissingField, `"topic"`},
+		{"unregister client missing clientID", decoder[UnregisterClientRequestHeader](), map[string]string{"producerGroup": "pg"}, ErrMissingField, `"clientID"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,18 +120,18 @@ func clientGoPull() map[string]string {
 // header always carrying all four offsets (pitfall 12).
 func TestPullHeaders(t *testing.T) {
 	var h PullMessageRequestHeader
-	require.NoError(t, h.Decode(clientGoPull()))
+	require.NoError(t, DecodeHeader(clientGoPull(), &h))
 	require.Equal(t, PullMessageRequestHeader{
 		ConsumerGroup: "g", Topic: "TopicTest", QueueID: 1, QueueOffset: 42, MaxMsgNums: 32, SysFlag: 3,
 		CommitOffset: 40, SuspendTimeoutMillis: 20000, SubVersion: 0, ExpressionType: "TAG", BrokerName: "broker-a",
 	}, h)
-	require.Equal(t, clientGoPull(), h.Encode())
+	require.Equal(t, clientGoPull(), EncodeHeader(&h))
 
 	resp := PullMessageResponseHeader{NextBeginOffset: 7}
 	require.Equal(t, map[string]string{"suggestWhichBrokerId": "0", "nextBeginOffset": "7", "minOffset": "0", "maxOffset": "0"},
-		resp.Encode(), "zero offsets are still written")
+		EncodeHeader(&resp), "zero offsets are still written")
 	var back PullMessageResponseHeader
-	require.NoError(t, back.Decode(map[string]string{"suggestWhichBrokerId": "1", "nextBeginOffset": "-1", "minOffset": "3", "maxOffset": "9223372036854775807"}))
+	require.NoError(t, DecodeHeader(map[string]string{"suggestWhichBrokerId": "1", "nextBeginOffset": "-1", "minOffset": "3", "maxOffset": "9223372036854775807"}, &back))
 	require.Equal(t, PullMessageResponseHeader{SuggestWhichBrokerID: 1, NextBeginOffset: -1, MinOffset: 3, MaxOffset: 9223372036854775807}, back)
 }
 
@@ -141,22 +141,23 @@ func TestSendMessageResponseHeader(t *testing.T) {
 	h := SendMessageResponseHeader{MsgID: "0A00000900002A9F0000000000001000", QueueID: 2, QueueOffset: 5,
 		MsgRegion: "DefaultRegion", TraceOn: true}
 	require.Equal(t, map[string]string{"msgId": "0A00000900002A9F0000000000001000", "queueId": "2", "queueOffset": "5",
-		"MSG_REGION": "DefaultRegion", "TRACE_ON": "true"}, h.Encode())
+		"MSG_REGION": "DefaultRegion", "TRACE_ON": "true"}, EncodeHeader(&h))
 	var back SendMessageResponseHeader
-	require.NoError(t, back.Decode(h.Encode()))
+	require.NoError(t, DecodeHeader(EncodeHeader(&h), &back))
 	require.Equal(t, h, back)
-	require.NoError(t, back.Decode(map[string]string{"msgId": "x", "queueId": "0", "queueOffset": "0"}))
+	require.NoError(t, DecodeHeader(map[string]string{"msgId": "x", "queueId": "0", "queueOffset": "0"}, &back))
 	require.False(t, back.TraceOn, "client-go: absent TRACE_ON is off")
 }
 
-// TestHeaderRoundTrips: every header's Encode decodes back to the same value (and booleans use
+// decoder is DecodeHeader into a new H, as a function of the extFields.
+func decoder[H any]() func(map[string]string) error {
+	return func(ext map[string]string) error { return DecodeHeader(ext, new(H)) }
+}
+
+// TestHeaderRoundTrips: every header's EncodeHeader decodes back to the same value (and booleans use
 // Java's Boolean.parseBoolean: any case of "true").
 func TestHeaderRoundTrips(t *testing.T) {
-	type codec interface {
-		Encode() map[string]string
-		Decode(map[string]string) error
-	}
-	cases := []struct{ in, out codec }{
+	cases := []struct{ in, out any }{
 		{&ConsumerSendMsgBackRequestHeader{Offset: 4096, Group: "g", DelayLevel: -1, OriginMsgID: "m", OriginTopic: "t",
 			MaxReconsumeTimes: 16, HasMaxReconsumeTimes: true, BrokerName: "b"}, &ConsumerSendMsgBackRequestHeader{}},
 		{&EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: 3, CommitLogOffset: 4096,
@@ -180,22 +181,24 @@ func TestHeaderRoundTrips(t *testing.T) {
 		{&CreateTopicRequestHeader{Topic: "t", DefaultTopic: "defaultTopic", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6,
 			TopicFilterType: SingleTag, Order: true}, &CreateTopicRequestHeader{}},
 		{&DeleteTopicRequestHeader{Topic: "t"}, &DeleteTopicRequestHeader{}},
+		{&QueryMessageRequestHeader{Topic: "t", Key: "k", MaxNum: 32, BeginTimestamp: 1, EndTimestamp: 1 << 62}, &QueryMessageRequestHeader{}},
+		{&ViewMessageRequestHeader{Offset: 4096}, &ViewMessageRequestHeader{}},
 	}
 	for _, c := range cases {
-		ext := c.in.Encode()
+		ext := EncodeHeader(c.in)
 		for k, v := range ext {
 			require.NotContains(t, v, " ", "%T %s: values are plain strings", c.in, k)
 		}
-		require.NoError(t, c.out.Decode(maps.Clone(ext)), "%T", c.in)
+		require.NoError(t, DecodeHeader(maps.Clone(ext), c.out), "%T", c.in)
 		require.Equal(t, c.in, c.out)
 	}
 
 	var rb RegisterBrokerRequestHeader
-	require.NoError(t, rb.Decode(map[string]string{"brokerName": "b", "brokerAddr": "a", "clusterName": "c",
-		"haServerAddr": "h", "brokerId": "0", "compressed": "TRUE"}))
+	require.NoError(t, DecodeHeader(map[string]string{"brokerName": "b", "brokerAddr": "a", "clusterName": "c",
+		"haServerAddr": "h", "brokerId": "0", "compressed": "TRUE"}, &rb))
 	require.True(t, rb.Compressed, "Boolean.parseBoolean ignores case")
 	require.Equal(t, int32(0), rb.BodyCrc32, "absent bodyCrc32: don't check")
-	require.NoError(t, rb.Decode(map[string]string{"brokerName": "b", "brokerAddr": "a", "clusterName": "c",
-		"haServerAddr": "h", "brokerId": "0", "compressed": "yes"}))
+	require.NoError(t, DecodeHeader(map[string]string{"brokerName": "b", "brokerAddr": "a", "clusterName": "c",
+		"haServerAddr": "h", "brokerId": "0", "compressed": "yes"}, &rb))
 	require.False(t, rb.Compressed, "anything but true is false")
 }

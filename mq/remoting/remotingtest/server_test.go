@@ -36,6 +36,6 @@ func TestStartRouteServer(t *testing.T) {
 	c := remoting.NewClient(remoting.ClientConfig{}, nil)
 	t.Cleanup(c.Shutdown)
 	h := protocol.GetRouteInfoRequestHeader{Topic: "any"}
-	resp := Invoke(t, c, addr, remoting.NewRequest(protocol.GetRouteinfoByTopic, h.Encode(), nil))
+	resp := Invoke(t, c, addr, remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&h), nil))
 	require.Equal(t, route.Encode(), resp.Body)
 }

@@ -33,8 +33,9 @@
 // for another offset closes the connection. It reports its new max offset after each append
 // and every haSendHeartbeatInterval (5 s); the master sends a header alone as a heartbeat
 // after haSendHeartbeatInterval without a frame. Either side closes a connection silent for
-// haHousekeepingInterval (20 s). Bytes that break the protocol (a negative offset, a body
-// size beyond 4 MiB, a wrong offset) close that connection only: ErrProtocol.
+// haHousekeepingInterval (20 s). Bytes that break the protocol (a negative offset, a report
+// beyond the master's CommitLog end, a body size beyond 4 MiB, a frame for another offset than
+// the slave's end) close that connection only: ErrProtocol.
 //
 // # SYNC_MASTER
 //

@@ -89,15 +89,27 @@ func frame(off int64, body []byte) []byte {
 	return b
 }
 
-// TestGarbageFromSlaves: a slave sending 3 bytes and hanging up, and one reporting a negative
-// offset, are each closed — no panic — while a real slave on the same master keeps
-// replicating. Java: ReadSocketService#processReadEvent (a read of -1 closes the connection).
+// TestGarbageFromSlaves: a slave sending 3 bytes and hanging up, one reporting a negative
+// offset and one reporting an offset beyond the master's CommitLog end are each closed — no
+// panic, push2SlaveMaxOffset untouched — while a real slave on the same master keeps
+// replicating. Java: ReadSocketService#processReadEvent (a read of -1 closes the connection;
+// "slave request offset greater than local commitLog offset").
 func TestGarbageFromSlaves(t *testing.T) {
 	master, slave := startPair(t, store.AsyncMaster)
 	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == 1 }, 5*time.Second, 10*time.Millisecond)
 
+	ahead := dialFakeSlave(t, master)
+	ahead.report(t, 1<<62)
+	_ = ahead.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err := ahead.conn.Read(make([]byte, 64))
+	require.Error(t, err, "the master closes a slave claiming bytes it never had")
+	require.Equal(t, store.CommitLogOffset(0), master.ha.Push2SlaveMaxOffset())
+	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == 1 }, 5*time.Second, 10*time.Millisecond)
+	r := master.store.PutMessage(msg(0, 0))
+	require.Equal(t, store.PutOK, r.PutMessageStatus)
+
 	short := dialFakeSlave(t, master)
-	_, err := short.conn.Write([]byte{1, 2, 3})
+	_, err = short.conn.Write([]byte{1, 2, 3})
 	require.NoError(t, err)
 	negative := dialFakeSlave(t, master)
 	negative.report(t, -5)
@@ -110,7 +122,7 @@ func TestGarbageFromSlaves(t *testing.T) {
 	_, err = negative.conn.Read(make([]byte, 64))
 	require.Error(t, err)
 
-	putN(t, master.store, 0, 20, store.PutOK)
+	putN(t, master.store, 1, 20, store.PutOK)
 	end := master.store.GetMaxPhyOffset()
 	require.Eventually(t, func() bool { return slave.store.GetMaxPhyOffset() == end }, 10*time.Second, 10*time.Millisecond)
 }

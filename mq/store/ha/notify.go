@@ -23,11 +23,19 @@ func (w *waitNotifyObject) wakeupAll() {
 	w.mu.Unlock()
 }
 
-// allWaitForRunning waits up to d, until wakeupAll or until stop is closed.
-func (w *waitNotifyObject) allWaitForRunning(d time.Duration, stop <-chan struct{}) {
+// generation is the channel the next wakeupAll closes. A waiter takes it before it looks for
+// work and waits on it after finding none, so a wakeupAll in between is not lost (Java:
+// WaitNotifyObject's per-thread hasNotified flag).
+func (w *waitNotifyObject) generation() <-chan struct{} {
 	w.mu.Lock()
-	ch := w.ch
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	return w.ch
+}
+
+// allWaitForRunning waits up to d, until the wakeupAll that closes gen (taken with generation)
+// or until stop is closed; it returns at once when that wakeupAll already happened.
+func (w *waitNotifyObject) allWaitForRunning(gen <-chan struct{}, d time.Duration, stop <-chan struct{}) {
+	ch := gen
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -2,6 +2,7 @@ package ha
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ type netConn = net.Conn
 // ReadSocketService reads a slave's reports on the master: 8-byte big-endian max CommitLog
 // offsets. The first sets where transfer starts (slaveRequestOffset); each one is the slave's
 // acknowledged offset (slaveAckOffset) and is passed to HAService#notifyTransferSome. A
+// negative report, or one beyond the master's CommitLog end, closes the connection. A
 // connection silent for haHousekeepingInterval is closed (the slave reports at least every
 // haSendHeartbeatInterval). Mirrors HAConnection.ReadSocketService.
 type ReadSocketService struct {
@@ -90,6 +92,12 @@ func (r *ReadSocketService) processReadEvent() (bool, error) {
 	off, err := parseReport(r.buf[pos-ReportSize : pos])
 	if err != nil {
 		return false, err
+	}
+	if masterMax := int64(r.c.h.store.GetMaxPhyOffset()); off > masterMax {
+		// Java closes on such a report after the first one; we close on the first too: a slave
+		// cannot hold bytes the master never had, and taking the report would raise
+		// push2SlaveMaxOffset past every later SYNC_MASTER put (Deviation).
+		return false, fmt.Errorf("%w: slave reported offset %d beyond the master's commitlog end %d", ErrProtocol, off, masterMax)
 	}
 	r.processPosition = pos
 	if r.processPosition == r.n {

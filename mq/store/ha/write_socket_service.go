@@ -61,8 +61,9 @@ func (w *WriteSocketService) run() {
 			return
 		default:
 		}
+		gen := c.h.waitNotify.generation() // before looking for data: no wake-up is lost
 		if c.slaveRequestOffset.Load() < 0 {
-			c.h.waitNotify.allWaitForRunning(waitForFirstReport, c.closed)
+			c.h.waitNotify.allWaitForRunning(gen, waitForFirstReport, c.closed)
 			continue
 		}
 		sent, err := w.pass()
@@ -73,7 +74,7 @@ func (w *WriteSocketService) run() {
 			return
 		}
 		if !sent {
-			c.h.waitNotify.allWaitForRunning(waitForData, c.closed)
+			c.h.waitNotify.allWaitForRunning(gen, waitForData, c.closed)
 		}
 	}
 }
