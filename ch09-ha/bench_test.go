@@ -18,7 +18,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store/ha"
 )
@@ -228,10 +227,7 @@ func benchSends(b *testing.B, role string) {
 			sc.MappedFileSizeCommitLog = benchFileSize
 			sc.WarmMappedFileEnable = true
 		}
-		e.master, err = e.startBroker(brokerName, 0, role, benchLive)
-		require.NoError(b, err)
-		require.NoError(b, mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite))
-		require.NoError(b, mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1))
+		require.NoError(b, e.startMaster(role, 4, benchLive))
 		e.slave, err = e.startBroker(brokerName+"-slave", 1, store.Slave, benchLive)
 		require.NoError(b, err)
 		for !e.master.HAService().IsSlaveOK(e.masterStore().GetMaxPhyOffset()) {

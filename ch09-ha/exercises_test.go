@@ -47,16 +47,13 @@ func live(sc storeSetup) {
 }
 
 // startLivePair starts, with live services, a master of role with topicName on 4 queues, its
-// slave (the topic copied to it, see copyTopic), and a producer; it waits until the master
-// holds the slave's connection.
+// slave (which copies the topic from its master, SlaveSynchronize), and a producer; it waits
+// until the master holds the slave's connection.
 func startLivePair(t *testing.T, e *env, role string) {
 	t.Helper()
-	var err error
-	e.master, err = e.startBroker(brokerName, 0, role, live)
-	require.NoError(t, err)
-	require.NoError(t, mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1))
+	require.NoError(t, e.startMaster(role, 4, live))
 	startLiveSlave(t, e)
+	var err error
 	e.producer, err = e.startProducer("p-" + strings.ReplaceAll(t.Name(), "/", "-"))
 	require.NoError(t, err)
 }
@@ -361,10 +358,7 @@ func (c *collector) received() map[string]bool {
 func TestExercise6_AsyncMasterAnswersBeforeTheSlaveHasIt(t *testing.T) {
 	e := newTestEnv(t)
 	var err error
-	e.master, err = e.startBroker(brokerName, 0, store.AsyncMaster)
-	require.NoError(t, err)
-	require.NoError(t, mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 1, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1))
+	require.NoError(t, e.startMaster(store.AsyncMaster, 1))
 	e.slave, err = e.startBroker(brokerName+"-slave", 1, store.Slave)
 	require.NoError(t, err)
 	e.producer, err = e.startProducer("p-exercise6")
@@ -392,10 +386,7 @@ func TestExercise6_AsyncMasterAnswersBeforeTheSlaveHasIt(t *testing.T) {
 func TestExercise7_AFreshSlaveStartsAtTheMastersLastFile(t *testing.T) {
 	e := newTestEnv(t)
 	var err error
-	e.master, err = e.startBroker(brokerName, 0, store.AsyncMaster, live)
-	require.NoError(t, err)
-	require.NoError(t, mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 4, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1))
+	require.NoError(t, e.startMaster(store.AsyncMaster, 4, live))
 	e.producer, err = e.startProducer("p-exercise7")
 	require.NoError(t, err)
 	sendN(t, e, 0, 150, 1000, producer.SendOK)
@@ -429,10 +420,7 @@ func TestExercise7_AFreshSlaveStartsAtTheMastersLastFile(t *testing.T) {
 func TestExercise8_AFrameForTheWrongOffsetClosesTheConnection(t *testing.T) {
 	e := newTestEnv(t)
 	var err error
-	e.master, err = e.startBroker(brokerName, 0, store.AsyncMaster)
-	require.NoError(t, err)
-	require.NoError(t, mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 1, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1))
+	require.NoError(t, e.startMaster(store.AsyncMaster, 1))
 	e.producer, err = e.startProducer("p-exercise8")
 	require.NoError(t, err)
 	sendN(t, e, 0, 2, 100, producer.SendOK)

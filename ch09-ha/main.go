@@ -111,13 +111,7 @@ func play(stage *mqtest.Stage) (err error) {
 
 // startPair is section 0: the master, the topic, the slave, the producer.
 func (e *env) startPair() (err error) {
-	if e.master, err = e.startBroker(brokerName, 0, store.AsyncMaster); err != nil {
-		return err
-	}
-	if err := mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, 1, protocol.PermRead|protocol.PermWrite); err != nil {
-		return err
-	}
-	if err := mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1); err != nil {
+	if err := e.startMaster(store.AsyncMaster, 1); err != nil {
 		return err
 	}
 	if e.slave, err = e.startBroker(brokerName+"-slave", 1, store.Slave); err != nil {
@@ -397,6 +391,19 @@ func (e *env) startBroker(name string, id int64, role string, adjust ...func(sto
 	}
 	tr := trace.New(e.logger, name)
 	return e.StartBroker(bc, sc, tr, broker.WithStoreOptions(opts), broker.WithHATracer(tr))
+}
+
+// startMaster starts broker-a as role (adjusted as startBroker says) with topicName on
+// queues queues, created as `mqadmin updateTopic -b` does, and waits until the name server
+// routes it.
+func (e *env) startMaster(role string, queues int32, adjust ...func(storeSetup)) (err error) {
+	if e.master, err = e.startBroker(brokerName, 0, role, adjust...); err != nil {
+		return err
+	}
+	if err := mqtest.CreateTopic(e.Client, e.master.BrokerAddr(), topicName, queues, protocol.PermRead|protocol.PermWrite); err != nil {
+		return err
+	}
+	return mqtest.WaitRouted(e.Client, e.Namesrv.Addr(), topicName, 1)
 }
 
 // startProducer starts a producer that never compresses and runs no scheduled task.
