@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
+	rmqerrors "github.com/apache/rocketmq-client-go/v2/errors"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
@@ -28,7 +30,9 @@ func main() {
 }
 
 // quickstart sends and receives one message through the name server at addr and returns the
-// exit status: 1, with one line on stderr, when no broker answers or a step fails.
+// exit status: 1, with one line on stderr, when no broker answers or a step fails. A send the
+// broker answers with a status other than SEND_OK stored the message without the guarantee it
+// asked for: the quickstart says so in one line, still receives the message, and returns 1.
 func quickstart(addr string, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "quickstart: "+format+"\n", a...)
@@ -60,9 +64,14 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 	defer func() { _ = p.Shutdown() }()
 	res, err := p.SendSync(context.Background(), primitive.NewMessage("QuickstartTopic", []byte("hello, rocketmq-go")))
 	if err != nil {
-		return fail("send through %s: %v (is a broker registered with that name server?)", addr, err)
+		return fail("send through %s: %v%s", addr, err, sendErrorHint(err))
 	}
-	fmt.Fprintln(stdout, "sent:", res)
+	fmt.Fprintln(stdout, "sent:", sendStatusName(res.Status), res)
+	status := 0
+	if res.Status != primitive.SendOK {
+		fail("send status %s: %s", sendStatusName(res.Status), sendStatusMeaning(res.Status))
+		status = 1
+	}
 
 	got := make(chan string, 16)
 	c, err := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName("quickstart-consumer"),
@@ -93,8 +102,53 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 	select {
 	case body := <-got:
 		fmt.Fprintln(stdout, "received:", body)
-		return 0
+		return status
 	case <-time.After(30 * time.Second):
 		return fail("nothing received in 30 s")
 	}
+}
+
+// sendStatusName is RocketMQ's name of a send status (Java's SendStatus), which the official Go
+// client keeps as a bare number (primitive.SendStatus 0..3, printed as sendStatus=N); an
+// unknown value gives "SendStatus(N)".
+func sendStatusName(s primitive.SendStatus) string {
+	switch s {
+	case primitive.SendOK:
+		return "SEND_OK"
+	case primitive.SendFlushDiskTimeout:
+		return "FLUSH_DISK_TIMEOUT"
+	case primitive.SendFlushSlaveTimeout:
+		return "FLUSH_SLAVE_TIMEOUT"
+	case primitive.SendSlaveNotAvailable:
+		return "SLAVE_NOT_AVAILABLE"
+	}
+	return fmt.Sprintf("SendStatus(%d)", int(s))
+}
+
+// sendStatusMeaning says in a few words what a status other than SEND_OK means for the message.
+func sendStatusMeaning(s primitive.SendStatus) string {
+	switch s {
+	case primitive.SendFlushDiskTimeout:
+		return "the broker (flushDiskType=SYNC_FLUSH) stored the message but did not flush it to disk within syncFlushTimeout"
+	case primitive.SendFlushSlaveTimeout:
+		return "the master (SYNC_MASTER) stored the message but its slave did not acknowledge it within syncFlushTimeout: it is not replicated yet"
+	case primitive.SendSlaveNotAvailable:
+		return "the master (SYNC_MASTER) stored the message but has no slave connected (or none less than haSlaveFallbehindMax behind): it is not replicated"
+	}
+	return "not SEND_OK"
+}
+
+// sendErrorHint is a short hint, with a leading space, for an error SendSync returned, or "" when
+// there is nothing to add. A timeout is a broker that was found but answered late (after the
+// client's 3 s send timeout, on each of its 3 tries); a missing route is no master of the topic.
+func sendErrorHint(err error) string {
+	switch {
+	case errors.Is(err, rmqerrors.ErrRequestTimeout):
+		return " (a broker was found but did not answer within the client's 3 s send timeout, on each of its 3 tries," +
+			" and each try may have stored the message; a SYNC_MASTER waiting syncFlushTimeout for a stalled slave does this:" +
+			" see README \"Master and slave\")"
+	case strings.Contains(err.Error(), "route info not found"):
+		return " (is a master broker registered with that name server? a slave alone takes no sends)"
+	}
+	return ""
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"net"
 	"testing"
 
+	rmqerrors "github.com/apache/rocketmq-client-go/v2/errors"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,4 +61,30 @@ func TestAddressList(t *testing.T) {
 	require.Equal(t, 1, quickstart(list, &out, &errOut))
 	require.Contains(t, errOut.String(), "quickstart: no broker at "+list+" — start one with")
 	require.NotContains(t, errOut.String(), "too many colons")
+}
+
+// TestSendStatusName: the four statuses the official client returns as numbers are printed by
+// RocketMQ's names; a value outside them is shown as a number, not as one of them.
+func TestSendStatusName(t *testing.T) {
+	require.Equal(t, "SEND_OK", sendStatusName(primitive.SendOK))
+	require.Equal(t, "FLUSH_DISK_TIMEOUT", sendStatusName(primitive.SendFlushDiskTimeout))
+	require.Equal(t, "FLUSH_SLAVE_TIMEOUT", sendStatusName(primitive.SendFlushSlaveTimeout))
+	require.Equal(t, "SLAVE_NOT_AVAILABLE", sendStatusName(primitive.SendSlaveNotAvailable))
+	require.Equal(t, "SendStatus(7)", sendStatusName(primitive.SendStatus(7)))
+	require.Contains(t, sendStatusMeaning(primitive.SendFlushSlaveTimeout), "syncFlushTimeout")
+	require.Contains(t, sendStatusMeaning(primitive.SendSlaveNotAvailable), "no slave connected")
+}
+
+// TestSendErrorHint: a timeout (also wrapped) points at a late answer and the README's master and
+// slave section, not at a missing broker; a missing route asks for a master; other errors get no
+// hint.
+func TestSendErrorHint(t *testing.T) {
+	for _, err := range []error{rmqerrors.ErrRequestTimeout, fmt.Errorf("invoke: %w", rmqerrors.ErrRequestTimeout)} {
+		h := sendErrorHint(err)
+		require.Contains(t, h, "did not answer within the client's 3 s send timeout")
+		require.Contains(t, h, `README "Master and slave"`)
+		require.NotContains(t, h, "is a broker registered")
+	}
+	require.Contains(t, sendErrorHint(errors.New("topic=QuickstartTopic route info not found")), "is a master broker registered")
+	require.Empty(t, sendErrorHint(errors.New("connection refused")))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -145,6 +146,16 @@ func TestExampleFilesKeepStandardValues(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join("..", "..", "..", "conf", "broker.conf"))
 	require.NoError(t, err)
 	require.NotRegexp(t, `(?m)^namesrvAddr=`, string(text), "a namesrvAddr would turn the in-process name server off")
+
+	// The SYNC_MASTER's wait for its slave stays below the official client's 3 s send timeout, so
+	// that a stalled slave gives the client FLUSH_SLAVE_TIMEOUT, not a timeout and a retry.
+	text, err = os.ReadFile(filepath.Join("..", "..", "..", "conf", "broker-a-master.conf"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^syncFlushTimeout=([0-9]+)$`).FindStringSubmatch(string(text))
+	require.NotNil(t, m, "broker-a-master.conf sets syncFlushTimeout")
+	ms, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	require.Less(t, ms, 3000, "syncFlushTimeout below the client's send timeout")
 }
 
 // TestExampleMasterAndSlave: conf/broker-a-master.conf (SYNC_MASTER) and
