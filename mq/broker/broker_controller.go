@@ -410,8 +410,8 @@ func (b *BrokerController) Start() error {
 	interval := b.cfg.FlushConsumerOffsetInterval
 	b.persistService.RunEvery(min(persistFirstDelay, interval), interval, b.persistPeriodically)
 	b.log.Info("broker started", "brokerName", b.cfg.BrokerName, "cluster", b.cfg.BrokerClusterName,
-		"brokerId", b.cfg.BrokerID, "addr", addr, "vipAddr", vip, "namesrvAddr", b.cfg.NamesrvAddr,
-		"storePathRootDir", b.storeCfg.StorePathRootDir)
+		"brokerId", b.cfg.BrokerID, "brokerRole", b.storeCfg.BrokerRole, "addr", addr, "vipAddr", vip,
+		"haAddr", b.HAServerAddr(), "namesrvAddr", b.cfg.NamesrvAddr, "storePathRootDir", b.storeCfg.StorePathRootDir)
 	return nil
 }
 

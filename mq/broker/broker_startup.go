@@ -19,12 +19,16 @@ import (
 
 // CreateBrokerController applies BrokerStartup's fixed rules to the configs (a master has
 // brokerId 0, a slave needs brokerId > 0; haListenPort = listenPort + 1), then creates and
-// initializes the controller. On error nothing is left running.
+// initializes the controller. A master configured with a brokerId other than 0 (a slave's
+// config without, or with a mistyped, brokerRole) starts with brokerId 0, as Java's does, and
+// logs a WARN naming the ignored brokerId. On error nothing is left running.
 // Java: BrokerStartup#createBrokerController.
 func CreateBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, storeCfg store.MessageStoreConfig,
 	tr *trace.Tracer, opts ...Option) (*BrokerController, error) {
+	ignoredID := int64(0)
 	switch storeCfg.BrokerRole {
 	case store.AsyncMaster, store.SyncMaster:
+		ignoredID = cfg.BrokerID
 		cfg.BrokerID = 0
 	case store.Slave:
 		if cfg.BrokerID <= 0 {
@@ -38,6 +42,10 @@ func CreateBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, s
 	b, err := NewBrokerController(cfg, serverCfg, storeCfg, tr, opts...)
 	if err != nil {
 		return nil, err
+	}
+	if ignoredID != 0 {
+		b.log.Warn(fmt.Sprintf("brokerId=%d ignored: a master (brokerRole=%s) has brokerId 0; set brokerRole=SLAVE for a slave",
+			ignoredID, storeCfg.BrokerRole), "brokerName", cfg.BrokerName)
 	}
 	if err := b.Initialize(); err != nil {
 		b.Shutdown()

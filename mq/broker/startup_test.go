@@ -101,6 +101,30 @@ func TestUnknownKeysWarnedAndIgnored(t *testing.T) {
 	require.Contains(t, errOut.String(), "unknown config keys ignored: anotherOne, someFutureKey")
 }
 
+// TestMasterBrokerIDIgnoredIsWarned: a slave's config without brokerRole (or with the key
+// mistyped) starts a master, whose brokerId is 0 as in Java's BrokerStartup; the log says in a
+// WARN which brokerId was ignored and what makes a slave, and the "broker started" line names
+// the role and the HA address. A master configured with brokerId=0 gets no such WARN.
+func TestMasterBrokerIDIgnoredIsWarned(t *testing.T) {
+	var out, errOut bytes.Buffer
+	b, err := BrokerStartup([]string{"-c", writeConf(t, "brokerName=broker-w", "brokerId=1", "brokerRol=SLAVE",
+		"listenPort=0", "namesrvAddr=", "mappedFileSizeCommitLog=65536", "storePathRootDir="+t.TempDir())}, &out, &errOut, nil)
+	require.NoError(t, err, errOut.String())
+	defer b.Shutdown()
+	require.Equal(t, int64(0), b.cfg.BrokerID)
+	log := errOut.String()
+	require.Regexp(t, `level=WARN msg="brokerId=1 ignored: a master \(brokerRole=ASYNC_MASTER\) has brokerId 0; set brokerRole=SLAVE for a slave"`, log)
+	require.Regexp(t, `msg="broker started".* brokerId=0 brokerRole=ASYNC_MASTER .*haAddr=127\.0\.0\.1:[1-9][0-9]*`, log)
+
+	errOut.Reset()
+	b2, err := BrokerStartup([]string{"-c", writeConf(t, "brokerName=broker-w2", "brokerId=0", "brokerRole=SYNC_MASTER",
+		"listenPort=0", "namesrvAddr=", "mappedFileSizeCommitLog=65536", "storePathRootDir="+t.TempDir())}, &out, &errOut, nil)
+	require.NoError(t, err, errOut.String())
+	defer b2.Shutdown()
+	require.NotContains(t, errOut.String(), "ignored: a master")
+	require.Contains(t, errOut.String(), "brokerRole=SYNC_MASTER")
+}
+
 // TestNamesrvAddrSources pins the precedence of BrokerStartup: NAMESRV_ADDR < namesrvAddr in
 // the -c file < -n; the list is ';'-separated.
 func TestNamesrvAddrSources(t *testing.T) {
