@@ -3,6 +3,7 @@ package ha
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -47,10 +48,16 @@ func testConfig(dir, role string) store.MessageStoreConfig {
 // test (HA first, as the broker does).
 func startNode(t *testing.T, cfg store.MessageStoreConfig, opts store.Options, tr *trace.Tracer) *node {
 	t.Helper()
+	return startNodeLog(t, cfg, opts, tr, nil)
+}
+
+// startNodeLog is startNode with the HAService's operating log going to log (nil: tr's).
+func startNodeLog(t *testing.T, cfg store.MessageStoreConfig, opts store.Options, tr *trace.Tracer, log *slog.Logger) *node {
+	t.Helper()
 	s, err := store.NewDefaultMessageStore(cfg, opts, nil, tr)
 	require.NoError(t, err)
 	require.NoError(t, s.Load())
-	h := NewHAService(s, tr, nil)
+	h := NewHAService(s, tr, log)
 	h.client.pause = 50 * time.Millisecond // Java's 5 s reconnect pause would make the tests slow
 	require.NoError(t, s.Start())
 	require.NoError(t, h.Start())

@@ -1,8 +1,10 @@
 package ha
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -40,9 +42,7 @@ func (r *ReadSocketService) run() {
 	defer r.c.Close()
 	for {
 		if err := r.readReports(false); err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				r.c.h.log.Warn("HA read from slave failed; closing the connection", "slave", r.c.clientAddr, "err", err)
-			}
+			r.logReadError(err)
 			return
 		}
 	}
@@ -127,15 +127,34 @@ func (r *ReadSocketService) processReadEvent() (bool, error) {
 	return true, nil
 }
 
+// logReadError logs why the read loop ends: a slave that hung up (EOF) at INFO; any other
+// error at WARN. A connection closed on this side (net.ErrClosed) and a silent slave
+// (housekeeping logged it) are not logged again.
+func (r *ReadSocketService) logReadError(err error) {
+	switch {
+	case errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrDeadlineExceeded):
+	case errors.Is(err, io.EOF):
+		r.c.h.log.Info("slave closed the HA connection", "slave", r.c.clientAddr)
+	default:
+		r.c.h.log.Warn("HA read from slave failed; closing the connection", "slave", r.c.clientAddr, "err", err)
+	}
+}
+
 // logBehind logs, at most every behindLogInterval, how far the slave's acknowledged offset is
-// behind the master's CommitLog end. Java: BrokerController#printMasterAndSlaveDiff ("slave
-// fall behind master: N bytes", every 60 s).
+// behind the master's CommitLog end: at INFO when it is behind, at DEBUG when caught up.
+// Java: BrokerController#printMasterAndSlaveDiff ("slave fall behind master: N bytes", every
+// 60 s).
 func (r *ReadSocketService) logBehind(ack int64) {
 	now := r.c.h.now()
 	if now-r.lastBehindLog < behindLogInterval.Milliseconds() {
 		return
 	}
 	r.lastBehindLog = now
-	r.c.h.log.Info("slave fall behind master", "slave", r.c.clientAddr, "slaveAckOffset", ack,
-		"behindBytes", max(int64(r.c.h.store.GetMaxPhyOffset())-ack, 0))
+	behind := max(int64(r.c.h.store.GetMaxPhyOffset())-ack, 0)
+	level := slog.LevelInfo
+	if behind == 0 { // caught up: nothing has fallen behind
+		level = slog.LevelDebug
+	}
+	r.c.h.log.Log(context.Background(), level, "slave fall behind master", "slave", r.c.clientAddr, "slaveAckOffset", ack,
+		"behindBytes", behind)
 }
