@@ -59,6 +59,7 @@ type HAClient struct {
 	n, dispatchPosition   int
 	lastMasterOffset      int64 // end of the last frame the master sent (its offset + size)
 	lastBehindLog         int64
+	rlog                  reconnectLog // rate-limits the reconnect WARNs
 }
 
 func newHAClient(h *HAService) *HAClient {
@@ -141,7 +142,7 @@ func (c *HAClient) ConnectMaster() bool {
 		var err error
 		if conn, addr, err = c.dial(); err != nil {
 			if addr != "" {
-				c.h.log.Warn("HAClient connect to master failed", "master", addr, "err", err)
+				c.logConnectFailure(addr, err)
 			}
 			return false
 		}
@@ -151,6 +152,7 @@ func (c *HAClient) ConnectMaster() bool {
 	c.lastWriteTimestamp = 0
 	c.lastReadTimestamp = c.h.now()
 	c.n, c.dispatchPosition = 0, 0
+	c.rlog.connected()
 	if c.buf == nil {
 		c.buf = make([]byte, readMaxBufferSize)
 	}
@@ -263,7 +265,7 @@ func (c *HAClient) RunOnce() bool {
 	_ = conn.SetReadDeadline(socketDeadline(clientReadSlice))
 	if err := c.processReadEvent(false); err != nil {
 		if !errors.Is(err, net.ErrClosed) {
-			c.h.log.Warn("HAClient read from master failed; reconnecting", "master", c.connAddr, "err", err)
+			c.logReadFailure(err)
 		}
 		c.CloseMaster()
 		return false
@@ -329,6 +331,7 @@ func (c *HAClient) processReadEvent(whole bool) error {
 		if m > 0 {
 			c.n += m
 			c.lastReadTimestamp = c.h.now()
+			c.rlog.received()
 			if tr := c.h.tr; tr.Enabled() {
 				tr.Step("HAClient#processReadEvent", slog.Int("readSize", m))
 			}

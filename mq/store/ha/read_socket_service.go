@@ -97,7 +97,7 @@ func (r *ReadSocketService) processReadEvent() (bool, error) {
 		// Java closes on such a report after the first one; we close on the first too: a slave
 		// cannot hold bytes the master never had, and taking the report would raise
 		// push2SlaveMaxOffset past every later SYNC_MASTER put (Deviation).
-		return false, fmt.Errorf("%w: slave reported offset %d beyond the master's commitlog end %d", ErrProtocol, off, masterMax)
+		return false, &slaveAheadError{slaveOffset: off, masterMaxOffset: masterMax}
 	}
 	r.processPosition = pos
 	if r.processPosition == r.n {
@@ -127,18 +127,36 @@ func (r *ReadSocketService) processReadEvent() (bool, error) {
 	return true, nil
 }
 
-// logReadError logs why the read loop ends: a slave that hung up (EOF) at INFO; any other
-// error at WARN. A connection closed on this side (net.ErrClosed) and a silent slave
-// (housekeeping logged it) are not logged again.
+// logReadError logs why the read loop ends: a slave that hung up (EOF) at INFO; a slave ahead
+// of the master at WARN, with what it means and the way out; any other error at WARN. A
+// connection closed on this side (net.ErrClosed) and a silent slave (housekeeping logged it)
+// are not logged again.
 func (r *ReadSocketService) logReadError(err error) {
+	var ahead *slaveAheadError
 	switch {
 	case errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrDeadlineExceeded):
 	case errors.Is(err, io.EOF):
 		r.c.h.log.Info("slave closed the HA connection", "slave", r.c.clientAddr)
+	case errors.As(err, &ahead):
+		r.c.h.log.Warn("slave reported an offset beyond the master's CommitLog end: its store holds data this master "+
+			"never had (e.g. it ran as a master); a slave cannot be cut back: stop it, remove its store directory "+
+			"(storePathRootDir), start it again; closing the connection",
+			"slave", r.c.clientAddr, "slaveOffset", ahead.slaveOffset, "masterMaxOffset", ahead.masterMaxOffset)
 	default:
 		r.c.h.log.Warn("HA read from slave failed; closing the connection", "slave", r.c.clientAddr, "err", err)
 	}
 }
+
+// slaveAheadError is a slave's report beyond the master's CommitLog end (both CommitLog
+// offsets); it is an ErrProtocol.
+type slaveAheadError struct{ slaveOffset, masterMaxOffset int64 }
+
+func (e *slaveAheadError) Error() string {
+	return fmt.Sprintf("%v: slave reported offset %d beyond the master's commitlog end %d", ErrProtocol,
+		e.slaveOffset, e.masterMaxOffset)
+}
+
+func (e *slaveAheadError) Unwrap() error { return ErrProtocol }
 
 // logBehind logs, at most every behindLogInterval, how far the slave's acknowledged offset is
 // behind the master's CommitLog end: at INFO when it is behind, at DEBUG when caught up.
