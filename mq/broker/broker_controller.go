@@ -116,6 +116,10 @@ type BrokerController struct {
 
 	// registerService runs RegisterBrokerAll periodically; Wakeup runs it now (topic created).
 	registerService *service.ServiceThread
+	// masterWaitService registers a slave again while it knows no master (master_wait.go);
+	// masterWaitLogged: the wait was logged.
+	masterWaitService *service.ServiceThread
+	masterWaitLogged  atomic.Bool
 	// registerMu serializes registrations (Java: synchronized registerBrokerAll).
 	registerMu sync.Mutex
 	// persistService writes consumerOffset.json every FlushConsumerOffsetInterval and retries
@@ -155,15 +159,16 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 		storeCfg.HaListenPort = 0 // an ephemeral listen port: an ephemeral HA port too
 	}
 	b := &BrokerController{
-		cfg:              cfg,
-		serverCfg:        serverCfg,
-		storeCfg:         storeCfg,
-		tr:               tr,
-		log:              orDiscard(tr.Logger()),
-		clock:            clock.System{},
-		registerService:  service.New("BrokerRegisterService"),
-		persistService:   service.New("BrokerConfigPersistService"),
-		slaveSyncService: service.New("SlaveSynchronize"),
+		cfg:               cfg,
+		serverCfg:         serverCfg,
+		storeCfg:          storeCfg,
+		tr:                tr,
+		log:               orDiscard(tr.Logger()),
+		clock:             clock.System{},
+		registerService:   service.New("BrokerRegisterService"),
+		masterWaitService: service.New("SlaveMasterWait"),
+		persistService:    service.New("BrokerConfigPersistService"),
+		slaveSyncService:  service.New("SlaveSynchronize"),
 	}
 	b.slaveSynchronize = newSlaveSynchronize(b)
 	for _, o := range opts {
@@ -405,6 +410,7 @@ func (b *BrokerController) Start() error {
 		b.syncFromMaster()
 		b.slaveSyncService.RunEvery(slaveSyncInterval, slaveSyncInterval, b.syncFromMaster)
 	}
+	b.startMasterWait()
 	period := min(b.cfg.RegisterNameServerPeriod, registerMaxPeriod)
 	b.registerService.RunEvery(registerFirstDelay, period, func() { b.RegisterBrokerAllWith(b.cfg.ForceRegister) })
 	interval := b.cfg.FlushConsumerOffsetInterval
@@ -487,6 +493,7 @@ func (b *BrokerController) RegisterBrokerAllWith(forceRegister bool) {
 	if len(results) > 0 && results[0].MasterAddr != "" {
 		b.slaveSynchronize.SetMasterAddr(results[0].MasterAddr)
 	}
+	b.logMasterWait(results)
 }
 
 // syncFromMaster is one pass of the slave's sync: SyncAll, and a registration when the topic
@@ -534,6 +541,7 @@ func (b *BrokerController) Shutdown() {
 	}
 	b.shutdownDone = true
 	b.registerService.Shutdown()
+	b.masterWaitService.Shutdown()
 	b.persistService.Shutdown()
 	b.slaveSyncService.Shutdown()
 	b.brokerFastFailure.shutdown()

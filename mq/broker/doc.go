@@ -42,6 +42,8 @@
 //	slave_synchronize.go              SlaveSynchronize: a slave copies its master's topics, offsets,
 //	                                  delay offsets and groups (at start, then every 10 s); the broker
 //	                                  owns the store's HAService (../store/ha) and starts it with the store
+//	master_wait.go                    a slave started before its master: says so once, registers
+//	                                  again every 5 s until it learns the master's HA address
 //	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
 //	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
 //	                                  queued too long or while the page cache is busy

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -181,4 +182,27 @@ func TestExampleMasterAndSlave(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(slaveStore, "commitlog", "00000000000000000000"))
 		return err == nil && bytes.Contains(b, body)
 	}, 10*time.Second, 10*time.Millisecond, "the message is in the slave's CommitLog")
+}
+
+// TestExampleSlaveStartedBeforeMaster: conf/broker-a-slave.conf started before its master says
+// at INFO, once, that no master of broker-a is registered yet and when it asks again; it then
+// registers every 5 s until it learns the master's HA address, so it connects within about 5 s
+// of the master's start (not at its next periodic registration, 10 s after its own start and
+// every 30 s after that).
+func TestExampleSlaveStartedBeforeMaster(t *testing.T) {
+	addr := startExampleNamesrv(t)
+	slaveStore := t.TempDir()
+	_, _, slaveErr := runBroker(t, "-c", overlay(t, "broker-a-slave.conf",
+		"listenPort=0", "bindAddress=127.0.0.1", "storePathRootDir="+slaveStore,
+		"mappedFileSizeCommitLog=1048576", "mappedFileSizeConsumeQueue=6000", "namesrvAddr="+addr))
+	const wait = `level=INFO msg="no master of this brokerName is registered with the name server yet; replication starts once one is" brokerName=broker-a following="" retryIn=5s`
+	require.Eventually(t, func() bool { return strings.Contains(slaveErr.String(), wait) }, 10*time.Second, 10*time.Millisecond,
+		"stderr:\n%s", slaveErr)
+
+	runBroker(t, "-c", overlay(t, "broker-a-master.conf", append(storeOverlay(t), "namesrvAddr="+addr)...))
+	masterUp := time.Now()
+	require.Eventually(t, func() bool { return strings.Contains(slaveErr.String(), "HAClient connected to master") },
+		8*time.Second, 10*time.Millisecond, "stderr:\n%s", slaveErr)
+	t.Logf("the slave connected %v after the master started", time.Since(masterUp).Round(time.Millisecond))
+	require.Equal(t, 1, strings.Count(slaveErr.String(), "no master of this brokerName"), "said once; stderr:\n%s", slaveErr)
 }
