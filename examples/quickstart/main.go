@@ -108,32 +108,31 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 	}
 }
 
-// sendStatusName is RocketMQ's name of a send status (Java's SendStatus), which the official Go
-// client keeps as a bare number (primitive.SendStatus 0..3, printed as sendStatus=N); an
-// unknown value gives "SendStatus(N)".
+// sendStatuses names the statuses the official Go client keeps as bare numbers
+// (primitive.SendStatus 0..3, printed as sendStatus=N) by RocketMQ's names (Java's SendStatus),
+// with what a status other than SEND_OK means for the message.
+var sendStatuses = map[primitive.SendStatus]struct{ name, meaning string }{
+	primitive.SendOK: {"SEND_OK", "stored and, on a SYNC_MASTER, replicated"},
+	primitive.SendFlushDiskTimeout: {"FLUSH_DISK_TIMEOUT",
+		"the broker (flushDiskType=SYNC_FLUSH) stored the message but did not flush it to disk within syncFlushTimeout"},
+	primitive.SendFlushSlaveTimeout: {"FLUSH_SLAVE_TIMEOUT",
+		"the master (SYNC_MASTER) stored the message but its slave did not acknowledge it within syncFlushTimeout: it is not replicated yet"},
+	primitive.SendSlaveNotAvailable: {"SLAVE_NOT_AVAILABLE",
+		"the master (SYNC_MASTER) stored the message but has no slave connected (or none less than haSlaveFallbehindMax behind): it is not replicated"},
+}
+
+// sendStatusName is RocketMQ's name of a send status; an unknown value gives "SendStatus(N)".
 func sendStatusName(s primitive.SendStatus) string {
-	switch s {
-	case primitive.SendOK:
-		return "SEND_OK"
-	case primitive.SendFlushDiskTimeout:
-		return "FLUSH_DISK_TIMEOUT"
-	case primitive.SendFlushSlaveTimeout:
-		return "FLUSH_SLAVE_TIMEOUT"
-	case primitive.SendSlaveNotAvailable:
-		return "SLAVE_NOT_AVAILABLE"
+	if st, ok := sendStatuses[s]; ok {
+		return st.name
 	}
 	return fmt.Sprintf("SendStatus(%d)", int(s))
 }
 
-// sendStatusMeaning says in a few words what a status other than SEND_OK means for the message.
+// sendStatusMeaning says in a few words what a status means for the message.
 func sendStatusMeaning(s primitive.SendStatus) string {
-	switch s {
-	case primitive.SendFlushDiskTimeout:
-		return "the broker (flushDiskType=SYNC_FLUSH) stored the message but did not flush it to disk within syncFlushTimeout"
-	case primitive.SendFlushSlaveTimeout:
-		return "the master (SYNC_MASTER) stored the message but its slave did not acknowledge it within syncFlushTimeout: it is not replicated yet"
-	case primitive.SendSlaveNotAvailable:
-		return "the master (SYNC_MASTER) stored the message but has no slave connected (or none less than haSlaveFallbehindMax behind): it is not replicated"
+	if st, ok := sendStatuses[s]; ok {
+		return st.meaning
 	}
 	return "not SEND_OK"
 }
