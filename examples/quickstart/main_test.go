@@ -7,6 +7,9 @@ import (
 	"net"
 	"testing"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	rmqerrors "github.com/apache/rocketmq-client-go/v2/errors"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/stretchr/testify/require"
@@ -87,4 +90,23 @@ func TestSendErrorHint(t *testing.T) {
 	}
 	require.Contains(t, sendErrorHint(errors.New("topic=QuickstartTopic route info not found")), "is a master broker registered")
 	require.Empty(t, sendErrorHint(errors.New("connection refused")))
+}
+
+// TestSlaveNotAvailable: against a SYNC_MASTER with no slave (our broker, on loopback) the send
+// is answered SLAVE_NOT_AVAILABLE: the quickstart prints the status by name, says on stderr in
+// one line that the message is stored but not replicated, still receives it, and exits 1.
+func TestSlaveNotAvailable(t *testing.T) {
+	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(),
+		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			sc.BrokerRole = store.SyncMaster
+			sc.MappedFileSizeCommitLog = 64 * 1024
+		}})
+	require.NoError(t, err)
+	defer c.Shutdown()
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, 1, quickstart(c.NamesrvAddr(), &out, &errOut), "stdout:\n%s\nstderr:\n%s", &out, &errOut)
+	require.Contains(t, out.String(), "sent: SLAVE_NOT_AVAILABLE SendResult [sendStatus=3, ")
+	require.Contains(t, out.String(), "received: hello, rocketmq-go")
+	require.Equal(t, "quickstart: send status SLAVE_NOT_AVAILABLE: "+sendStatusMeaning(primitive.SendSlaveNotAvailable)+"\n", errOut.String())
 }
