@@ -39,9 +39,15 @@ func (s *SlaveSynchronize) MasterAddr() string {
 	return ""
 }
 
-// SetMasterAddr sets the master's remoting address. Java: SlaveSynchronize#setMasterAddr.
+// SetMasterAddr sets the master's remoting address ("host:port"; "" when the registration
+// answer names none: SyncAll then does nothing). Java: SlaveSynchronize#setMasterAddr.
 func (s *SlaveSynchronize) SetMasterAddr(addr string) {
-	if old := s.masterAddr.Swap(&addr); old == nil || *old != addr {
+	old := s.masterAddr.Swap(&addr)
+	switch {
+	case old != nil && *old == addr, old == nil && addr == "":
+	case addr == "":
+		s.b.log.Warn("slave synchronize: the name server names no master; not syncing", "oldMasterAddr", *old)
+	default:
 		s.b.log.Info("slave synchronize: master address", "masterAddr", addr)
 	}
 }

@@ -108,3 +108,27 @@ func TestSlaveSynchronize(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, changed, "same DataVersion: nothing to replace")
 }
+
+// TestSlaveForgetsAGoneMaster: once its master is gone (unregistered from the name server),
+// the slave's next registration answer names no master, and the slave stops syncing from the
+// old address: SyncAll has no master to ask. Java: BrokerController#doRegisterBrokerAll sets
+// slaveSynchronize's masterAddr from every answer (null when the master is gone), and
+// SlaveSynchronize skips a null masterAddr.
+func TestSlaveForgetsAGoneMaster(t *testing.T) {
+	c, err := Start(Config{Dir: t.TempDir(), Slaves: true, Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 * 1024
+	}, SlaveCustomize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 * 1024
+	}})
+	require.NoError(t, err)
+	defer c.Shutdown()
+	master, slave := c.Brokers[0], c.Slaves[0]
+	require.Equal(t, master.BrokerAddr(), slave.SlaveSynchronize().MasterAddr())
+
+	master.Shutdown()
+	slave.RegisterBrokerAllWith(true)
+	require.Equal(t, "", slave.SlaveSynchronize().MasterAddr(), "the answer names no master")
+	changed, err := slave.SlaveSynchronize().SyncAll()
+	require.NoError(t, err, "no request to the old master's address")
+	require.False(t, changed)
+}
