@@ -3,7 +3,6 @@ package broker
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"sync/atomic"
 	"time"
 
@@ -96,9 +95,7 @@ func (s *SlaveSynchronize) syncConsumerOffset(addr string) error {
 		return fmt.Errorf("sync consumer offsets from %s: %w", addr, err)
 	}
 	m := s.b.consumerOffsetManager
-	t := m.OffsetTable()
-	maps.Copy(t, tmp.OffsetTable())
-	m.SetOffsetTable(t)
+	m.putAll(tmp.OffsetTable())
 	return m.Persist()
 }
 

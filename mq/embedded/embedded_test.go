@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,4 +132,45 @@ func TestSlaveForgetsAGoneMaster(t *testing.T) {
 	changed, err := slave.SlaveSynchronize().SyncAll()
 	require.NoError(t, err, "no request to the old master's address")
 	require.False(t, changed)
+}
+
+// TestSlaveSyncKeepsConcurrentCommits: a slave's consumer offsets are the master's put over
+// its own (Java: offsetTable.putAll): an offset a consumer commits on the slave for a group
+// the master does not know, while SyncAll runs, is never rolled back by the sync.
+func TestSlaveSyncKeepsConcurrentCommits(t *testing.T) {
+	c, err := Start(Config{Dir: t.TempDir(), Slaves: true, Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 * 1024
+	}, SlaveCustomize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 * 1024
+	}})
+	require.NoError(t, err)
+	defer c.Shutdown()
+	master, slave := c.Brokers[0], c.Slaves[0]
+	master.ConsumerOffsetManager().CommitOffset("test", "onMaster", "T", 0, 7)
+
+	stop, done := make(chan struct{}), make(chan struct{})
+	var rolledBack atomic.Bool
+	go func() {
+		defer close(done)
+		for i := int64(1); ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			com := slave.ConsumerOffsetManager()
+			com.CommitOffset("test", "onSlave", "T", 0, store.QueueOffset(i))
+			if got := com.QueryOffset("onSlave", "T", 0); got < store.QueueOffset(i) {
+				rolledBack.Store(true) // only a sync writes an older value
+			}
+		}
+	}()
+	for range 100 {
+		_, err := slave.SlaveSynchronize().SyncAll()
+		require.NoError(t, err)
+	}
+	close(stop)
+	<-done
+	require.False(t, rolledBack.Load(), "the sync rolled back an offset committed on the slave")
+	require.Equal(t, store.QueueOffset(7), slave.ConsumerOffsetManager().QueryOffset("onMaster", "T", 0))
 }
