@@ -17,53 +17,53 @@ import (
 // #recoverAbnormally truncating the torn record, HAClient#connectMaster (currentReportedOffset
 // = the store's max physical offset).
 func TestSlaveRecoversTornTail(t *testing.T) {
-	for _, stop := range []struct {
-		name string
-		fn   func(*DefaultMessageStore)
-	}{{"clean", (*DefaultMessageStore).Shutdown}, {"crash", crashStore}} {
-		t.Run(stop.name, func(t *testing.T) {
-			master := openStore(t, smallConfig(t.TempDir()), nil, nil)
-			var ends []CommitLogOffset
-			for i := range 3 {
-				r := put(t, master, newMsg("T", int32(i%2), fmt.Sprintf("body-%d", i), "TagA"))
-				ends = append(ends, r.WroteOffset+CommitLogOffset(r.WroteBytes))
-			}
-			master.DoReput()
-			all, ok := master.GetCommitLogData(0)
-			require.True(t, ok)
-			masterBytes := bytes.Clone(all.Data)
-			all.Release()
-			require.Equal(t, int(ends[2]), len(masterBytes))
+	t.Run("clean", func(t *testing.T) { slaveTornTail(t, (*DefaultMessageStore).Shutdown) })
+	t.Run("crash", func(t *testing.T) { slaveTornTail(t, crashStore) })
+}
 
-			cfg := smallConfig(t.TempDir())
-			cfg.BrokerRole = Slave
-			slave := openStore(t, cfg, nil, nil)
-			torn := int(ends[1]) + 10 // the third record's first 10 bytes
-			require.NoError(t, slave.AppendToCommitLog(0, masterBytes[:torn]))
-			slave.DoReput()
-			require.Equal(t, QueueOffset(1), slave.GetMaxOffsetInQueue("T", 1), "the torn record is not dispatched")
-			stop.fn(slave)
+// slaveTornTail is TestSlaveRecoversTornTail with the slave stopped by stop.
+func slaveTornTail(t *testing.T, stop func(*DefaultMessageStore)) {
+	t.Helper()
+	master := openStore(t, smallConfig(t.TempDir()), nil, nil)
+	var ends []CommitLogOffset
+	for i := range 3 {
+		r := put(t, master, newMsg("T", int32(i%2), fmt.Sprintf("body-%d", i), "TagA"))
+		ends = append(ends, r.WroteOffset+CommitLogOffset(r.WroteBytes))
+	}
+	master.DoReput()
+	all, ok := master.GetCommitLogData(0)
+	require.True(t, ok)
+	masterBytes := bytes.Clone(all.Data)
+	all.Release()
+	require.Equal(t, int(ends[2]), len(masterBytes))
 
-			again := openStore(t, cfg, nil, nil)
-			from := again.GetMaxPhyOffset()
-			require.GreaterOrEqual(t, int64(from), int64(ends[1]), "whole records survive")
-			require.LessOrEqual(t, int(from), torn)
-			require.NoError(t, again.AppendToCommitLog(from, masterBytes[from:]))
-			again.DoReput()
-			require.Equal(t, ends[2], again.GetMaxPhyOffset())
-			got, ok := again.GetCommitLogData(0)
-			require.True(t, ok)
-			require.Equal(t, masterBytes, bytes.Clone(got.Data), "byte-identical to the master")
-			got.Release()
-			for q := int32(0); q < 2; q++ {
-				require.Equal(t, master.GetMaxOffsetInQueue("T", q), again.GetMaxOffsetInQueue("T", q), "queue %d", q)
-				for i := QueueOffset(0); i < master.GetMaxOffsetInQueue("T", q); i++ {
-					mu, ok1 := master.ReadConsumeQueueUnit("T", q, i)
-					su, ok2 := again.ReadConsumeQueueUnit("T", q, i)
-					require.True(t, ok1 && ok2)
-					require.Equal(t, mu, su, "queue %d unit %d", q, i)
-				}
-			}
-		})
+	cfg := smallConfig(t.TempDir())
+	cfg.BrokerRole = Slave
+	slave := openStore(t, cfg, nil, nil)
+	torn := int(ends[1]) + 10 // the third record's first 10 bytes
+	require.NoError(t, slave.AppendToCommitLog(0, masterBytes[:torn]))
+	slave.DoReput()
+	require.Equal(t, QueueOffset(1), slave.GetMaxOffsetInQueue("T", 1), "the torn record is not dispatched")
+	stop(slave)
+
+	again := openStore(t, cfg, nil, nil)
+	from := again.GetMaxPhyOffset()
+	require.GreaterOrEqual(t, int64(from), int64(ends[1]), "whole records survive")
+	require.LessOrEqual(t, int(from), torn)
+	require.NoError(t, again.AppendToCommitLog(from, masterBytes[from:]))
+	again.DoReput()
+	require.Equal(t, ends[2], again.GetMaxPhyOffset())
+	got, ok := again.GetCommitLogData(0)
+	require.True(t, ok)
+	require.Equal(t, masterBytes, bytes.Clone(got.Data), "byte-identical to the master")
+	got.Release()
+	for q := int32(0); q < 2; q++ {
+		require.Equal(t, master.GetMaxOffsetInQueue("T", q), again.GetMaxOffsetInQueue("T", q), "queue %d", q)
+		for i := QueueOffset(0); i < master.GetMaxOffsetInQueue("T", q); i++ {
+			mu, ok1 := master.ReadConsumeQueueUnit("T", q, i)
+			su, ok2 := again.ReadConsumeQueueUnit("T", q, i)
+			require.True(t, ok1 && ok2)
+			require.Equal(t, mu, su, "queue %d unit %d", q, i)
+		}
 	}
 }
