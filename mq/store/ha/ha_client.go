@@ -18,7 +18,8 @@ import (
 const (
 	reconnectPause  = 5 * time.Second
 	clientReadSlice = time.Second
-	// behindLogInterval is how often the slave logs whom it follows and how far behind it is.
+	// behindLogInterval is how often the slave logs whom it follows and how far it has copied
+	// (and the master how far behind each slave is).
 	behindLogInterval = 30 * time.Second
 )
 
@@ -57,7 +58,7 @@ type HAClient struct {
 	currentReportedOffset int64
 	buf                   []byte // [dispatchPosition:n) not yet dispatched
 	n, dispatchPosition   int
-	lastMasterOffset      int64 // end of the last frame the master sent (its offset + size)
+	receivedBytes         int64 // CommitLog bytes appended since the last logBehind
 	lastBehindLog         int64
 }
 
@@ -278,17 +279,19 @@ func (c *HAClient) RunOnce() bool {
 	return true
 }
 
-// logBehind logs, every behindLogInterval, whom the slave follows and how far behind the last
-// offset the master announced it is.
+// logBehind logs, every behindLogInterval, whom the slave follows, its max CommitLog offset
+// and the bytes it appended since the last such line. How far behind the master it is, the
+// slave cannot tell: the protocol never sends the master's max offset (a frame carries where
+// its body goes), so the master logs the gap ("slave fall behind master ... behindBytes").
 func (c *HAClient) logBehind() {
 	now := c.h.now()
 	if now-c.lastBehindLog < behindLogInterval.Milliseconds() {
 		return
 	}
 	c.lastBehindLog = now
-	slaveMax := int64(c.h.store.GetMaxPhyOffset())
-	c.h.log.Info("slave replicating from master", "master", c.connAddr, "slaveMaxOffset", slaveMax,
-		"masterOffset", c.lastMasterOffset, "behindBytes", max(c.lastMasterOffset-slaveMax, 0))
+	c.h.log.Info("slave replicating from master", "master", c.connAddr,
+		"slaveMaxOffset", int64(c.h.store.GetMaxPhyOffset()), "receivedBytes", c.receivedBytes)
+	c.receivedBytes = 0
 }
 
 // start runs the loop until shutdown. Java: HAClient#run.
@@ -385,7 +388,7 @@ func (c *HAClient) dispatchReadRequest() (int, error) {
 				return frames, fmt.Errorf("ha: append %d bytes at %d: %w", bodySize, masterPhyOffset, err)
 			}
 		}
-		c.lastMasterOffset = max(c.lastMasterOffset, masterPhyOffset+int64(bodySize))
+		c.receivedBytes += int64(bodySize)
 		c.dispatchPosition += HeaderSize + bodySize
 		frames++
 		if !c.reportSlaveMaxOffsetPlus() {
