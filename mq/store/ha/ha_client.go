@@ -1,6 +1,7 @@
 package ha
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +17,9 @@ import (
 // Waits of the HAClient loop (Java: waitForRunning(1000 * 5) without a master,
 // selector.select(1000) per pass).
 const (
-	reconnectPause  = 5 * time.Second
+	reconnectPause = 5 * time.Second
+	// dialTimeout bounds a connect to the master.
+	dialTimeout     = 3 * time.Second
 	clientReadSlice = time.Second
 	// behindLogInterval is how often the slave logs whom it follows and how far it has copied
 	// (and the master how far behind each slave is).
@@ -43,6 +46,9 @@ type HAClient struct {
 	// pause is the wait before reconnecting (reconnectPause; tests shorten it).
 	pause    time.Duration
 	stopping atomic.Bool // shutdown began: no new connection
+	// ctx is cancelled by shutdown: a connect in progress is abandoned.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu   sync.Mutex // guards conn (Close and updateMasterAddress from other goroutines)
 	conn net.Conn
@@ -63,7 +69,8 @@ type HAClient struct {
 }
 
 func newHAClient(h *HAService) *HAClient {
-	return &HAClient{h: h, svc: service.New("HAClient"), pause: reconnectPause}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &HAClient{h: h, svc: service.New("HAClient"), pause: reconnectPause, ctx: ctx, cancel: cancel}
 }
 
 // MasterAddress is the master HA address followed, "" when none.
@@ -102,50 +109,72 @@ func deref(s *string) string {
 // mind map's order. It returns the dial's error.
 func (c *HAClient) Dial() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn != nil || c.dialed != nil {
+	busy := c.conn != nil || c.dialed != nil
+	c.mu.Unlock()
+	if busy {
 		return nil
 	}
 	conn, addr, err := c.dial()
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil || c.dialed != nil || !c.usable(addr) {
+		_ = conn.Close()
+		return nil
+	}
 	c.dialed, c.dialedAddr = conn, addr
 	return nil
 }
 
-// dial connects to the master address; the caller holds mu.
+// dial connects to the master address, within dialTimeout; shutdown abandons a connect in
+// progress. It runs without mu, so UpdateMasterAddress, CloseMaster and Connected do not wait
+// for a master that does not answer the handshake.
 func (c *HAClient) dial() (net.Conn, string, error) {
 	addr := c.MasterAddress()
 	if addr == "" || c.stopping.Load() {
 		return nil, addr, errors.New("ha: no master address")
 	}
-	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	d := net.Dialer{Timeout: dialTimeout}
+	conn, err := d.DialContext(c.ctx, "tcp", addr)
 	if err != nil {
 		return nil, addr, err
 	}
 	return conn, addr, nil
 }
 
+// usable: a connection just dialled to addr may be taken into use — the client is not
+// shutting down and addr is still the master address (it may have changed during the dial).
+// The caller holds mu.
+func (c *HAClient) usable(addr string) bool { return !c.stopping.Load() && addr == c.MasterAddress() }
+
 // ConnectMaster dials the master when not connected (and a master address is known) and
 // reports whether the client is connected. A new connection starts from the slave's max
 // offset. Java: HAClient#connectMaster.
 func (c *HAClient) ConnectMaster() bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.conn != nil {
+		c.mu.Unlock()
 		return true
 	}
 	conn, addr := c.dialed, c.dialedAddr
 	c.dialed = nil
+	c.mu.Unlock()
 	if conn == nil {
 		var err error
 		if conn, addr, err = c.dial(); err != nil {
-			if addr != "" {
+			if addr != "" && !c.stopping.Load() {
 				c.h.log.Warn("HAClient connect to master failed", "master", addr, "err", err)
 			}
 			return false
 		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil || !c.usable(addr) {
+		_ = conn.Close()
+		return c.conn != nil
 	}
 	c.conn, c.connAddr = conn, addr
 	c.currentReportedOffset = int64(c.h.store.GetMaxPhyOffset())
@@ -309,6 +338,7 @@ func (c *HAClient) start() {
 // shutdown stops the loop and closes the connection. Java: HAClient#shutdown.
 func (c *HAClient) shutdown() {
 	c.stopping.Store(true)
+	c.cancel()      // abandons a connect
 	c.CloseMaster() // unblocks a read
 	c.svc.Shutdown()
 	c.CloseMaster()
