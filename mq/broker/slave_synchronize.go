@@ -25,27 +25,25 @@ const slaveSyncTimeout = 3 * time.Second
 // SyncAll). Mirrors org.apache.rocketmq.broker.slave.SlaveSynchronize.
 type SlaveSynchronize struct {
 	b          *BrokerController
-	masterAddr atomic.Pointer[string]
+	masterAddr atomic.Value // string
 }
 
 func newSlaveSynchronize(b *BrokerController) *SlaveSynchronize { return &SlaveSynchronize{b: b} }
 
 // MasterAddr is the master's remoting address synced from, "" while unknown.
 func (s *SlaveSynchronize) MasterAddr() string {
-	if a := s.masterAddr.Load(); a != nil {
-		return *a
-	}
-	return ""
+	addr, _ := s.masterAddr.Load().(string)
+	return addr
 }
 
 // SetMasterAddr sets the master's remoting address ("host:port"; "" when the registration
 // answer names none: SyncAll then does nothing). Java: SlaveSynchronize#setMasterAddr.
 func (s *SlaveSynchronize) SetMasterAddr(addr string) {
-	old := s.masterAddr.Swap(&addr)
+	old, _ := s.masterAddr.Swap(addr).(string)
 	switch {
-	case old != nil && *old == addr, old == nil && addr == "":
+	case old == addr:
 	case addr == "":
-		s.b.log.Warn("slave synchronize: the name server names no master; not syncing", "oldMasterAddr", *old)
+		s.b.log.Warn("slave synchronize: the name server names no master; not syncing", "oldMasterAddr", old)
 	default:
 		s.b.log.Info("slave synchronize: master address", "masterAddr", addr)
 	}
