@@ -67,3 +67,17 @@ func slaveTornTail(t *testing.T, stop func(*DefaultMessageStore)) {
 		}
 	}
 }
+
+// TestSlaveAppendNamesFileSize: a master's bytes that do not fit the slave's files (a slave
+// configured with another mappedFileSizeCommitLog than its master) are refused with an error
+// naming the slave's file size, nothing written.
+func TestSlaveAppendNamesFileSize(t *testing.T) {
+	cfg := smallConfig(t.TempDir())
+	cfg.BrokerRole = Slave
+	s := openStore(t, cfg, nil, nil)
+	err := s.AppendToCommitLog(6144, make([]byte, 100)) // a file start of 2 KiB or 6 KiB files
+	require.ErrorContains(t, err, "mappedFileSizeCommitLog=4096")
+	err = s.AppendToCommitLog(0, make([]byte, 5000)) // a body from an 8 KiB file
+	require.ErrorContains(t, err, "mappedFileSizeCommitLog=4096")
+	require.Equal(t, CommitLogOffset(0), s.GetMaxPhyOffset())
+}
