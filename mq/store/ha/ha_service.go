@@ -12,9 +12,10 @@ import (
 )
 
 // messageStore is what HA uses of the store (*store.DefaultMessageStore): the CommitLog's
-// end, its bytes, and (on a slave) appending a master's bytes.
+// ends, its bytes, and (on a slave) appending a master's bytes.
 type messageStore interface {
 	GetMaxPhyOffset() store.CommitLogOffset
+	GetMinPhyOffset() store.CommitLogOffset
 	GetCommitLogData(offset store.CommitLogOffset) (store.SelectMappedBufferResult, bool)
 	AppendToCommitLog(startOffset store.CommitLogOffset, data []byte) error
 }
