@@ -5,32 +5,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/stretchr/testify/require"
 )
-
-// lockedBuffer is a log sink safe for the HA goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestSlaveBelowMastersFirstFileIsLogged: a slave asking for an offset whose CommitLog file
 // the master already deleted can never catch up (the master has nothing to send it but
@@ -43,8 +26,8 @@ func TestSlaveBelowMastersFirstFileIsLogged(t *testing.T) {
 	s, err := store.NewDefaultMessageStore(cfg, store.Options{Clock: clk}, nil, nil)
 	require.NoError(t, err)
 	require.NoError(t, s.Load())
-	var logs lockedBuffer
-	h := NewHAService(s, nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	logs := &trace.SyncWriter{W: &bytes.Buffer{}}
+	h := NewHAService(s, nil, slog.New(slog.NewTextHandler(logs, nil)))
 	require.NoError(t, s.Start())
 	require.NoError(t, h.Start())
 	master := &node{dir: cfg.StorePathRootDir, cfg: cfg, store: s, ha: h}
@@ -66,7 +49,7 @@ func TestSlaveBelowMastersFirstFileIsLogged(t *testing.T) {
 	fake := dialFakeSlave(t, master)
 	fake.report(t, 100)
 	require.Eventually(t, func() bool {
-		return bytes.Contains([]byte(logs.String()), []byte("below the master's first CommitLog file"))
+		return strings.Contains(logs.String(), "below the master's first CommitLog file")
 	}, 5*time.Second, 10*time.Millisecond)
 	require.Contains(t, logs.String(), "slaveRequestOffset=100")
 }
