@@ -490,7 +490,7 @@ func (b *BrokerController) RegisterBrokerAllWith(forceRegister bool) {
 		// Java: registerBrokerAll → messageStore.updateHaMasterAddress(result.haServerAddr)
 		b.haService.UpdateMasterAddress(results[0].HaServerAddr)
 	}
-	if len(results) > 0 && results[0].MasterAddr != "" {
+	if len(results) > 0 { // "" once the master is gone: the slave stops syncing from it
 		b.slaveSynchronize.SetMasterAddr(results[0].MasterAddr)
 	}
 	b.logMasterWait(results)

@@ -119,6 +119,17 @@ func (m *ConsumerOffsetManager) SetOffsetTable(t map[string]map[int32]store.Queu
 	m.mu.Unlock()
 }
 
+// putAll puts t's entries over the table under one lock, each topic@group's queue offsets
+// replaced whole; entries t lacks stay (a slave's commits for groups its master does not
+// know). Java: SlaveSynchronize#syncConsumerOffset (offsetTable.putAll).
+func (m *ConsumerOffsetManager) putAll(t map[string]map[int32]store.QueueOffset) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, q := range t {
+		m.offsetTable[k] = maps.Clone(q)
+	}
+}
+
 // Encode returns consumerOffset.json's content in fastjson's pretty form, queue ids unquoted
 // (keys and queue ids in ascending order):
 //

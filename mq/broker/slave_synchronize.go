@@ -3,7 +3,6 @@ package broker
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"sync/atomic"
 	"time"
 
@@ -26,22 +25,26 @@ const slaveSyncTimeout = 3 * time.Second
 // SyncAll). Mirrors org.apache.rocketmq.broker.slave.SlaveSynchronize.
 type SlaveSynchronize struct {
 	b          *BrokerController
-	masterAddr atomic.Pointer[string]
+	masterAddr atomic.Value // string
 }
 
 func newSlaveSynchronize(b *BrokerController) *SlaveSynchronize { return &SlaveSynchronize{b: b} }
 
 // MasterAddr is the master's remoting address synced from, "" while unknown.
 func (s *SlaveSynchronize) MasterAddr() string {
-	if a := s.masterAddr.Load(); a != nil {
-		return *a
-	}
-	return ""
+	addr, _ := s.masterAddr.Load().(string)
+	return addr
 }
 
-// SetMasterAddr sets the master's remoting address. Java: SlaveSynchronize#setMasterAddr.
+// SetMasterAddr sets the master's remoting address ("host:port"; "" when the registration
+// answer names none: SyncAll then does nothing). Java: SlaveSynchronize#setMasterAddr.
 func (s *SlaveSynchronize) SetMasterAddr(addr string) {
-	if old := s.masterAddr.Swap(&addr); old == nil || *old != addr {
+	old, _ := s.masterAddr.Swap(addr).(string)
+	switch {
+	case old == addr:
+	case addr == "":
+		s.b.log.Warn("slave synchronize: the name server names no master; not syncing", "oldMasterAddr", old)
+	default:
 		s.b.log.Info("slave synchronize: master address", "masterAddr", addr)
 	}
 }
@@ -90,9 +93,7 @@ func (s *SlaveSynchronize) syncConsumerOffset(addr string) error {
 		return fmt.Errorf("sync consumer offsets from %s: %w", addr, err)
 	}
 	m := s.b.consumerOffsetManager
-	t := m.OffsetTable()
-	maps.Copy(t, tmp.OffsetTable())
-	m.SetOffsetTable(t)
+	m.putAll(tmp.OffsetTable())
 	return m.Persist()
 }
 

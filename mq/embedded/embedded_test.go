@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,23 @@ func haMsg(topic, body string) *primitive.MessageExtBrokerInner {
 	return m
 }
 
+// startPair starts a name server, a master of role masterRole and its slave (64 KiB CommitLog
+// files); the cluster stops at the end of the test.
+func startPair(t *testing.T, masterRole string) (c *Cluster, master, slave *broker.BrokerController) {
+	t.Helper()
+	small := func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		sc.MappedFileSizeCommitLog = 64 * 1024
+	}
+	c, err := Start(Config{Dir: t.TempDir(), Slaves: true, SlaveCustomize: small,
+		Customize: func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+			small(i, bc, sc)
+			sc.BrokerRole = masterRole
+		}})
+	require.NoError(t, err)
+	t.Cleanup(c.Shutdown)
+	return c, c.Brokers[0], c.Slaves[0]
+}
+
 // TestMasterAndSlave: with Config.Slaves a SYNC_MASTER and its slave start on loopback; the
 // slave registers with brokerId 1 and learns the master's HA address from the name server;
 // the route lists both addresses under one brokerName while the queues stay the master's; a
@@ -30,17 +48,7 @@ func haMsg(topic, body string) *primitive.MessageExtBrokerInner {
 // RocketMQ's remark. Java: BrokerController#registerBrokerAll (updateHaMasterAddress),
 // RouteInfoManager#registerBroker, DefaultMessageStore#checkStoreStatus on a slave.
 func TestMasterAndSlave(t *testing.T) {
-	c, err := Start(Config{Dir: t.TempDir(), Slaves: true,
-		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.BrokerRole = store.SyncMaster
-			sc.MappedFileSizeCommitLog = 64 * 1024
-		},
-		SlaveCustomize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 64 * 1024
-		}})
-	require.NoError(t, err)
-	defer c.Shutdown()
-	master, slave := c.Brokers[0], c.Slaves[0]
+	c, master, slave := startPair(t, store.SyncMaster)
 	require.Equal(t, master.HAServerAddr(), slave.HAService().HAClient().MasterAddress(), "learnt from the registration answer")
 	require.Eventually(t, func() bool { return master.HAService().ConnectionCount() == 1 }, 10*time.Second, 10*time.Millisecond)
 
@@ -107,4 +115,55 @@ func TestSlaveSynchronize(t *testing.T) {
 	changed, err = slave.SlaveSynchronize().SyncAll()
 	require.NoError(t, err)
 	require.False(t, changed, "same DataVersion: nothing to replace")
+}
+
+// TestSlaveForgetsAGoneMaster: once its master is gone (unregistered from the name server),
+// the slave's next registration answer names no master, and the slave stops syncing from the
+// old address: SyncAll has no master to ask. Java: BrokerController#doRegisterBrokerAll sets
+// slaveSynchronize's masterAddr from every answer (null when the master is gone), and
+// SlaveSynchronize skips a null masterAddr.
+func TestSlaveForgetsAGoneMaster(t *testing.T) {
+	_, master, slave := startPair(t, store.AsyncMaster)
+	require.Equal(t, master.BrokerAddr(), slave.SlaveSynchronize().MasterAddr())
+
+	master.Shutdown()
+	slave.RegisterBrokerAllWith(true)
+	require.Equal(t, "", slave.SlaveSynchronize().MasterAddr(), "the answer names no master")
+	changed, err := slave.SlaveSynchronize().SyncAll()
+	require.NoError(t, err, "no request to the old master's address")
+	require.False(t, changed)
+}
+
+// TestSlaveSyncKeepsConcurrentCommits: a slave's consumer offsets are the master's put over
+// its own (Java: offsetTable.putAll): an offset a consumer commits on the slave for a group
+// the master does not know, while SyncAll runs, is never rolled back by the sync.
+func TestSlaveSyncKeepsConcurrentCommits(t *testing.T) {
+	_, master, slave := startPair(t, store.AsyncMaster)
+	master.ConsumerOffsetManager().CommitOffset("test", "onMaster", "T", 0, 7)
+
+	stop, done := make(chan struct{}), make(chan struct{})
+	var rolledBack atomic.Bool
+	go func() {
+		defer close(done)
+		for i := int64(1); ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			com := slave.ConsumerOffsetManager()
+			com.CommitOffset("test", "onSlave", "T", 0, store.QueueOffset(i))
+			if got := com.QueryOffset("onSlave", "T", 0); got < store.QueueOffset(i) {
+				rolledBack.Store(true) // only a sync writes an older value
+			}
+		}
+	}()
+	for range 100 {
+		_, err := slave.SlaveSynchronize().SyncAll()
+		require.NoError(t, err)
+	}
+	close(stop)
+	<-done
+	require.False(t, rolledBack.Load(), "the sync rolled back an offset committed on the slave")
+	require.Equal(t, store.QueueOffset(7), slave.ConsumerOffsetManager().QueryOffset("onMaster", "T", 0))
 }

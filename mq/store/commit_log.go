@@ -456,7 +456,8 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 	defer c.putMu.Unlock()
 	empty := c.mfq.LastMappedFile() == nil
 	if empty && (startOffset < 0 || int64(startOffset)%int64(c.env.cfg.MappedFileSizeCommitLog) != 0) {
-		return fmt.Errorf("store: append to an empty commitlog at %d: not the start of a file", startOffset)
+		return fmt.Errorf("store: append to an empty commitlog at %d: not the start of a file of mappedFileSizeCommitLog=%d bytes "+
+			"(a slave's must be its master's)", startOffset, c.env.cfg.MappedFileSizeCommitLog)
 	}
 	if end := c.getMaxOffset(); !empty && end != startOffset {
 		return fmt.Errorf("store: append to commitlog at %d, but the log ends at %d", startOffset, end)
@@ -466,7 +467,8 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 		return err
 	}
 	if CommitLogOffset(mf.fileFromOffset+int64(mf.WrotePosition())) != startOffset || !mf.appendBytes(data) {
-		return fmt.Errorf("store: append %d bytes at %d: does not fit file %s", len(data), startOffset, mf.name)
+		return fmt.Errorf("store: append %d bytes at %d: does not fit file %s of mappedFileSizeCommitLog=%d bytes "+
+			"(a slave's must be its master's)", len(data), startOffset, mf.name, c.env.cfg.MappedFileSizeCommitLog)
 	}
 	return nil
 }

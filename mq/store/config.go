@@ -225,6 +225,14 @@ func (c *MessageStoreConfig) Validate() error {
 		return bad("maxHashSlotNum=%d, maxIndexNum=%d: an index file must stay below 2 GiB", c.MaxHashSlotNum, c.MaxIndexNum)
 	case c.CleanResourceInterval <= 0:
 		return bad("cleanResourceInterval must be positive")
+	case c.HaTransferBatchSize <= 0 || c.HaTransferBatchSize > haMaxTransferBatchSize:
+		return bad("haTransferBatchSize=%d: must be 1 to %d bytes (a slave reads frames of at most 4 MiB)",
+			c.HaTransferBatchSize, haMaxTransferBatchSize)
+	case c.HaSendHeartbeatInterval <= 0 || c.HaHousekeepingInterval <= c.HaSendHeartbeatInterval:
+		return bad("haSendHeartbeatInterval=%s, haHousekeepingInterval=%s: need 0 < heartbeat < housekeeping "+
+			"(a connection silent for the housekeeping interval is closed)", c.HaSendHeartbeatInterval, c.HaHousekeepingInterval)
+	case c.HaListenPort < 0 || c.HaListenPort > 65535:
+		return bad("haListenPort=%d: not a TCP port", c.HaListenPort)
 	}
 	if _, err := parseDeleteWhen(c.DeleteWhen); err != nil {
 		return bad("deleteWhen=%q: %v", c.DeleteWhen, err)
@@ -234,6 +242,11 @@ func (c *MessageStoreConfig) Validate() error {
 	}
 	return nil
 }
+
+// haMaxTransferBatchSize is the largest haTransferBatchSize (bytes): a slave's HA read buffer,
+// 4 MiB (Java: HAClient#READ_MAX_BUFFER_SIZE), less the 12-byte transfer header; a slave
+// refuses a frame announcing a bigger body (mq/store/ha).
+const haMaxTransferBatchSize = 4*1024*1024 - 12
 
 // IsTransientStorePoolEnable: the pool is used only with ASYNC_FLUSH on a master (a SYNC_FLUSH
 // put must reach the file at once; a slave appends what its master sent).

@@ -73,6 +73,37 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+// TestConfigValidateHA: HA settings that cannot work are refused at start. A transfer batch of
+// 0 bytes made the master's write loop spin on empty frames; one above 4 MiB - 12 bytes (a
+// slave's read buffer less the header) is refused by every slave, so replication never moves;
+// a heartbeat interval of 0 spins too, and one not below haHousekeepingInterval lets an idle
+// connection be dropped before its heartbeat comes.
+func TestConfigValidateHA(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*MessageStoreConfig)
+		ok   bool
+	}{
+		{"batch 1 byte", func(c *MessageStoreConfig) { c.HaTransferBatchSize = 1 }, true},
+		{"batch 4 MiB - 12", func(c *MessageStoreConfig) { c.HaTransferBatchSize = 4<<20 - 12 }, true},
+		{"batch 0", func(c *MessageStoreConfig) { c.HaTransferBatchSize = 0 }, false},
+		{"batch 4 MiB", func(c *MessageStoreConfig) { c.HaTransferBatchSize = 4 << 20 }, false},
+		{"heartbeat 0", func(c *MessageStoreConfig) { c.HaSendHeartbeatInterval = 0 }, false},
+		{"housekeeping 0", func(c *MessageStoreConfig) { c.HaHousekeepingInterval = 0 }, false},
+		{"heartbeat = housekeeping", func(c *MessageStoreConfig) { c.HaSendHeartbeatInterval = c.HaHousekeepingInterval }, false},
+		{"haListenPort 65536", func(c *MessageStoreConfig) { c.HaListenPort = 65536 }, false},
+		{"haListenPort -1", func(c *MessageStoreConfig) { c.HaListenPort = -1 }, false},
+	} {
+		c := DefaultMessageStoreConfig()
+		tc.set(&c)
+		if tc.ok {
+			require.NoError(t, c.Validate(), tc.name)
+		} else {
+			require.ErrorIs(t, c.Validate(), ErrInvalidConfig, tc.name)
+		}
+	}
+}
+
 // TestParseDelayLevel pins ScheduleMessageService#parseDelayLevel: units s, m, h, d, level n
 // at index n-1; the 4.9 default gives 18 levels from 1 s to 2 h.
 func TestParseDelayLevel(t *testing.T) {

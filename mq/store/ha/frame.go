@@ -18,9 +18,12 @@ const (
 	// readMaxBufferSize bounds what a slave buffers (4 MiB): a header announcing a bigger body
 	// is refused. Java: HAClient#READ_MAX_BUFFER_SIZE.
 	readMaxBufferSize = 4 * 1024 * 1024
-	// ackReadBufferSize is the master's read buffer for reports (1 MiB).
-	// Java: ReadSocketService#READ_MAX_BUFFER_SIZE.
-	ackReadBufferSize = 1024 * 1024
+	// ackReadBufferSize is the master's read buffer for one slave's reports (1 KiB: 128
+	// reports; of those read at once only the last counts, so a burst of more takes more
+	// reads, nothing else). Deviation: Java's ReadSocketService#READ_MAX_BUFFER_SIZE is 1 MiB,
+	// allocated per connection; the HA port is open to any peer, and a mebibyte per accepted
+	// connection would let one opening many of them exhaust the broker's memory.
+	ackReadBufferSize = 1024
 	// maxBodySize is the largest body a slave accepts in one frame.
 	maxBodySize = readMaxBufferSize - HeaderSize
 )

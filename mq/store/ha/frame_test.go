@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,4 +49,14 @@ func TestFrameBytes(t *testing.T) {
 		_, _, err := parseHeader(unhex(t, bad))
 		require.True(t, errors.Is(err, ErrProtocol), bad)
 	}
+}
+
+// TestBatchSizeLimitMatchesSlave: the store refuses an haTransferBatchSize above what a slave
+// accepts in one frame (maxBodySize) and takes that size itself.
+func TestBatchSizeLimitMatchesSlave(t *testing.T) {
+	cfg := store.DefaultMessageStoreConfig()
+	cfg.HaTransferBatchSize = maxBodySize
+	require.NoError(t, cfg.Validate())
+	cfg.HaTransferBatchSize = maxBodySize + 1
+	require.ErrorIs(t, cfg.Validate(), store.ErrInvalidConfig)
 }

@@ -21,6 +21,8 @@ func (m *memStore) GetMaxPhyOffset() store.CommitLogOffset {
 	return store.CommitLogOffset(m.base + int64(len(m.data)))
 }
 
+func (m *memStore) GetMinPhyOffset() store.CommitLogOffset { return store.CommitLogOffset(m.base) }
+
 func (m *memStore) GetCommitLogData(offset store.CommitLogOffset) (store.SelectMappedBufferResult, bool) {
 	return store.SelectMappedBufferResult{}, false
 }

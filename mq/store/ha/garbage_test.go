@@ -3,6 +3,7 @@ package ha
 import (
 	"encoding/binary"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -179,4 +180,45 @@ func TestGarbageFromMaster(t *testing.T) {
 	c, _ = fm.next(t)
 	_, err = c.Write(frame(int64(len(rec)), []byte{}))
 	require.NoError(t, err, "a heartbeat at the right offset is accepted")
+}
+
+// TestIdleConnectionsAreCheap: the HA port is open to anyone; each connection, reporting or
+// not, costs its two loops and a small read buffer — not Java's 1 MiB ByteBuffer — so a peer
+// opening many connections cannot make the master allocate a mebibyte apiece. 64 connections
+// here must allocate less than 16 MiB in all (1 MiB each would be 64 MiB).
+func TestIdleConnectionsAreCheap(t *testing.T) {
+	master := startNode(t, testConfig(t.TempDir(), store.AsyncMaster), store.Options{}, nil)
+	const n = 64
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		dialFakeSlave(t, master)
+	}
+	require.Eventually(t, func() bool { return master.ha.ConnectionCount() == n }, 10*time.Second, 10*time.Millisecond)
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	require.Less(t, allocated, uint64(16<<20), "%d connections allocated %d bytes", n, allocated)
+}
+
+// TestReportBurstLargerThanReadBuffer: 1000 reports written at once (8000 bytes, several
+// times the master's 1 KiB read buffer, split at arbitrary bytes by TCP) are all read; the
+// last one counts (of the reports read together only the last is taken, so where transfer
+// starts is the last whole report of the first read).
+func TestReportBurstLargerThanReadBuffer(t *testing.T) {
+	master := startNode(t, testConfig(t.TempDir(), store.AsyncMaster), store.Options{}, nil)
+	putN(t, master.store, 0, 10, store.PutOK)
+	end := int64(master.store.GetMaxPhyOffset())
+	fake := dialFakeSlave(t, master)
+	burst := make([]byte, 0, 8000)
+	for i := range int64(1000) {
+		burst = binary.BigEndian.AppendUint64(burst, uint64(end*i/999))
+	}
+	_, err := fake.conn.Write(burst)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		conns := master.ha.Connections()
+		return len(conns) == 1 && int64(conns[0].SlaveAckOffset()) == end
+	}, 5*time.Second, 10*time.Millisecond)
+	req := int64(master.ha.Connections()[0].SlaveRequestOffset())
+	require.True(t, req >= 0 && req <= end, "transfer starts at a report read in the first read: %d", req)
 }

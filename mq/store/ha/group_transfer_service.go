@@ -180,20 +180,14 @@ func (g *GroupTransferService) doWaitTransfer(wait bool) int {
 // hangs past the store's shutdown); later requests are answered so at once.
 func (g *GroupTransferService) shutdown() {
 	g.svc.Shutdown()
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
 	g.passMu.Lock()
 	defer g.passMu.Unlock()
-	g.swapRequests()
-	for _, r := range g.requestsRead {
-		r.req.WakeupCustomer(store.FlushSlaveTimeout)
-	}
-	g.requestsRead = nil
 	g.mu.Lock()
-	for _, r := range g.requestsWrite {
+	g.closed = true
+	waiting := append(g.requestsRead, g.requestsWrite...)
+	g.requestsRead, g.requestsWrite = nil, nil
+	g.mu.Unlock()
+	for _, r := range waiting {
 		r.req.WakeupCustomer(store.FlushSlaveTimeout)
 	}
-	g.requestsWrite = nil
-	g.mu.Unlock()
 }

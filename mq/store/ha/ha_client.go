@@ -1,6 +1,7 @@
 package ha
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,9 +17,12 @@ import (
 // Waits of the HAClient loop (Java: waitForRunning(1000 * 5) without a master,
 // selector.select(1000) per pass).
 const (
-	reconnectPause  = 5 * time.Second
+	reconnectPause = 5 * time.Second
+	// dialTimeout bounds a connect to the master.
+	dialTimeout     = 3 * time.Second
 	clientReadSlice = time.Second
-	// behindLogInterval is how often the slave logs whom it follows and how far behind it is.
+	// behindLogInterval is how often the slave logs whom it follows and how far it has copied
+	// (and the master how far behind each slave is).
 	behindLogInterval = 30 * time.Second
 )
 
@@ -42,6 +46,9 @@ type HAClient struct {
 	// pause is the wait before reconnecting (reconnectPause; tests shorten it).
 	pause    time.Duration
 	stopping atomic.Bool // shutdown began: no new connection
+	// ctx is cancelled by shutdown: a connect in progress is abandoned.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu   sync.Mutex // guards conn (Close and updateMasterAddress from other goroutines)
 	conn net.Conn
@@ -57,13 +64,14 @@ type HAClient struct {
 	currentReportedOffset int64
 	buf                   []byte // [dispatchPosition:n) not yet dispatched
 	n, dispatchPosition   int
-	lastMasterOffset      int64 // end of the last frame the master sent (its offset + size)
+	receivedBytes         int64 // CommitLog bytes appended since the last logBehind
 	lastBehindLog         int64
 	rlog                  reconnectLog // rate-limits the reconnect WARNs
 }
 
 func newHAClient(h *HAService) *HAClient {
-	return &HAClient{h: h, svc: service.New("HAClient"), pause: reconnectPause}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &HAClient{h: h, svc: service.New("HAClient"), pause: reconnectPause, ctx: ctx, cancel: cancel}
 }
 
 // MasterAddress is the master HA address followed, "" when none.
@@ -102,50 +110,72 @@ func deref(s *string) string {
 // mind map's order. It returns the dial's error.
 func (c *HAClient) Dial() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn != nil || c.dialed != nil {
+	busy := c.conn != nil || c.dialed != nil
+	c.mu.Unlock()
+	if busy {
 		return nil
 	}
 	conn, addr, err := c.dial()
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil || c.dialed != nil || !c.usable(addr) {
+		_ = conn.Close()
+		return nil
+	}
 	c.dialed, c.dialedAddr = conn, addr
 	return nil
 }
 
-// dial connects to the master address; the caller holds mu.
+// dial connects to the master address, within dialTimeout; shutdown abandons a connect in
+// progress. It runs without mu, so UpdateMasterAddress, CloseMaster and Connected do not wait
+// for a master that does not answer the handshake.
 func (c *HAClient) dial() (net.Conn, string, error) {
 	addr := c.MasterAddress()
 	if addr == "" || c.stopping.Load() {
 		return nil, addr, errors.New("ha: no master address")
 	}
-	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	d := net.Dialer{Timeout: dialTimeout}
+	conn, err := d.DialContext(c.ctx, "tcp", addr)
 	if err != nil {
 		return nil, addr, err
 	}
 	return conn, addr, nil
 }
 
+// usable: a connection just dialled to addr may be taken into use — the client is not
+// shutting down and addr is still the master address (it may have changed during the dial).
+// The caller holds mu.
+func (c *HAClient) usable(addr string) bool { return !c.stopping.Load() && addr == c.MasterAddress() }
+
 // ConnectMaster dials the master when not connected (and a master address is known) and
 // reports whether the client is connected. A new connection starts from the slave's max
 // offset. Java: HAClient#connectMaster.
 func (c *HAClient) ConnectMaster() bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.conn != nil {
+		c.mu.Unlock()
 		return true
 	}
 	conn, addr := c.dialed, c.dialedAddr
 	c.dialed = nil
+	c.mu.Unlock()
 	if conn == nil {
 		var err error
 		if conn, addr, err = c.dial(); err != nil {
-			if addr != "" {
+			if addr != "" && !c.stopping.Load() {
 				c.logConnectFailure(addr, err)
 			}
 			return false
 		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil || !c.usable(addr) {
+		_ = conn.Close()
+		return c.conn != nil
 	}
 	c.conn, c.connAddr = conn, addr
 	c.currentReportedOffset = int64(c.h.store.GetMaxPhyOffset())
@@ -280,17 +310,19 @@ func (c *HAClient) RunOnce() bool {
 	return true
 }
 
-// logBehind logs, every behindLogInterval, whom the slave follows and how far behind the last
-// offset the master announced it is.
+// logBehind logs, every behindLogInterval, whom the slave follows, its max CommitLog offset
+// and the bytes it appended since the last such line. How far behind the master it is, the
+// slave cannot tell: the protocol never sends the master's max offset (a frame carries where
+// its body goes), so the master logs the gap ("slave fall behind master ... behindBytes").
 func (c *HAClient) logBehind() {
 	now := c.h.now()
 	if now-c.lastBehindLog < behindLogInterval.Milliseconds() {
 		return
 	}
 	c.lastBehindLog = now
-	slaveMax := int64(c.h.store.GetMaxPhyOffset())
-	c.h.log.Info("slave replicating from master", "master", c.connAddr, "slaveMaxOffset", slaveMax,
-		"masterOffset", c.lastMasterOffset, "behindBytes", max(c.lastMasterOffset-slaveMax, 0))
+	c.h.log.Info("slave replicating from master", "master", c.connAddr,
+		"slaveMaxOffset", int64(c.h.store.GetMaxPhyOffset()), "receivedBytes", c.receivedBytes)
+	c.receivedBytes = 0
 }
 
 // start runs the loop until shutdown. Java: HAClient#run.
@@ -308,6 +340,7 @@ func (c *HAClient) start() {
 // shutdown stops the loop and closes the connection. Java: HAClient#shutdown.
 func (c *HAClient) shutdown() {
 	c.stopping.Store(true)
+	c.cancel()      // abandons a connect
 	c.CloseMaster() // unblocks a read
 	c.svc.Shutdown()
 	c.CloseMaster()
@@ -388,7 +421,7 @@ func (c *HAClient) dispatchReadRequest() (int, error) {
 				return frames, fmt.Errorf("ha: append %d bytes at %d: %w", bodySize, masterPhyOffset, err)
 			}
 		}
-		c.lastMasterOffset = max(c.lastMasterOffset, masterPhyOffset+int64(bodySize))
+		c.receivedBytes += int64(bodySize)
 		c.dispatchPosition += HeaderSize + bodySize
 		frames++
 		if !c.reportSlaveMaxOffsetPlus() {

@@ -3,6 +3,7 @@ package ha
 import (
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -12,9 +13,10 @@ import (
 )
 
 // messageStore is what HA uses of the store (*store.DefaultMessageStore): the CommitLog's
-// end, its bytes, and (on a slave) appending a master's bytes.
+// ends, its bytes, and (on a slave) appending a master's bytes.
 type messageStore interface {
 	GetMaxPhyOffset() store.CommitLogOffset
+	GetMinPhyOffset() store.CommitLogOffset
 	GetCommitLogData(offset store.CommitLogOffset) (store.SelectMappedBufferResult, bool)
 	AppendToCommitLog(startOffset store.CommitLogOffset, data []byte) error
 }
@@ -113,14 +115,10 @@ func (h *HAService) Start() error {
 // (SYNC_MASTER puts still waiting are answered FLUSH_SLAVE_TIMEOUT) and waits for their
 // goroutines (those of connections closed earlier too). Safe to call more than once and without Start. Java: HAService#shutdown.
 func (h *HAService) Shutdown() {
-	h.mu.Lock()
-	if h.stopped {
-		h.mu.Unlock()
+	conns, first := h.markStopped()
+	if !first {
 		return
 	}
-	h.stopped = true
-	conns := append([]*HAConnection(nil), h.connections...)
-	h.mu.Unlock()
 	h.client.shutdown()
 	h.accept.shutdown()
 	for _, c := range conns {
@@ -128,6 +126,18 @@ func (h *HAService) Shutdown() {
 	}
 	h.loops.Wait()
 	h.groupTransfer.shutdown()
+}
+
+// markStopped marks the service stopped (no connection is added from now on) and returns the
+// connections to close; first is false when it was stopped already.
+func (h *HAService) markStopped() (conns []*HAConnection, first bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopped {
+		return nil, false
+	}
+	h.stopped = true
+	return slices.Clone(h.connections), true
 }
 
 // AcceptSocketService is the master's listener.

@@ -97,6 +97,12 @@ func (w *WriteSocketService) pass() (bool, error) {
 		w.nextTransferFromWhere.Store(next)
 		c.h.log.Info("master transfer data to slave", "slave", c.clientAddr, "slaveRequestOffset", req,
 			"nextTransferFromWhere", next)
+		if minOffset := int64(c.h.store.GetMinPhyOffset()); next < minOffset {
+			// Java waits here silently for ever: the bytes the slave lacks are gone.
+			c.h.log.Warn("slave requested an offset below the master's first CommitLog file (deleted): it cannot "+
+				"catch up; clear the slave's store to restart it from the master's last file", "slave", c.clientAddr,
+				"slaveRequestOffset", req, "masterMinOffset", minOffset)
+		}
 	}
 	heartbeat := c.h.now()-w.lastWriteTimestamp > c.h.cfg.HaSendHeartbeatInterval.Milliseconds()
 	data, ok := c.h.store.GetCommitLogData(store.CommitLogOffset(next))
