@@ -55,13 +55,14 @@ func (sc *startupConfig) validate() error {
 
 // Main parses the command line, creates the controller and starts it, as mqnamesrv does.
 // Flags: -c FILE (properties file, RocketMQ keys), -p (print the effective config and return
-// ErrPrintedConfig). stdout receives -p output and the start banner; tr may be nil; opts go to
-// the controller (WithClock). Java: NamesrvStartup#main (main0).
-func Main(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
+// ErrPrintedConfig). stdout receives -p output and the start banner, stderr a bad flag's error
+// with the usage (and -h); tr may be nil; opts go to the controller (WithClock).
+// Java: NamesrvStartup#main (main0).
+func Main(args []string, stdout, stderr io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#main", slog.Int("args", len(args)))
 	}
-	c, err := CreateNamesrvController(args, stdout, tr, opts...)
+	c, err := CreateNamesrvController(args, stdout, stderr, tr, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +74,11 @@ func Main(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*N
 }
 
 // CreateNamesrvController builds the config from the defaults, the -c file and the flags, and
-// returns an unstarted controller. Java: NamesrvStartup#createNamesrvController.
-func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
+// returns an unstarted controller. -p prints to stdout; a bad flag's error and the usage (-h)
+// go to stderr, as mqbroker's do. Java: NamesrvStartup#createNamesrvController.
+func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
 	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs.SetOutput(stderr)
 	file := fs.String("c", "", "name server config properties file")
 	printCfg := fs.Bool("p", false, "print the effective config (every key, defaults included) and exit")
 	fs.Usage = func() {

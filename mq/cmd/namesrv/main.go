@@ -15,18 +15,27 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() {
+func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
+// returns the exit status (see exitCode).
+func runMain(args []string, stdout, stderr io.Writer) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	err := run(os.Args[1:], os.Stdout, os.Stderr, sig)
+	return exitCode(run(args, stdout, stderr, sig), stderr)
+}
+
+// exitCode prints err once, with the one "mqnamesrv: " prefix, and returns the exit status: 0
+// for none (or -p, -h), 2 for a bad flag (the flag package printed it with the usage), 1 else.
+func exitCode(err error, stderr io.Writer) int {
 	switch {
 	case err == nil, errors.Is(err, namesrv.ErrPrintedConfig), errors.Is(err, flag.ErrHelp):
+		return 0
 	case errors.Is(err, conf.ErrUsage):
-		os.Exit(2) // the flag package printed the error and the usage
-	default:
-		fmt.Fprintln(os.Stderr, "mqnamesrv:", err)
-		os.Exit(1)
+		return 2
 	}
+	fmt.Fprintln(stderr, "mqnamesrv:", err)
+	return 1
 }
 
 // run starts the name server, waits for a signal on stop, shuts it down and says so on stdout.
@@ -34,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	level := new(slog.LevelVar) // INFO until the config's logLevel is known
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	// A tracer over the operating logger: steps stay off (they are below DEBUG).
-	c, err := namesrv.Main(args, stdout, trace.New(log, "namesrv"))
+	c, err := namesrv.Main(args, stdout, stderr, trace.New(log, "namesrv"))
 	if err != nil {
 		return err
 	}
