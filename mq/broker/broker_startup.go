@@ -1,17 +1,16 @@
 package broker
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net"
 	"os"
 	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -70,8 +69,8 @@ type StartupConfig struct {
 	// port is Broker.ListenPort).
 	Server remoting.ServerConfig
 	Store  store.MessageStoreConfig
-	// Keys are the server keys of the -c file (bindAddress).
-	Keys ServerKeys
+	// Keys are the server keys of the -c file (bindAddress), as the name server's.
+	Keys startup.ServerKeys
 	// UnknownKeys are the -c file's keys no config knows, sorted; RocketMQ ignores them, and
 	// so do we after a warning (UnknownKeysText, with a "did you mean").
 	UnknownKeys []string
@@ -101,24 +100,16 @@ func (sc *StartupConfig) NewLogger(w io.Writer) *slog.Logger {
 // prefix: the binary adds one.
 // Java: BrokerStartup#createBrokerController (its command-line half).
 func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, error) {
-	fs := flag.NewFlagSet("mqbroker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := startup.NewFlags("mqbroker", "broker config properties file (RocketMQ's broker.conf keys; see conf/)", stderr)
 	namesrv := fs.String("n", "", "name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876'\n"+
 		"(default: namesrvAddr of the -c file, else $NAMESRV_ADDR, else a name server in-process on 9876)")
-	configFile := fs.String("c", "", "broker config properties file (RocketMQ's broker.conf keys; see conf/)")
-	printConfig := fs.Bool("p", false, "print the effective config (every key, defaults included) and exit")
-	fs.Usage = func() { usage(fs) }
+	fs.Usage = func() { usage(fs.FlagSet) }
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %w", conf.ErrUsage, err)
+		return nil, err // a bad flag: printed by the flag package, wrapping conf.ErrUsage
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
+	configFile, printConfig := fs.ConfigFile, fs.PrintConfig
 	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(),
-		Server: remoting.DefaultServerConfig(), Keys: DefaultServerKeys()}
+		Server: remoting.DefaultServerConfig(), Keys: startup.DefaultServerKeys()}
 	extra := map[string]string{}
 	if *configFile != "" {
 		text, err := os.ReadFile(*configFile)
@@ -137,7 +128,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	if *namesrv != "" {
 		sc.Broker.NamesrvAddr = *namesrv
 	}
-	sc.Server.ListenAddr = net.JoinHostPort(sc.Keys.BindAddress, "0") // the port is Broker.ListenPort
+	sc.Server.ListenAddr = sc.Keys.ListenAddr(0) // the port is Broker.ListenPort
 	props := effectiveProperties(&sc.Broker, &sc.Store)
 	maps.Copy(props, extra)
 	if err := checkNotBuilt(props); err != nil {
@@ -150,9 +141,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		if len(sc.UnknownKeys) > 0 {
 			fmt.Fprintf(stderr, "mqbroker: unknown config keys ignored: %s\n", sc.UnknownKeysText())
 		}
-		fmt.Fprint(stdout, sc.Broker.String())
-		fmt.Fprint(stdout, conf.Format(&sc.Keys))
-		fmt.Fprint(stdout, sc.Store.String())
+		startup.PrintConfig(stdout, &sc.Broker, &sc.Keys, &sc.Store)
 		sc.PrintOnly = true
 	}
 	return sc, nil
@@ -170,7 +159,7 @@ func usage(fs *flag.FlagSet) {
 		"  brokerIP1=%s (the address published to name servers and clients)\n"+
 		"  storePathRootDir=%s\n"+
 		"  namesrvAddr unset: a name server starts in-process on %s:9876\n",
-		d.ListenPort, DefaultBindAddress, d.BrokerIP1, s.StorePathRootDir, DefaultBindAddress)
+		d.ListenPort, startup.DefaultBindAddress, d.BrokerIP1, s.StorePathRootDir, startup.DefaultBindAddress)
 }
 
 // BrokerStartup is the broker's command line: ParseCommandLine, then create, initialize and

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -21,24 +19,11 @@ import (
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
-// returns the exit status (see exitCode).
+// returns the exit status (startup.ExitCode: the error printed once, prefixed "mqbroker: ").
 func runMain(args []string, stdout, stderr io.Writer) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	return exitCode(run(args, stdout, stderr, sig), stderr)
-}
-
-// exitCode prints err once, with the one "mqbroker: " prefix, and returns the exit status: 0
-// for none (or -h), 2 for a bad flag (the flag package printed it with the usage), 1 else.
-func exitCode(err error, stderr io.Writer) int {
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, conf.ErrUsage):
-		return 2
-	}
-	fmt.Fprintln(stderr, "mqbroker:", err)
-	return 1
+	return startup.ExitCode("mqbroker", run(args, stdout, stderr, sig), stderr)
 }
 
 // run starts the broker (and, without name servers, one in-process: on 9876, or an ephemeral

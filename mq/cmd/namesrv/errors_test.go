@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
+
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 )
 
@@ -14,7 +16,7 @@ import (
 // wait), and returns the exit status and what went to stdout and stderr.
 func runExit(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = exitCode(run(args, &out, &errOut, nil), &errOut)
+	code = startup.ExitCode("mqnamesrv", run(args, &out, &errOut, nil), &errOut)
 	return code, out.String(), errOut.String()
 }
 

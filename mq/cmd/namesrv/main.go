@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -18,24 +17,11 @@ import (
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
-// returns the exit status (see exitCode).
+// returns the exit status (startup.ExitCode: the error printed once, prefixed "mqnamesrv: ").
 func runMain(args []string, stdout, stderr io.Writer) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	return exitCode(run(args, stdout, stderr, sig), stderr)
-}
-
-// exitCode prints err once, with the one "mqnamesrv: " prefix, and returns the exit status: 0
-// for none (or -p, -h), 2 for a bad flag (the flag package printed it with the usage), 1 else.
-func exitCode(err error, stderr io.Writer) int {
-	switch {
-	case err == nil, errors.Is(err, namesrv.ErrPrintedConfig), errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, conf.ErrUsage):
-		return 2
-	}
-	fmt.Fprintln(stderr, "mqnamesrv:", err)
-	return 1
+	return startup.ExitCode("mqnamesrv", run(args, stdout, stderr, sig), stderr)
 }
 
 // run starts the name server, waits for a signal on stop, shuts it down and says so on stdout.

@@ -1,0 +1,72 @@
+package startup
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+)
+
+// ErrPrintedConfig is returned after -p printed the effective config: the caller starts
+// nothing and exits 0 (ExitCode).
+var ErrPrintedConfig = errors.New("config printed")
+
+// Flags is a binary's command line: the flags both take (-c FILE, -p) on a flag set named
+// after the program whose errors and usage go to stderr. A binary adds its own flags (mqbroker's
+// -n) to FlagSet and sets its Usage before Parse.
+type Flags struct {
+	*flag.FlagSet
+	// ConfigFile is -c: the properties file (RocketMQ's keys); "" when not given.
+	ConfigFile *string
+	// PrintConfig is -p: print the effective config and start nothing.
+	PrintConfig *bool
+}
+
+// NewFlags returns prog's flag set, writing to stderr, with -c (described by configUsage) and -p.
+func NewFlags(prog, configUsage string, stderr io.Writer) *Flags {
+	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return &Flags{
+		FlagSet:     fs,
+		ConfigFile:  fs.String("c", "", configUsage),
+		PrintConfig: fs.Bool("p", false, "print the effective config (every key, defaults included) and exit"),
+	}
+}
+
+// Parse parses args. -h returns flag.ErrHelp (the usage is printed); a bad flag returns an
+// error wrapping conf.ErrUsage (the flag package printed it with the usage); arguments after
+// the flags are an error naming them.
+func (f *Flags) Parse(args []string) error {
+	if err := f.FlagSet.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", conf.ErrUsage, err)
+	}
+	if f.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", f.Args())
+	}
+	return nil
+}
+
+// PrintConfig is -p's output: the configs' keys in properties syntax on stdout, nothing else
+// (the output reads back as a -c file). Java: MixAll#printObjectProperties.
+func PrintConfig(stdout io.Writer, configs ...any) {
+	fmt.Fprint(stdout, conf.Format(configs...))
+}
+
+// ExitCode prints err once on stderr, with the one "prog: " prefix, and returns the exit
+// status: 0 for none, -h (flag.ErrHelp) or -p (ErrPrintedConfig), 2 for a bad flag (conf.ErrUsage:
+// the flag package printed it with the usage), 1 else.
+func ExitCode(prog string, err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp), errors.Is(err, ErrPrintedConfig):
+		return 0
+	case errors.Is(err, conf.ErrUsage):
+		return 2
+	}
+	fmt.Fprintln(stderr, prog+":", err)
+	return 1
+}

@@ -1,0 +1,69 @@
+package startup
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+)
+
+func TestServerKeys(t *testing.T) {
+	k := DefaultServerKeys()
+	require.NoError(t, k.Validate("namesrv"))
+	require.Equal(t, "0.0.0.0:9876", k.ListenAddr(9876))
+	k.BindAddress = "::1"
+	require.Equal(t, "[::1]:0", k.ListenAddr(0))
+	k.BindAddress = "localhost"
+	require.EqualError(t, k.Validate("broker"), `broker config: bindAddress "localhost" is not an IP address`)
+}
+
+// TestFlags: -c and -p parse; a bad flag and -h print to stderr only; extra arguments are an error.
+func TestFlags(t *testing.T) {
+	var errOut bytes.Buffer
+	f := NewFlags("prog", "config file", &errOut)
+	require.NoError(t, f.Parse([]string{"-c", "x.conf", "-p"}))
+	require.Equal(t, "x.conf", *f.ConfigFile)
+	require.True(t, *f.PrintConfig)
+
+	err := NewFlags("prog", "config file", &errOut).Parse([]string{"-x"})
+	require.ErrorIs(t, err, conf.ErrUsage)
+	require.Contains(t, errOut.String(), "flag provided but not defined: -x")
+	require.Contains(t, errOut.String(), "Usage of prog")
+
+	require.ErrorIs(t, NewFlags("prog", "", &errOut).Parse([]string{"-h"}), flag.ErrHelp)
+	require.EqualError(t, NewFlags("prog", "", &errOut).Parse([]string{"extra"}), `unexpected arguments ["extra"]`)
+}
+
+func TestPrintConfig(t *testing.T) {
+	type a struct {
+		Port int `prop:"listenPort"`
+	}
+	var out bytes.Buffer
+	k := DefaultServerKeys()
+	PrintConfig(&out, &a{Port: 1}, &k)
+	require.Equal(t, "listenPort=1\nbindAddress=0.0.0.0\n", out.String())
+}
+
+// TestExitCode: 0, 2 or 1, and the error printed once with one prefix only for 1.
+func TestExitCode(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+		out  string
+	}{
+		{nil, 0, ""},
+		{flag.ErrHelp, 0, ""},
+		{fmt.Errorf("wrapped: %w", ErrPrintedConfig), 0, ""},
+		{fmt.Errorf("%w: bad", conf.ErrUsage), 2, ""},
+		{errors.New("read config file: no such file"), 1, "prog: read config file: no such file\n"},
+	} {
+		var errOut bytes.Buffer
+		require.Equal(t, c.code, ExitCode("prog", c.err, &errOut), c.err)
+		require.Equal(t, c.out, errOut.String(), c.err)
+	}
+}
