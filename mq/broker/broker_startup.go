@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
-	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
@@ -112,15 +110,11 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		Server: remoting.DefaultServerConfig(), Keys: startup.DefaultServerKeys()}
 	extra := map[string]string{}
 	if *configFile != "" {
-		text, err := os.ReadFile(*configFile)
+		props, all, err := startup.ApplyConfigFile(*configFile, &sc.Broker, &sc.Store, &sc.Keys)
 		if err != nil {
-			return nil, fmt.Errorf("read config file: %w", err)
+			return nil, err
 		}
-		unknown, notBuilt, err := applyProperties(string(text), &sc.Broker, &sc.Store, &sc.Keys)
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", *configFile, err)
-		}
-		sc.UnknownKeys, extra = unknown, notBuilt
+		sc.UnknownKeys, extra = splitNotBuilt(props, all)
 		if !*printConfig { // -p's stdout is the properties alone, readable back with -c
 			fmt.Fprintf(stdout, "load config properties file OK, %s\n", *configFile)
 		}
@@ -198,20 +192,9 @@ func StartWithConfig(sc *StartupConfig, stdout io.Writer, tr *trace.Tracer) (*Br
 	return b, nil
 }
 
-// applyProperties overlays properties text onto the broker and store configs. It returns the
-// keys neither config knows (sorted; applied nowhere) and, apart, the ones of notBuiltKeys
-// with their values (for checkNotBuilt). A line that is not key=value or a value that does
-// not parse is an error naming it.
-func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, more ...any) (unknown []string,
-	notBuilt map[string]string, err error) {
-	props, err := conf.ParseProperties(strings.NewReader(text))
-	if err != nil {
-		return nil, nil, err
-	}
-	all, err := conf.Apply(props, append([]any{cfg, storeCfg}, more...)...)
-	if err != nil {
-		return nil, nil, err
-	}
+// splitNotBuilt parts the keys no config applied (all, sorted) into the unknown ones and
+// those of notBuiltKeys with their values in props (for checkNotBuilt).
+func splitNotBuilt(props map[string]string, all []string) (unknown []string, notBuilt map[string]string) {
 	notBuilt = map[string]string{}
 	for _, k := range all {
 		if isNotBuiltKey(k) {
@@ -220,5 +203,5 @@ func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStor
 		}
 		unknown = append(unknown, k)
 	}
-	return unknown, notBuilt, nil
+	return unknown, notBuilt
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
@@ -84,18 +83,9 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 	file := fs.ConfigFile
 	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort, ServerKeys: startup.DefaultServerKeys()}
 	if *file != "" {
-		f, err := os.Open(*file)
+		_, unknown, err := startup.ApplyConfigFile(*file, &sc)
 		if err != nil {
-			return nil, fmt.Errorf("read config file: %w", err)
-		}
-		props, err := conf.ParseProperties(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", *file, err)
-		}
-		unknown, err := conf.Apply(props, &sc)
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", *file, err)
+			return nil, err
 		}
 		if len(unknown) > 0 { // a log line, as the broker's: stdout stays the -p properties
 			if log := tr.Logger(); log != nil {

@@ -2,7 +2,7 @@
 // (mq/namesrv's CreateNamesrvController, mq/broker's ParseCommandLine, mq/cmd/*) say and do the
 // same thing the same way: the server keys a properties file may set besides RocketMQ's config
 // structs (bindAddress) and their validation, the -c and -p flags on a flag set that writes
-// to stderr, the -p convention (the effective properties on stdout, nothing started, exit 0)
+// to stderr, reading the -c file, the -p convention (the effective properties on stdout, nothing started, exit 0)
 // and the exit status with its one "mqbroker: " / "mqnamesrv: " error line.
 //
 // Java: the shared parts of org.apache.rocketmq.namesrv.NamesrvStartup and
@@ -13,7 +13,8 @@
 //
 //	server_keys.go  ServerKeys (bindAddress), DefaultBindAddress, Validate and ListenAddr
 //	flags.go        Flags (-c FILE, -p) and Parse (bad flags wrapped in conf.ErrUsage),
-//	                PrintConfig and ErrPrintedConfig (-p), ExitCode (the binaries' exit status)
+//	                ApplyConfigFile (-c), PrintConfig and ErrPrintedConfig (-p), ExitCode (the
+//	                binaries' exit status)
 //
 // No goroutines, no locks: the functions work on the values they are given.
 package startup

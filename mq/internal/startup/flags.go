@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 )
@@ -49,6 +50,26 @@ func (f *Flags) Parse(args []string) error {
 		return fmt.Errorf("unexpected arguments %q", f.Args())
 	}
 	return nil
+}
+
+// ApplyConfigFile reads the -c file at path (properties syntax, RocketMQ's keys) onto the
+// configs (conf.Apply). It returns the file's properties and the keys no config knows
+// (sorted). Errors name the file: "read config file: ..." when it cannot be read, "config file
+// PATH: ..." for a line or a value that does not parse.
+func ApplyConfigFile(path string, configs ...any) (props map[string]string, unknown []string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read config file: %w", err)
+	}
+	defer f.Close()
+	props, err = conf.ParseProperties(f)
+	if err == nil {
+		unknown, err = conf.Apply(props, configs...)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	return props, unknown, nil
 }
 
 // PrintConfig is -p's output: the configs' keys in properties syntax on stdout, nothing else

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 )
 
 func TestServerKeys(t *testing.T) {
@@ -66,4 +68,30 @@ func TestExitCode(t *testing.T) {
 		require.Equal(t, c.code, ExitCode("prog", c.err, &errOut), c.err)
 		require.Equal(t, c.out, errOut.String(), c.err)
 	}
+}
+
+// TestApplyConfigFile: the file's keys land in the configs, unknown ones come back sorted,
+// and errors name the file.
+func TestApplyConfigFile(t *testing.T) {
+	type a struct {
+		Port int `prop:"listenPort"`
+	}
+	var cfg a
+	k := DefaultServerKeys()
+	file := conftest.Write(t, "x.conf", "listenPort=7", "bindAddress=127.0.0.1", "zeta=1", "alpha=2")
+	props, unknown, err := ApplyConfigFile(file, &cfg, &k)
+	require.NoError(t, err)
+	require.Equal(t, 7, cfg.Port)
+	require.Equal(t, "127.0.0.1", k.BindAddress)
+	require.Equal(t, []string{"alpha", "zeta"}, unknown)
+	require.Equal(t, "2", props["alpha"])
+
+	_, _, err = ApplyConfigFile(filepath.Join(t.TempDir(), "missing.conf"), &cfg)
+	require.ErrorContains(t, err, "read config file: ")
+	bad := conftest.Write(t, "bad.conf", "listenPort=abc")
+	_, _, err = ApplyConfigFile(bad, &cfg)
+	require.ErrorContains(t, err, "config file "+bad+": ")
+	bad = conftest.Write(t, "bad.conf", "justoneword")
+	_, _, err = ApplyConfigFile(bad, &cfg)
+	require.ErrorContains(t, err, "config file "+bad+": ")
 }
