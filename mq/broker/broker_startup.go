@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -101,7 +100,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	fs := startup.NewFlags("mqbroker", "broker config properties file (RocketMQ's broker.conf keys; see conf/)", stderr)
 	namesrv := fs.String("n", "", "name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876'\n"+
 		"(default: namesrvAddr of the -c file, else $NAMESRV_ADDR, else a name server in-process on 9876)")
-	fs.Usage = func() { usage(fs.FlagSet) }
+	fs.SetUsage("mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-p]", usageDefaults)
 	if err := fs.Parse(args); err != nil {
 		return nil, err // a bad flag: printed by the flag package, wrapping conf.ErrUsage
 	}
@@ -141,15 +140,11 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	return sc, nil
 }
 
-// usage is mqbroker -h: the flags, then where it listens and stores by default.
-func usage(fs *flag.FlagSet) {
-	w := fs.Output()
-	fmt.Fprintf(w, "Usage: mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-p]\n")
-	fs.PrintDefaults()
+// usageDefaults ends mqbroker -h: where it listens and stores by default.
+func usageDefaults(w io.Writer) {
 	d := DefaultBrokerConfig()
 	s := store.DefaultMessageStoreConfig()
-	fmt.Fprintf(w, "Defaults (keys of a -c file; -p prints them all):\n"+
-		"  listenPort=%d (the fast (VIP) port is listenPort-2), bindAddress=%s (every interface)\n"+
+	fmt.Fprintf(w, "  listenPort=%d (the fast (VIP) port is listenPort-2), bindAddress=%s (every interface)\n"+
 		"  brokerIP1=%s (the address published to name servers and clients)\n"+
 		"  storePathRootDir=%s\n"+
 		"  namesrvAddr unset: a name server starts in-process on %s:9876\n",

@@ -68,15 +68,10 @@ func Main(args []string, stdout, stderr io.Writer, tr *trace.Tracer, opts ...Opt
 // go to stderr, as mqbroker's do. Java: NamesrvStartup#createNamesrvController.
 func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
 	fs := startup.NewFlags("mqnamesrv", "name server config properties file", stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "Usage: mqnamesrv [-c namesrv.conf] [-p]")
-		fs.PrintDefaults()
-		d := DefaultNamesrvConfig()
-		fmt.Fprintf(w, "Defaults (keys of a -c file; -p prints them all):\n"+
-			"  listenPort=%d, bindAddress=%s (every interface)\n  kvConfigPath=%s\n",
-			DefaultListenPort, startup.DefaultBindAddress, d.KvConfigPath)
-	}
+	fs.SetUsage("mqnamesrv [-c namesrv.conf] [-p]", func(w io.Writer) {
+		fmt.Fprintf(w, "  listenPort=%d, bindAddress=%s (every interface)\n  kvConfigPath=%s\n",
+			DefaultListenPort, startup.DefaultBindAddress, DefaultNamesrvConfig().KvConfigPath)
+	})
 	if err := fs.Parse(args); err != nil {
 		return nil, err // a bad flag: printed by the flag package, wrapping conf.ErrUsage
 	}

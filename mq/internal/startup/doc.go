@@ -12,7 +12,7 @@
 // # Files
 //
 //	server_keys.go  ServerKeys (bindAddress), DefaultBindAddress, Validate and ListenAddr
-//	flags.go        Flags (-c FILE, -p) and Parse (bad flags wrapped in conf.ErrUsage),
+//	flags.go        Flags (-c FILE, -p), SetUsage (-h) and Parse (bad flags wrapped in conf.ErrUsage),
 //	                ApplyConfigFile (-c), PrintConfig and ErrPrintedConfig (-p), ExitCode (the
 //	                binaries' exit status)
 //

@@ -36,6 +36,19 @@ func NewFlags(prog, configUsage string, stderr io.Writer) *Flags {
 	}
 }
 
+// SetUsage sets -h's text (and the one printed after a bad flag): "Usage: " and synopsis, the
+// flags, then "Defaults (keys of a -c file; -p prints them all):" and the lines defaults
+// writes.
+func (f *Flags) SetUsage(synopsis string, defaults func(w io.Writer)) {
+	f.Usage = func() {
+		w := f.Output()
+		fmt.Fprintf(w, "Usage: %s\n", synopsis)
+		f.PrintDefaults()
+		fmt.Fprintln(w, "Defaults (keys of a -c file; -p prints them all):")
+		defaults(w)
+	}
+}
+
 // Parse parses args. -h returns flag.ErrHelp (the usage is printed); a bad flag returns an
 // error wrapping conf.ErrUsage (the flag package printed it with the usage); arguments after
 // the flags are an error naming them.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -37,7 +38,12 @@ func TestFlags(t *testing.T) {
 	require.Contains(t, errOut.String(), "flag provided but not defined: -x")
 	require.Contains(t, errOut.String(), "Usage of prog")
 
-	require.ErrorIs(t, NewFlags("prog", "", &errOut).Parse([]string{"-h"}), flag.ErrHelp)
+	errOut.Reset()
+	f = NewFlags("prog", "", &errOut)
+	f.SetUsage("prog [-p]", func(w io.Writer) { fmt.Fprintln(w, "  listenPort=1") })
+	require.ErrorIs(t, f.Parse([]string{"-h"}), flag.ErrHelp)
+	require.Regexp(t, `^Usage: prog \[-p\]\n  -c string\n(.|\n)*  -p\tprint the effective config.*\n`+
+		`Defaults \(keys of a -c file; -p prints them all\):\n  listenPort=1\n$`, errOut.String())
 	require.EqualError(t, NewFlags("prog", "", &errOut).Parse([]string{"extra"}), `unexpected arguments ["extra"]`)
 }
 
