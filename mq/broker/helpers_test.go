@@ -3,7 +3,6 @@ package broker
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -216,22 +214,4 @@ func (tb *testBroker) waitDispatched(t *testing.T, topic string, queueID int32, 
 	t.Helper()
 	require.Eventually(t, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue(topic, queueID) == store.QueueOffset(n) },
 		5*time.Second, time.Millisecond, "dispatch of %s/%d to %d", topic, queueID, n)
-}
-
-// applyProperties (for the config tests) overlays properties text onto the broker and store configs. It returns the
-// keys neither config knows (sorted; applied nowhere) and, apart, the ones of notBuiltKeys
-// with their values (for checkNotBuilt). A line that is not key=value or a value that does
-// not parse is an error naming it.
-func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, more ...any) (unknown []string,
-	notBuilt map[string]string, err error) {
-	props, err := conf.ParseProperties(strings.NewReader(text))
-	if err != nil {
-		return nil, nil, err
-	}
-	all, err := conf.Apply(props, append([]any{cfg, storeCfg}, more...)...)
-	if err != nil {
-		return nil, nil, err
-	}
-	unknown, notBuilt = splitNotBuilt(props, all)
-	return unknown, notBuilt, nil
 }

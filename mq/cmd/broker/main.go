@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
@@ -16,12 +14,10 @@ import (
 
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
-// returns the exit status (startup.ExitCode: the error printed once, prefixed "mqbroker: ").
+// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM, and the
+// exit status (startup.Main: the error printed once, prefixed "mqbroker: ").
 func runMain(args []string, stdout, stderr io.Writer) int {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	return startup.ExitCode("mqbroker", run(args, stdout, stderr, sig), stderr)
+	return startup.Main("mqbroker", stderr, func(stop <-chan os.Signal) error { return run(args, stdout, stderr, stop) })
 }
 
 // run starts the broker (and, without name servers, one in-process:

@@ -5,8 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
@@ -16,12 +14,10 @@ import (
 
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
-// returns the exit status (startup.ExitCode: the error printed once, prefixed "mqnamesrv: ").
+// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM, and the
+// exit status (startup.Main: the error printed once, prefixed "mqnamesrv: ").
 func runMain(args []string, stdout, stderr io.Writer) int {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	return startup.ExitCode("mqnamesrv", run(args, stdout, stderr, sig), stderr)
+	return startup.Main("mqnamesrv", stderr, func(stop <-chan os.Signal) error { return run(args, stdout, stderr, stop) })
 }
 
 // run starts the name server, waits for a signal on stop, shuts it down and says so on stdout.
