@@ -15,6 +15,6 @@
 //
 // # Files
 //
-//	main.go  main and runMain (signals, exit status), run (logger, namesrv.Main, the signal wait,
-//	         Shutdown and its "shutdown OK" line); the tests call both
+//	main.go  main (startup.Main: signals, exit status) and run (logger, namesrv.Main, the signal
+//	         wait, Shutdown and its "shutdown OK" line), which the tests call
 package main

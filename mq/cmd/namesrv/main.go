@@ -12,12 +12,12 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
-
-// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM, and the
-// exit status (startup.Main: the error printed once, prefixed "mqnamesrv: ").
-func runMain(args []string, stdout, stderr io.Writer) int {
-	return startup.Main("mqnamesrv", stderr, func(stop <-chan os.Signal) error { return run(args, stdout, stderr, stop) })
+// main runs run until SIGINT or SIGTERM; startup.Main prints an error once, prefixed
+// "mqnamesrv: ", and gives the exit status.
+func main() {
+	os.Exit(startup.Main("mqnamesrv", os.Stderr, func(stop <-chan os.Signal) error {
+		return run(os.Args[1:], os.Stdout, os.Stderr, stop)
+	}))
 }
 
 // run starts the name server, waits for a signal on stop, shuts it down and says so on stdout.

@@ -6,27 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 )
-
-func TestServerKeys(t *testing.T) {
-	k := DefaultServerKeys()
-	require.NoError(t, k.Validate("namesrv"))
-	require.Equal(t, "0.0.0.0:9876", k.ListenAddr(9876))
-	k.BindAddress = "::1"
-	require.Equal(t, "[::1]:0", k.ListenAddr(0))
-	k.BindAddress = "localhost"
-	require.EqualError(t, k.Validate("broker"), `broker config: bindAddress "localhost" is not an IP address`)
-}
 
 // TestFlags: -c and -p parse; a bad flag and -h print to stderr only; extra arguments are an error.
 func TestFlags(t *testing.T) {
@@ -103,22 +90,4 @@ func TestApplyConfigFile(t *testing.T) {
 	bad = conftest.Write(t, "bad.conf", "justoneword")
 	_, _, err = ApplyConfigFile(bad, &cfg)
 	require.ErrorContains(t, err, "config file "+bad+": ")
-}
-
-// TestMainStopsOnSignal: a SIGTERM reaches run's stop channel (it does not kill the process), and run's
-// error becomes the exit status, printed once with the prefix.
-func TestMainStopsOnSignal(t *testing.T) {
-	var errOut bytes.Buffer
-	code := Main("prog", &errOut, func(stop <-chan os.Signal) error {
-		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
-		select {
-		case s := <-stop:
-			return fmt.Errorf("stopped by %v", s)
-		case <-time.After(10 * time.Second):
-			return errors.New("no signal")
-		}
-	})
-	require.Equal(t, 1, code)
-	require.Equal(t, "prog: stopped by terminated\n", errOut.String())
-	require.Equal(t, 0, Main("prog", &errOut, func(<-chan os.Signal) error { return nil }))
 }
