@@ -102,7 +102,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		"(default: namesrvAddr of the -c file, else $NAMESRV_ADDR, else a name server in-process on 9876)")
 	fs.SetUsage("mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-p]", usageDefaults)
 	if err := fs.Parse(args); err != nil {
-		return nil, err // a bad flag: printed by the flag package, wrapping conf.ErrUsage
+		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
 	configFile, printConfig := fs.ConfigFile, fs.PrintConfig
 	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(),

@@ -73,7 +73,7 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 			DefaultListenPort, startup.DefaultBindAddress, DefaultNamesrvConfig().KvConfigPath)
 	})
 	if err := fs.Parse(args); err != nil {
-		return nil, err // a bad flag: printed by the flag package, wrapping conf.ErrUsage
+		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
 	file := fs.ConfigFile
 	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort, ServerKeys: startup.DefaultServerKeys()}
