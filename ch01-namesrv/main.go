@@ -145,7 +145,7 @@ func startNamesrv(dir string, logger *slog.Logger, clk clock.Clock) (*namesrv.Na
 	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
 		return nil, err
 	}
-	ns, err := namesrv.Main([]string{"-c", props}, io.Discard, trace.New(logger, "namesrv"), namesrv.WithClock(clk))
+	ns, err := namesrv.Main([]string{"-c", props}, io.Discard, io.Discard, trace.New(logger, "namesrv"), namesrv.WithClock(clk))
 	if err != nil {
 		return nil, fmt.Errorf("start name server: %w", err)
 	}

@@ -2,11 +2,13 @@ package broker
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -160,4 +162,22 @@ func TestNewBrokerControllerValidates(t *testing.T) {
 	sc.BrokerRole = store.Slave
 	_, err = CreateBrokerController(cfg, remoting.ServerConfig{}, sc, nil)
 	require.ErrorContains(t, err, "brokerId must be > 0", "a slave needs brokerId > 0")
+}
+
+// applyProperties (for the config tests) overlays properties text onto the broker and store configs. It returns the
+// keys neither config knows (sorted; applied nowhere) and, apart, the ones of notBuiltKeys
+// with their values (for checkNotBuilt). A line that is not key=value or a value that does
+// not parse is an error naming it.
+func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, more ...any) (unknown []string,
+	notBuilt map[string]string, err error) {
+	props, err := conf.ParseProperties(strings.NewReader(text))
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := conf.Apply(props, append([]any{cfg, storeCfg}, more...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	unknown, notBuilt = splitNotBuilt(props, all)
+	return unknown, notBuilt, nil
 }

@@ -1,17 +1,13 @@
 package broker
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net"
-	"os"
-	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -70,8 +66,8 @@ type StartupConfig struct {
 	// port is Broker.ListenPort).
 	Server remoting.ServerConfig
 	Store  store.MessageStoreConfig
-	// Keys are the server keys of the -c file (bindAddress).
-	Keys ServerKeys
+	// Keys are the server keys of the -c file (bindAddress), as the name server's.
+	Keys startup.ServerKeys
 	// UnknownKeys are the -c file's keys no config knows, sorted; RocketMQ ignores them, and
 	// so do we after a warning (UnknownKeysText, with a "did you mean").
 	UnknownKeys []string
@@ -101,35 +97,23 @@ func (sc *StartupConfig) NewLogger(w io.Writer) *slog.Logger {
 // prefix: the binary adds one.
 // Java: BrokerStartup#createBrokerController (its command-line half).
 func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, error) {
-	fs := flag.NewFlagSet("mqbroker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := startup.NewFlags("mqbroker", "broker config properties file (RocketMQ's broker.conf keys; see conf/)", stderr)
 	namesrv := fs.String("n", "", "name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876'\n"+
 		"(default: namesrvAddr of the -c file, else $NAMESRV_ADDR, else a name server in-process on 9876)")
-	configFile := fs.String("c", "", "broker config properties file (RocketMQ's broker.conf keys; see conf/)")
-	printConfig := fs.Bool("p", false, "print the effective config (every key, defaults included) and exit")
-	fs.Usage = func() { usage(fs) }
+	fs.SetUsage("mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-p]", usageDefaults)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %w", conf.ErrUsage, err)
+		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
+	configFile, printConfig := fs.ConfigFile, fs.PrintConfig
 	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(),
-		Server: remoting.DefaultServerConfig(), Keys: DefaultServerKeys()}
+		Server: remoting.DefaultServerConfig(), Keys: startup.DefaultServerKeys()}
 	extra := map[string]string{}
 	if *configFile != "" {
-		text, err := os.ReadFile(*configFile)
+		props, all, err := startup.ApplyConfigFile(*configFile, &sc.Broker, &sc.Store, &sc.Keys)
 		if err != nil {
-			return nil, fmt.Errorf("read config file: %w", err)
+			return nil, err
 		}
-		unknown, notBuilt, err := applyProperties(string(text), &sc.Broker, &sc.Store, &sc.Keys)
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", *configFile, err)
-		}
-		sc.UnknownKeys, extra = unknown, notBuilt
+		sc.UnknownKeys, extra = splitNotBuilt(props, all)
 		if !*printConfig { // -p's stdout is the properties alone, readable back with -c
 			fmt.Fprintf(stdout, "load config properties file OK, %s\n", *configFile)
 		}
@@ -137,7 +121,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	if *namesrv != "" {
 		sc.Broker.NamesrvAddr = *namesrv
 	}
-	sc.Server.ListenAddr = net.JoinHostPort(sc.Keys.BindAddress, "0") // the port is Broker.ListenPort
+	sc.Server.ListenAddr = sc.Keys.ListenAddr(0) // the port is Broker.ListenPort
 	props := effectiveProperties(&sc.Broker, &sc.Store)
 	maps.Copy(props, extra)
 	if err := checkNotBuilt(props); err != nil {
@@ -150,27 +134,21 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		if len(sc.UnknownKeys) > 0 {
 			fmt.Fprintf(stderr, "mqbroker: unknown config keys ignored: %s\n", sc.UnknownKeysText())
 		}
-		fmt.Fprint(stdout, sc.Broker.String())
-		fmt.Fprint(stdout, conf.Format(&sc.Keys))
-		fmt.Fprint(stdout, sc.Store.String())
+		startup.PrintConfig(stdout, &sc.Broker, &sc.Keys, &sc.Store)
 		sc.PrintOnly = true
 	}
 	return sc, nil
 }
 
-// usage is mqbroker -h: the flags, then where it listens and stores by default.
-func usage(fs *flag.FlagSet) {
-	w := fs.Output()
-	fmt.Fprintf(w, "Usage: mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-p]\n")
-	fs.PrintDefaults()
+// usageDefaults ends mqbroker -h: where it listens and stores by default.
+func usageDefaults(w io.Writer) {
 	d := DefaultBrokerConfig()
 	s := store.DefaultMessageStoreConfig()
-	fmt.Fprintf(w, "Defaults (keys of a -c file; -p prints them all):\n"+
-		"  listenPort=%d (the fast (VIP) port is listenPort-2), bindAddress=%s (every interface)\n"+
+	fmt.Fprintf(w, "  listenPort=%d (the fast (VIP) port is listenPort-2), bindAddress=%s (every interface)\n"+
 		"  brokerIP1=%s (the address published to name servers and clients)\n"+
 		"  storePathRootDir=%s\n"+
 		"  namesrvAddr unset: a name server starts in-process on %s:9876\n",
-		d.ListenPort, DefaultBindAddress, d.BrokerIP1, s.StorePathRootDir, DefaultBindAddress)
+		d.ListenPort, startup.DefaultBindAddress, d.BrokerIP1, s.StorePathRootDir, startup.DefaultBindAddress)
 }
 
 // BrokerStartup is the broker's command line: ParseCommandLine, then create, initialize and
@@ -209,20 +187,9 @@ func StartWithConfig(sc *StartupConfig, stdout io.Writer, tr *trace.Tracer) (*Br
 	return b, nil
 }
 
-// applyProperties overlays properties text onto the broker and store configs. It returns the
-// keys neither config knows (sorted; applied nowhere) and, apart, the ones of notBuiltKeys
-// with their values (for checkNotBuilt). A line that is not key=value or a value that does
-// not parse is an error naming it.
-func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, more ...any) (unknown []string,
-	notBuilt map[string]string, err error) {
-	props, err := conf.ParseProperties(strings.NewReader(text))
-	if err != nil {
-		return nil, nil, err
-	}
-	all, err := conf.Apply(props, append([]any{cfg, storeCfg}, more...)...)
-	if err != nil {
-		return nil, nil, err
-	}
+// splitNotBuilt parts the keys no config applied (all, sorted) into the unknown ones and
+// those of notBuiltKeys with their values in props (for checkNotBuilt).
+func splitNotBuilt(props map[string]string, all []string) (unknown []string, notBuilt map[string]string) {
 	notBuilt = map[string]string{}
 	for _, k := range all {
 		if isNotBuiltKey(k) {
@@ -231,5 +198,5 @@ func applyProperties(text string, cfg *BrokerConfig, storeCfg *store.MessageStor
 		}
 		unknown = append(unknown, k)
 	}
-	return unknown, notBuilt, nil
+	return unknown, notBuilt
 }

@@ -4,9 +4,10 @@
 //
 // Java: org.apache.rocketmq.broker (broker module). Files in reading order:
 //
-//	broker_startup.go                 BrokerStartup: flags (-n, -c, -p), CreateBrokerController, Start
+//	broker_startup.go                 BrokerStartup: flags (-n; -c, -p as the name server's, from
+//	                                  internal/startup), CreateBrokerController, Start
 //	broker_config.go                  BrokerConfig (RocketMQ keys in `prop` tags), properties reader/printer
-//	startup_config.go                 ServerKeys (bindAddress), the one validation of -p and of a start,
+//	startup_config.go                 the one validation of -p and of a start (with startup.ServerKeys),
 //	                                  the unknown keys' "did you mean"
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
 //	options.go                        Option, WithClock: the broker's one clock (outside its configs)

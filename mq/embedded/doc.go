@@ -10,7 +10,10 @@
 //	             and hooks that adjust each broker's configs), Start (the name server first,
 //	             then broker-a, broker-b, ... registered with it; with Slaves a slave of each,
 //	             brokerId 1, following its master: StartSlave, StopSlave) and Cluster.Shutdown
-//	             (the slaves, the brokers newest first, then the name server)
+//	             (the slaves, the brokers newest first, then the name server); StartNamesrv,
+//	             StartBroker: one server each
+//	in_process_namesrv.go  StartInProcessNamesrv: the name server mqbroker runs beside its
+//	             broker when no name server is given (where the broker binds, on 9876)
 //
 // Goroutines: those of the servers it starts; Shutdown stops them all and waits for them.
 package embedded

@@ -168,6 +168,19 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 // listenAddr ("" means "127.0.0.1:0", an ephemeral loopback port); customize, if set, adjusts
 // its config first.
 func StartNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesrv.NamesrvConfig), opts ...namesrv.Option) (*namesrv.NamesrvController, error) {
+	if listenAddr == "" {
+		listenAddr = "127.0.0.1:0"
+	}
+	ns := newNamesrv(dir, listenAddr, tr, customize, opts...)
+	if err := namesrv.Start(ns); err != nil {
+		return nil, fmt.Errorf("embedded: start name server: %w", err)
+	}
+	return ns, nil
+}
+
+// newNamesrv creates (does not start) a name server listening on listenAddr whose KV config
+// lives under dir/namesrv; customize, if set, adjusts its config first.
+func newNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesrv.NamesrvConfig), opts ...namesrv.Option) *namesrv.NamesrvController {
 	nc := namesrv.DefaultNamesrvConfig()
 	nc.KvConfigPath = filepath.Join(dir, "namesrv", "kvConfig.json")
 	if customize != nil {
@@ -175,14 +188,7 @@ func StartNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*name
 	}
 	sc := remoting.DefaultServerConfig()
 	sc.ListenAddr = listenAddr
-	if sc.ListenAddr == "" {
-		sc.ListenAddr = "127.0.0.1:0"
-	}
-	ns := namesrv.NewNamesrvController(nc, sc, tr, opts...)
-	if err := namesrv.Start(ns); err != nil {
-		return nil, fmt.Errorf("embedded: start name server: %w", err)
-	}
-	return ns, nil
+	return namesrv.NewNamesrvController(nc, sc, tr, opts...)
 }
 
 // StartBroker creates, initializes and starts one broker from its configs (the sequence

@@ -2,22 +2,19 @@ package namesrv
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"os"
-	"strconv"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // ErrPrintedConfig is returned by CreateNamesrvController after `-p` printed the effective
-// config: the caller exits 0 without starting anything.
-var ErrPrintedConfig = errors.New("config printed")
+// config: the caller exits 0 without starting anything (startup.ExitCode knows it).
+var ErrPrintedConfig = startup.ErrPrintedConfig
 
 // DefaultListenPort is the name server's port (RocketMQ: 9876).
 const DefaultListenPort = 9876
@@ -27,16 +24,9 @@ const DefaultListenPort = 9876
 type startupConfig struct {
 	NamesrvConfig
 	ListenPort int `prop:"listenPort"`
-	// BindAddress is the IP to listen on (default 0.0.0.0, every interface; 127.0.0.1 keeps the
-	// name server off the network).
-	//
-	// Deviation: RocketMQ 4.9 always listens on every interface; bindAddress (default 0.0.0.0)
-	// is RocketMQ 5's NettyServerConfig key, taken over as it is.
-	BindAddress string `prop:"bindAddress"`
+	// ServerKeys is bindAddress, as the broker's (default 0.0.0.0, every interface).
+	startup.ServerKeys
 }
-
-// DefaultBindAddress is bindAddress's default: every interface.
-const DefaultBindAddress = "0.0.0.0"
 
 // validate is the one check of a name server's startup config, for -p and for a start.
 func (sc *startupConfig) validate() error {
@@ -44,8 +34,8 @@ func (sc *startupConfig) validate() error {
 	if err := sc.NamesrvConfig.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if net.ParseIP(sc.BindAddress) == nil {
-		errs = append(errs, fmt.Errorf("namesrv config: bindAddress %q is not an IP address", sc.BindAddress))
+	if err := sc.ServerKeys.Validate("namesrv"); err != nil {
+		errs = append(errs, err)
 	}
 	if sc.ListenPort < 0 || sc.ListenPort > 65535 {
 		errs = append(errs, fmt.Errorf("namesrv config: listenPort must be in [0, 65535], got %d", sc.ListenPort))
@@ -55,13 +45,14 @@ func (sc *startupConfig) validate() error {
 
 // Main parses the command line, creates the controller and starts it, as mqnamesrv does.
 // Flags: -c FILE (properties file, RocketMQ keys), -p (print the effective config and return
-// ErrPrintedConfig). stdout receives -p output and the start banner; tr may be nil; opts go to
-// the controller (WithClock). Java: NamesrvStartup#main (main0).
-func Main(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
+// ErrPrintedConfig). stdout receives -p output and the start banner, stderr a bad flag's error
+// with the usage (and -h); tr may be nil; opts go to the controller (WithClock).
+// Java: NamesrvStartup#main (main0).
+func Main(args []string, stdout, stderr io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#main", slog.Int("args", len(args)))
 	}
-	c, err := CreateNamesrvController(args, stdout, tr, opts...)
+	c, err := CreateNamesrvController(args, stdout, stderr, tr, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -73,44 +64,23 @@ func Main(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*N
 }
 
 // CreateNamesrvController builds the config from the defaults, the -c file and the flags, and
-// returns an unstarted controller. Java: NamesrvStartup#createNamesrvController.
-func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
-	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	file := fs.String("c", "", "name server config properties file")
-	printCfg := fs.Bool("p", false, "print the effective config (every key, defaults included) and exit")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "Usage: mqnamesrv [-c namesrv.conf] [-p]")
-		fs.PrintDefaults()
-		d := DefaultNamesrvConfig()
-		fmt.Fprintf(w, "Defaults (keys of a -c file; -p prints them all):\n"+
-			"  listenPort=%d, bindAddress=%s (every interface)\n  kvConfigPath=%s\n",
-			DefaultListenPort, DefaultBindAddress, d.KvConfigPath)
-	}
+// returns an unstarted controller. -p prints to stdout; a bad flag's error and the usage (-h)
+// go to stderr, as mqbroker's do. Java: NamesrvStartup#createNamesrvController.
+func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.Tracer, opts ...Option) (*NamesrvController, error) {
+	fs := startup.NewFlags("mqnamesrv", "name server config properties file", stderr)
+	fs.SetUsage("mqnamesrv [-c namesrv.conf] [-p]", func(w io.Writer) {
+		fmt.Fprintf(w, "  listenPort=%d, bindAddress=%s (every interface)\n  kvConfigPath=%s\n",
+			DefaultListenPort, startup.DefaultBindAddress, DefaultNamesrvConfig().KvConfigPath)
+	})
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %w", conf.ErrUsage, err) // printed by the flag package
+		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort, BindAddress: DefaultBindAddress}
+	file := fs.ConfigFile
+	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort, ServerKeys: startup.DefaultServerKeys()}
 	if *file != "" {
-		f, err := os.Open(*file)
+		_, unknown, err := startup.ApplyConfigFile(*file, &sc)
 		if err != nil {
-			return nil, fmt.Errorf("read config file: %w", err)
-		}
-		props, err := conf.ParseProperties(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", *file, err)
-		}
-		unknown, err := conf.Apply(props, &sc)
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", *file, err)
+			return nil, err
 		}
 		if len(unknown) > 0 { // a log line, as the broker's: stdout stays the -p properties
 			if log := tr.Logger(); log != nil {
@@ -121,12 +91,12 @@ func CreateNamesrvController(args []string, stdout io.Writer, tr *trace.Tracer, 
 	if err := sc.validate(); err != nil { // before -p: -p refuses what a start would
 		return nil, err
 	}
-	if *printCfg {
-		fmt.Fprint(stdout, conf.Format(&sc))
+	if *fs.PrintConfig {
+		startup.PrintConfig(stdout, &sc)
 		return nil, ErrPrintedConfig
 	}
 	serverCfg := remoting.DefaultServerConfig()
-	serverCfg.ListenAddr = net.JoinHostPort(sc.BindAddress, strconv.Itoa(sc.ListenPort))
+	serverCfg.ListenAddr = sc.ListenAddr(sc.ListenPort)
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#createNamesrvController", slog.Int("listenPort", sc.ListenPort))
 	}

@@ -2,6 +2,7 @@ package namesrv
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -20,18 +21,18 @@ import (
 func TestNamesrvBindAddress(t *testing.T) {
 	kv := "kvConfigPath=" + filepath.Join(t.TempDir(), "kv.json")
 	var out bytes.Buffer
-	_, err := CreateNamesrvController([]string{"-p"}, &out, nil)
+	_, err := CreateNamesrvController([]string{"-p"}, &out, io.Discard, nil)
 	require.ErrorIs(t, err, ErrPrintedConfig)
 	require.Contains(t, out.String(), "bindAddress=0.0.0.0\n")
 
-	c, err := Main([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1", kv)}, &out, nil)
+	c, err := Main([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1", kv)}, &out, io.Discard, nil)
 	require.NoError(t, err)
 	defer c.Shutdown()
 	host, _, err := net.SplitHostPort(c.Addr())
 	require.NoError(t, err)
 	require.Equal(t, "127.0.0.1", host)
 
-	all, err := Main([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPort=0", kv+"2")}, &out, nil)
+	all, err := Main([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPort=0", kv+"2")}, &out, io.Discard, nil)
 	require.NoError(t, err)
 	defer all.Shutdown()
 	require.True(t, all.server.Addr().IP.IsUnspecified(), "the default listens on every interface: %s", all.Addr())
@@ -46,23 +47,28 @@ func TestNamesrvPrintValidates(t *testing.T) {
 			file = conftest.Write(t, "namesrv.conf", line)
 		}
 		var out bytes.Buffer
-		_, printErr := CreateNamesrvController([]string{"-c", file, "-p"}, &out, nil)
+		_, printErr := CreateNamesrvController([]string{"-c", file, "-p"}, &out, io.Discard, nil)
 		require.Error(t, printErr, line)
 		require.NotErrorIs(t, printErr, ErrPrintedConfig, line)
-		_, startErr := Main([]string{"-c", file}, &out, nil)
+		_, startErr := Main([]string{"-c", file}, &out, io.Discard, nil)
 		require.EqualError(t, startErr, printErr.Error(), line)
 		require.NotContains(t, out.String(), "boot success", line)
 	}
 
 	var out, logs bytes.Buffer
 	tr := trace.New(slog.New(slog.NewTextHandler(&logs, nil)), "namesrv")
-	_, err := CreateNamesrvController([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPrt=1"), "-p"}, &out, tr)
+	_, err := CreateNamesrvController([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPrt=1"), "-p"}, &out, io.Discard, tr)
 	require.ErrorIs(t, err, ErrPrintedConfig)
 	require.Contains(t, logs.String(), `level=WARN msg="unknown config keys ignored" keys="listenPrt (did you mean listenPort?)"`)
 	require.NotContains(t, out.String(), "listenPrt", "stdout holds only the properties")
 	_, err = conf.ParseProperties(strings.NewReader(out.String()))
 	require.NoError(t, err, "-p's output reads back as a properties file")
 
-	_, err = CreateNamesrvController([]string{"-x"}, &out, nil)
+	out.Reset()
+	var errOut bytes.Buffer
+	_, err = CreateNamesrvController([]string{"-x"}, &out, &errOut, nil)
 	require.ErrorIs(t, err, conf.ErrUsage, "a bad flag: printed by the flag package, not again")
+	require.Empty(t, out.String(), "a bad flag's error and the usage go to stderr, not stdout")
+	require.Contains(t, errOut.String(), "flag provided but not defined: -x")
+	require.Contains(t, errOut.String(), "Usage: mqnamesrv")
 }

@@ -3,6 +3,7 @@ package namesrv
 import (
 	"bytes"
 	"hash/crc32"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func TestChannelCloseRemovesBroker(t *testing.T) {
 // -p prints the effective config in properties syntax and starts nothing (NamesrvStartup -p).
 func TestStartupPrintConfig(t *testing.T) {
 	var out bytes.Buffer
-	c, err := CreateNamesrvController([]string{"-p"}, &out, nil)
+	c, err := CreateNamesrvController([]string{"-p"}, &out, io.Discard, nil)
 	require.ErrorIs(t, err, ErrPrintedConfig)
 	require.Nil(t, c)
 	require.Contains(t, out.String(), "listenPort=9876\n")

@@ -20,8 +20,9 @@
 // store; then the in-process name server stops and the process exits 0.
 //
 // Java: org.apache.rocketmq.broker.BrokerStartup#main. The startup logic itself lives in
-// mq/broker (ParseCommandLine, StartWithConfig) so chapters and tests can run it; this command
-// only wires flags, signals and the optional in-process name server.
+// mq/broker (ParseCommandLine, StartWithConfig) so chapters and tests can run it, the in-process
+// name server in mq/embedded (StartInProcessNamesrv), the exit status in mq/internal/startup
+// (ExitCode, shared with mqnamesrv); this command only calls them and waits for a signal.
 //
 // # Files
 //

@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 )
 
 // runExit runs mqbroker as main does, without a signal (every case here fails before it
 // would wait), and returns the exit status and what went to stdout and stderr.
 func runExit(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = exitCode(run(args, &out, &errOut, nil), &errOut)
+	code = startup.ExitCode("mqbroker", run(args, &out, &errOut, nil), &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -108,7 +109,7 @@ func startExampleNamesrv(t *testing.T) string {
 	t.Setenv("NAMESRV_ADDR", "")
 	var nsOut bytes.Buffer
 	ns, err := namesrv.Main([]string{"-c", overlay(t, "namesrv.conf", "listenPort=0", "bindAddress=127.0.0.1",
-		"kvConfigPath="+filepath.Join(t.TempDir(), "kvConfig.json"))}, &nsOut, nil)
+		"kvConfigPath="+filepath.Join(t.TempDir(), "kvConfig.json"))}, &nsOut, io.Discard, nil)
 	require.NoError(t, err, nsOut.String())
 	t.Cleanup(ns.Shutdown)
 	require.Contains(t, nsOut.String(), "The Name Server boot success")

@@ -1,49 +1,27 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM. It
-// returns the exit status (see exitCode).
+// runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM, and the
+// exit status (startup.Main: the error printed once, prefixed "mqbroker: ").
 func runMain(args []string, stdout, stderr io.Writer) int {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	return exitCode(run(args, stdout, stderr, sig), stderr)
+	return startup.Main("mqbroker", stderr, func(stop <-chan os.Signal) error { return run(args, stdout, stderr, stop) })
 }
 
-// exitCode prints err once, with the one "mqbroker: " prefix, and returns the exit status: 0
-// for none (or -h), 2 for a bad flag (the flag package printed it with the usage), 1 else.
-func exitCode(err error, stderr io.Writer) int {
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, conf.ErrUsage):
-		return 2
-	}
-	fmt.Fprintln(stderr, "mqbroker:", err)
-	return 1
-}
-
-// run starts the broker (and, without name servers, one in-process: on 9876, or an ephemeral
-// port when listenPort is 0; its kvConfig.json under storePathRootDir/namesrv), waits for a
-// signal on stop, and shuts both down.
+// run starts the broker (and, without name servers, one in-process:
+// embedded.StartInProcessNamesrv), waits for a signal on stop, and shuts both down.
 func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	sc, err := broker.ParseCommandLine(args, stdout, stderr)
 	if err != nil {
@@ -56,23 +34,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	tr := trace.New(log, sc.Broker.BrokerName) // steps stay off: the handler's level is ≥ DEBUG
 	var ns *namesrv.NamesrvController
 	if sc.Broker.NamesrvAddr == "" {
-		serverCfg := remoting.DefaultServerConfig()
-		bind := sc.Keys.BindAddress // the in-process name server listens where the broker does
-		port := namesrv.DefaultListenPort
-		if sc.Broker.ListenPort == 0 {
-			port = 0 // an ephemeral broker (tests) gets an ephemeral name server
+		if ns, err = embedded.StartInProcessNamesrv(sc, tr.With("namesrv")); err != nil {
+			return err
 		}
-		serverCfg.ListenAddr = net.JoinHostPort(bind, fmt.Sprint(port))
-		nc := namesrv.DefaultNamesrvConfig()
-		nc.KvConfigPath = filepath.Join(sc.Store.StorePathRootDir, "namesrv", "kvConfig.json")
-		ns = namesrv.NewNamesrvController(nc, serverCfg, tr.With("namesrv"))
-		if err := namesrv.Start(ns); err != nil { // Start shuts down what it started
-			return fmt.Errorf("in-process name server: %w", err)
-		}
-		if ip := net.ParseIP(bind); ip == nil || ip.IsUnspecified() {
-			bind = "127.0.0.1"
-		}
-		sc.Broker.NamesrvAddr = net.JoinHostPort(bind, fmt.Sprint(ns.Port()))
 		fmt.Fprintf(stdout, "The Name Server boot success (in-process). listen=%s\n", ns.Addr())
 	}
 	b, err := broker.StartWithConfig(sc, stdout, tr)

@@ -6,13 +6,15 @@
 //
 // Operating logs go to stderr through log/slog at the config's logLevel (INFO by default).
 // SIGINT or SIGTERM shuts it down; it prints "The Name Server[addr] shutdown OK". Its keys:
-// listenPort (9876), bindAddress (0.0.0.0), kvConfigPath, logLevel; -h shows the defaults.
+// listenPort (9876), bindAddress (0.0.0.0), kvConfigPath, logLevel; -h shows the defaults. An
+// error is printed once on stderr, prefixed "mqnamesrv: ", and exits 1; a bad flag prints the
+// flag package's line and the usage on stderr and exits 2.
 //
 // Java: org.apache.rocketmq.namesrv.NamesrvStartup#main. The startup logic lives in mq/namesrv
 // (Main); this command only sets up logging and waits for a signal.
 //
 // # Files
 //
-//	main.go  main (signals, exit status) and run (logger, namesrv.Main, the signal wait, Shutdown
-//	         and its "shutdown OK" line), which the tests call
+//	main.go  main (startup.Main: signals, exit status) and run (logger, namesrv.Main, the signal
+//	         wait, Shutdown and its "shutdown OK" line), which the tests call
 package main

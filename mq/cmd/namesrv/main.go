@@ -1,32 +1,23 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
+// main runs run until SIGINT or SIGTERM; startup.Main prints an error once, prefixed
+// "mqnamesrv: ", and gives the exit status.
 func main() {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	err := run(os.Args[1:], os.Stdout, os.Stderr, sig)
-	switch {
-	case err == nil, errors.Is(err, namesrv.ErrPrintedConfig), errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, conf.ErrUsage):
-		os.Exit(2) // the flag package printed the error and the usage
-	default:
-		fmt.Fprintln(os.Stderr, "mqnamesrv:", err)
-		os.Exit(1)
-	}
+	os.Exit(startup.Main("mqnamesrv", os.Stderr, func(stop <-chan os.Signal) error {
+		return run(os.Args[1:], os.Stdout, os.Stderr, stop)
+	}))
 }
 
 // run starts the name server, waits for a signal on stop, shuts it down and says so on stdout.
@@ -34,7 +25,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	level := new(slog.LevelVar) // INFO until the config's logLevel is known
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	// A tracer over the operating logger: steps stay off (they are below DEBUG).
-	c, err := namesrv.Main(args, stdout, trace.New(log, "namesrv"))
+	c, err := namesrv.Main(args, stdout, stderr, trace.New(log, "namesrv"))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -46,4 +48,43 @@ func TestBadConfigStartsNothing(t *testing.T) {
 	require.ErrorContains(t, printErr, `logLevel "TRACE"`)
 	require.EqualError(t, startErr, printErr.Error())
 	require.NotContains(t, out.String(), "boot success")
+}
+
+// exit is mqnamesrv's main over args with no signal (every case of TestErrorTexts ends before
+// the wait): the exit status, stdout, stderr.
+func exit(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	return startup.ExitCode("mqnamesrv", run(args, &out, &errOut, nil), &errOut), out.String(), errOut.String()
+}
+
+// TestErrorTexts: as mqbroker's, a bad flag exits 2 with the flag package's line and the usage
+// on stderr (stdout stays empty); -h exits 0 with the usage on stderr; every other error is
+// printed once, with one "mqnamesrv: " prefix, and exits 1; -p exits 0 with the properties
+// alone on stdout.
+func TestErrorTexts(t *testing.T) {
+	code, stdout, stderr := exit("-x")
+	require.Equal(t, 2, code)
+	require.Empty(t, stdout)
+	require.Equal(t, 1, strings.Count(stderr, "flag provided but not defined: -x"), stderr)
+	require.Contains(t, stderr, "Usage: mqnamesrv")
+
+	code, stdout, stderr = exit("-h")
+	require.Equal(t, 0, code)
+	require.Empty(t, stdout)
+	for _, d := range []string{"Usage: mqnamesrv", "listenPort=9876", "bindAddress=0.0.0.0", "kvConfigPath="} {
+		require.Contains(t, stderr, d, "-h shows the defaults")
+	}
+
+	for _, args := range [][]string{{"-c", "/nonexistent/namesrv.conf"}, {"extra"},
+		{"-p", "-c", conftest.Write(t, "ns.conf", "bindAddress=localhost")}} {
+		code, stdout, stderr = exit(args...)
+		require.Equal(t, 1, code, args)
+		require.Empty(t, stdout, args)
+		require.Equal(t, 1, strings.Count(stderr, "mqnamesrv:"), "one prefix, printed once: %q", stderr)
+	}
+
+	code, stdout, stderr = exit("-p")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "listenPort=9876\n")
+	require.Empty(t, stderr)
 }
