@@ -1,7 +1,6 @@
 package mqtest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,24 +8,15 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
-
-// InvokeTimeout bounds one request of Invoke.
-const InvokeTimeout = 10 * time.Second
-
-// Invoke sends req to addr and waits for the answer (InvokeTimeout at most).
-func Invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), InvokeTimeout)
-	defer cancel()
-	return cl.InvokeSync(ctx, addr, req)
-}
 
 // CreateTopic sends UPDATE_AND_CREATE_TOPIC to one broker, as `mqadmin updateTopic -b` does:
 // queues read and write queues with perm. A non-SUCCESS answer is a *remoting.RemoteError.
 func CreateTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int32) error {
 	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
 		ReadQueueNums: queues, WriteQueueNums: queues, Perm: perm, TopicFilterType: protocol.SingleTag}
-	resp, err := Invoke(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
+	resp, err := remotingtest.Call(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
@@ -38,7 +28,7 @@ func CreateTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int
 // *remoting.RemoteError.
 func QueryRoute(cl *remoting.Client, nsAddr, topic string) (*protocol.TopicRouteData, error) {
 	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&protocol.GetRouteInfoRequestHeader{Topic: topic}), nil)
-	resp, err := Invoke(cl, nsAddr, req)
+	resp, err := remotingtest.Call(cl, nsAddr, req)
 	if err != nil {
 		return nil, err
 	}
