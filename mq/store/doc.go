@@ -35,7 +35,8 @@
 //     MappedFileQueue, the checkpoint (unit store times) and the running flags.
 //   - IndexService: the index files, the checkpoint, the running flags.
 //   - dispatcherList: CommitLogDispatcherBuildConsumeQueue (the table),
-//     CommitLogDispatcherBuildIndex (the IndexService), then AddDispatcher's.
+//     CommitLogDispatcherBuildIndex (the IndexService; registered only when
+//     messageIndexEnable), then AddDispatcher's.
 //   - ReputMessageService: the CommitLog, the dispatchers, the MessageArrivingListener.
 //   - FlushConsumeQueueService: the table and the checkpoint.
 //   - CleanCommitLogService: the CommitLog and the running flags; CleanConsumeQueueService:

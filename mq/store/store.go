@@ -91,9 +91,9 @@ func NewDefaultMessageStore(cfg MessageStoreConfig, opts Options, listener Messa
 	s.commitLog = newCommitLog(env, &s.flags, s.checkpoint, s.allocate, s.transientStorePool)
 	s.queues = newConsumeQueueTable(env, s.checkpoint, &s.flags)
 	s.indexService = newIndexService(env, s.checkpoint, &s.flags)
-	s.dispatchers.list = []CommitLogDispatcher{
-		commitLogDispatcherBuildConsumeQueue{tracer: tr, queues: s.queues},
-		commitLogDispatcherBuildIndex{index: s.indexService},
+	s.dispatchers.list = []CommitLogDispatcher{commitLogDispatcherBuildConsumeQueue{tracer: tr, queues: s.queues}}
+	if cfg.MessageIndexEnable {
+		s.dispatchers.list = append(s.dispatchers.list, commitLogDispatcherBuildIndex{index: s.indexService})
 	}
 	s.reput = newReputMessageService(env, s.commitLog, &s.dispatchers, listener)
 	s.flushCQ = newFlushConsumeQueueService(env, s.queues, s.checkpoint)
