@@ -225,3 +225,49 @@ func TestDeleteWhenValidated(t *testing.T) {
 		require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig, bad)
 	}
 }
+
+// TestOffsetByTimeAfterCommitLogClean: after the CommitLog's clean deleted its first files and
+// before the ConsumeQueue's clean ran, the queue still begins with units whose messages are
+// gone; GetOffsetInQueueByTime searches past them (binary search, no unit-by-unit skip) to the
+// first unit whose message lives, and finds the surviving messages by their store times.
+// Java: ConsumeQueue#getOffsetInQueueByTime (phyOffset < minPhysicOffset moves the search right).
+func TestOffsetByTimeAfterCommitLogClean(t *testing.T) {
+	c := newCleanT(t)
+	for i := 0; i < 40; i++ { // message i is stored at t0 + i s, 9 per CommitLog file
+		c.clk.Set(t0.Add(time.Duration(i) * time.Second))
+		put(t, c.s, keyedMsg("T", strings.Repeat("b", 300), "k", ""))
+	}
+	c.s.DoReput()
+	c.stamp(t)
+	c.clk.Set(t0.Add(73 * time.Hour)) // 04:00, the deleteWhen hour; every file is expired
+	require.Equal(t, 4, c.s.cleanCommitLog.deleteExpiredFiles())
+	require.Equal(t, CommitLogOffset(4*4096), c.s.GetMinPhyOffset())
+	cq := c.s.ConsumeQueue("T", 0)
+	require.Equal(t, QueueOffset(0), cq.GetMinOffsetInQueue(), "the ConsumeQueue's clean has not run")
+	at := func(i int) int64 { return t0.Add(time.Duration(i) * time.Second).UnixMilli() }
+	for _, tc := range []struct {
+		ts   int64
+		want QueueOffset
+	}{
+		{0, 36}, {at(0), 36}, {at(35), 36}, {at(36), 36}, {at(37), 37}, {at(38) + 400, 38}, {at(38) + 600, 39}, {at(39), 39}, {at(99), 39},
+	} {
+		require.Equal(t, tc.want, c.s.GetOffsetInQueueByTime("T", 0, tc.ts), "ts=%d", tc.ts)
+	}
+}
+
+// TestSearchUnitsProbes: searchUnits finds the end of a prefix in O(log n) probes, over a
+// million units as over one. Java: ConsumeQueue#getOffsetInQueueByTime's binary search.
+func TestSearchUnitsProbes(t *testing.T) {
+	for _, tc := range []struct{ lo, end, first QueueOffset }{
+		{0, 1 << 20, 0}, {0, 1 << 20, 777_777}, {0, 1 << 20, 1 << 20}, {5, 6, 5}, {5, 6, 6}, {3, 3, 3},
+	} {
+		probes := 0
+		got := searchUnits(tc.lo, tc.end, func(i QueueOffset) bool {
+			probes++
+			require.True(t, i >= tc.lo && i < tc.end, "probe %d outside [%d, %d)", i, tc.lo, tc.end)
+			return i < tc.first
+		})
+		require.Equal(t, tc.first, got)
+		require.LessOrEqual(t, probes, 21, "log2(2^20)+1 probes at most")
+	}
+}
