@@ -36,7 +36,6 @@ func newCleanT(t *testing.T) *cleanT {
 	cfg.Location = time.UTC
 	cfg.Clock = &c.clk
 	cfg.DiskUsage = func(string) float64 { return c.usage.Load().(float64) }
-	cfg.DeleteCommitLogFilesInterval, cfg.DeleteConsumeQueueFilesInterval = 0, 0
 	c.s = openStore(t, cfg, nil, c.rec.Tracer("b"))
 	return c
 }
@@ -269,5 +268,53 @@ func TestSearchUnitsProbes(t *testing.T) {
 		})
 		require.Equal(t, tc.first, got)
 		require.LessOrEqual(t, probes, 21, "log2(2^20)+1 probes at most")
+	}
+}
+
+// TestCleanPacingUnderManualServices: under ManualServices the pause between two deleted files
+// (deleteCommitLogFilesInterval, deleteConsumeQueueFilesInterval) is skipped, not slept on the
+// wall clock: with an hour between deletions a hand-driven clean of 4 CommitLog and 7
+// ConsumeQueue files still returns at once. A store with its services running paces.
+func TestCleanPacingUnderManualServices(t *testing.T) {
+	c := newCleanT(t)
+	c.s.cfg.DeleteCommitLogFilesInterval, c.s.cfg.DeleteConsumeQueueFilesInterval = time.Hour, time.Hour
+	c.fill(t, 40)
+	c.stamp(t)
+	c.clk.Advance(73 * time.Hour)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.s.CleanFilesPeriodically()
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the clean slept on the wall clock between two files")
+	}
+	require.Equal(t, 1, c.files())
+	require.Len(t, c.s.ConsumeQueue("T", 0).mfq.MappedFiles(), 1)
+
+	running, err := NewDefaultMessageStore(smallConfig(t.TempDir()).MessageStoreConfig, Options{}, nil, nil)
+	require.NoError(t, err)
+	require.False(t, running.cleanCommitLog.pacer.skip, "running services pace their deletions")
+	require.False(t, running.cleanConsumeQueue.pacer.skip)
+	require.True(t, c.s.cleanCommitLog.pacer.skip)
+}
+
+// TestFilePacer: a pacing pause ends at once when skipped or when the clean service stops.
+func TestFilePacer(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	for _, p := range []filePacer{{skip: true}, {stop: stop}} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			p.pause(time.Hour)
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("pacer %+v slept", p)
+		}
 	}
 }

@@ -99,7 +99,7 @@ func NewDefaultMessageStore(cfg MessageStoreConfig, opts Options, listener Messa
 	s.flushCQ = newFlushConsumeQueueService(env, s.queues, s.checkpoint)
 	s.cleanService = service.New("CleanFilesService")
 	s.diskCheckService = service.New("DiskCheckService")
-	pacer := filePacer{stop: s.cleanService.StopChan()}
+	pacer := filePacer{stop: s.cleanService.StopChan(), skip: s.opts.ManualServices}
 	s.cleanCommitLog = newCleanCommitLogService(env, s.commitLog, &s.flags, pacer)
 	s.cleanConsumeQueue = newCleanConsumeQueueService(env, s.commitLog, s.queues, s.indexService, pacer)
 	return s, nil
