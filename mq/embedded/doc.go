@@ -11,6 +11,8 @@
 //	             then broker-a, broker-b, ... registered with it; with Slaves a slave of each,
 //	             brokerId 1, following its master: StartSlave, StopSlave) and Cluster.Shutdown
 //	             (the slaves, the brokers newest first, then the name server)
+//	small.go     SmallFiles and SmallStoreConfig: the small store files (64 KiB CommitLog,
+//	             100-unit ConsumeQueue, 64-slot index) every chapter and test shares
 //
 // Goroutines: those of the servers it starts; Shutdown stops them all and waits for them.
 package embedded
