@@ -19,7 +19,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -155,7 +154,7 @@ func TestExercise4_AKeyLookupFindsEveryMessageWithTheKey(t *testing.T) {
 	require.Greater(t, len(ms.IndexService().IndexFiles()), 3)
 	for key, offs := range want {
 		h := protocol.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, EndTimestamp: 1 << 62}
-		resp, err := remotingtest.Call(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, protocol.EncodeHeader(&h), nil))
+		resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, protocol.EncodeHeader(&h), nil))
 		require.NoError(t, err)
 		require.Equal(t, int32(protocol.Success), resp.Code, key)
 		msgs, err := primitive.DecodeMessages(resp.Body)
@@ -239,7 +238,7 @@ func TestExercise6_ExpiredFilesAreDeletedAndTheMinOffsetMoves(t *testing.T) {
 
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 1,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := remotingtest.Call(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
+	resp, err := mqtest.Invoke(e.Client, a.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.PullOffsetMoved), resp.Code)
 	require.Equal(t, "2", resp.ExtFields["nextBeginOffset"])

@@ -52,7 +52,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -251,13 +250,13 @@ func (e *env) sendRaw(b *broker.BrokerController, m sample) (*remoting.RemotingC
 	h := protocol.SendMessageRequestHeader{ProducerGroup: "ch03_producer_group", Topic: topicName,
 		DefaultTopic: protocol.DefaultTopic, DefaultTopicQueueNums: 4, QueueID: m.queueID,
 		BornTimestamp: epoch.UnixMilli(), Properties: primitive.MarshalProperties(props)}
-	return remotingtest.Call(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte(m.body)))
+	return mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte(m.body)))
 }
 
 // queryByKey asks QUERY_MESSAGE for a key, as `mqadmin queryMsgByKey` does.
 func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 	h := protocol.QueryMessageRequestHeader{Topic: topicName, Key: key, MaxNum: 32, BeginTimestamp: 0, EndTimestamp: 1 << 62}
-	resp, err := remotingtest.Call(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, protocol.EncodeHeader(&h), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.QueryMessage, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return err
 	}
@@ -281,7 +280,7 @@ func (e *env) queryByKey(b *broker.BrokerController, key string) error {
 // offsetMsgId carries).
 func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 	req := remoting.NewRequest(protocol.ViewMessageByID, protocol.EncodeHeader(&protocol.ViewMessageRequestHeader{Offset: offset}), nil)
-	resp, err := remotingtest.Call(e.Client, b.BrokerAddr(), req)
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), req)
 	if err != nil {
 		return err
 	}
@@ -297,7 +296,7 @@ func (e *env) viewByOffset(b *broker.BrokerController, offset int64) error {
 func (e *env) pullFromStart(b *broker.BrokerController) error {
 	h := protocol.PullMessageRequestHeader{ConsumerGroup: group, Topic: topicName, QueueID: 0, QueueOffset: 0,
 		MaxMsgNums: 32, SysFlag: protocol.PullFlagSubscription, Subscription: "*", ExpressionType: "TAG"}
-	resp, err := remotingtest.Call(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
+	resp, err := mqtest.Invoke(e.Client, b.BrokerAddr(), remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -117,7 +116,7 @@ func TestExercise2_ConcurrentSendersShareAGroupCommit(t *testing.T) {
 			for i := 0; i < each; i++ {
 				h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: syncTopic, DefaultTopic: protocol.DefaultTopic,
 					DefaultTopicQueueNums: 4, QueueID: int32(g % 4), BornTimestamp: time.Now().UnixMilli()}
-				resp, err := remotingtest.Call(c, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte("group")))
+				resp, err := mqtest.Invoke(c, b.BrokerAddr(), remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte("group")))
 				if err == nil && resp.Code == protocol.Success {
 					ok.Add(1)
 				}

@@ -15,7 +15,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -79,7 +78,7 @@ func TestKillMasterDuringSyncMasterSends(t *testing.T) {
 	probe := remoting.NewClient(remoting.ClientConfig{}, nil)
 	defer probe.Shutdown()
 	require.Eventually(t, func() bool {
-		resp, err := remotingtest.Call(probe, master.Addr, sendMessage(crashTopic, "probe", "probe"))
+		resp, err := mqtest.Invoke(probe, master.Addr, sendMessage(crashTopic, "probe", "probe"))
 		return err == nil && resp.Code == protocol.Success
 	}, 30*time.Second, 10*time.Millisecond, "the SYNC_MASTER never answered SEND_OK: %s", slave.Output())
 

@@ -22,7 +22,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store/ha"
 )
@@ -262,7 +261,7 @@ func TestExercise4_SlaveRefusesSendMessage(t *testing.T) {
 	e := replicatedPair(t, 3, 100)
 	end := e.slaveStore().GetMaxPhyOffset()
 
-	resp, err := remotingtest.Call(e.Client, e.slave.BrokerAddr(), sendMessage(topicName, "to the slave", "k"))
+	resp, err := mqtest.Invoke(e.Client, e.slave.BrokerAddr(), sendMessage(topicName, "to the slave", "k"))
 	require.NoError(t, err)
 	require.Equal(t, int32(protocol.ServiceNotAvailable), resp.Code, resp.Remark)
 	require.Equal(t, end, e.slaveStore().GetMaxPhyOffset(), "nothing was appended on the slave")

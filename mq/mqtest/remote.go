@@ -11,12 +11,18 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
+// Invoke sends req to addr and waits for the answer (remotingtest.InvokeTimeout at most): the
+// kit's name for remotingtest.Call, so a chapter's requests go through the one kit it imports.
+func Invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	return remotingtest.Call(cl, addr, req)
+}
+
 // CreateTopic sends UPDATE_AND_CREATE_TOPIC to one broker, as `mqadmin updateTopic -b` does:
 // queues read and write queues with perm. A non-SUCCESS answer is a *remoting.RemoteError.
 func CreateTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int32) error {
 	h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: protocol.DefaultTopic,
 		ReadQueueNums: queues, WriteQueueNums: queues, Perm: perm, TopicFilterType: protocol.SingleTag}
-	resp, err := remotingtest.Call(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
+	resp, err := Invoke(cl, brokerAddr, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
 	if err != nil {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
@@ -28,7 +34,7 @@ func CreateTopic(cl *remoting.Client, brokerAddr, topic string, queues, perm int
 // *remoting.RemoteError.
 func QueryRoute(cl *remoting.Client, nsAddr, topic string) (*protocol.TopicRouteData, error) {
 	req := remoting.NewRequest(protocol.GetRouteinfoByTopic, protocol.EncodeHeader(&protocol.GetRouteInfoRequestHeader{Topic: topic}), nil)
-	resp, err := remotingtest.Call(cl, nsAddr, req)
+	resp, err := Invoke(cl, nsAddr, req)
 	if err != nil {
 		return nil, err
 	}

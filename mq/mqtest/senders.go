@@ -7,7 +7,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -70,7 +69,7 @@ func (s *Senders) send(g int) {
 		h := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: s.load.Topic, DefaultTopic: protocol.DefaultTopic,
 			DefaultTopicQueueNums: 4, QueueID: int32(i % 4), BornTimestamp: clock.Millis(clock.System{}),
 			Properties: primitive.MarshalProperties(props)}
-		resp, err := remotingtest.Call(s.client, s.load.Addr, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte("body-"+key)))
+		resp, err := Invoke(s.client, s.load.Addr, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&h), []byte("body-"+key)))
 		if err != nil || resp.Code != protocol.Success {
 			return // the broker is gone
 		}

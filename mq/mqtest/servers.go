@@ -21,7 +21,7 @@ import (
 // and producers started through it. Safe for concurrent use.
 type Servers struct {
 	Namesrv *namesrv.NamesrvController
-	// Client sends the scenario's own requests (remotingtest.Call, CreateTopic, QueryRoute).
+	// Client sends the scenario's own requests (Invoke, CreateTopic, QueryRoute).
 	Client *remoting.Client
 
 	mu        sync.Mutex
