@@ -41,7 +41,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -157,11 +156,8 @@ func startNamesrv(dir string, logger *slog.Logger, clk clock.Clock) (*namesrv.Na
 func startBroker(name, nsAddr, dir string, logger *slog.Logger) (*broker.BrokerController, error) {
 	bc := embedded.BrokerConfig(name, nsAddr)
 	bc.BrokerClusterName = cluster
-	sc := store.DefaultMessageStoreConfig()
-	sc.StorePathRootDir = filepath.Join(dir, name)
+	sc := embedded.SmallStoreConfig(filepath.Join(dir, name))
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
-	sc.MappedFileSizeCommitLog = 64 << 10
-	sc.MappedFileSizeConsumeQueue = 100 * 20
 	return embedded.StartBroker(bc, embedded.LoopbackServer(), sc, trace.New(logger, name))
 }
 

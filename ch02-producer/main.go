@@ -145,8 +145,7 @@ func startCluster(dir string) (*embedded.Cluster, error) {
 		Dir:     dir,
 		Brokers: 2,
 		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 64 << 10
-			sc.MappedFileSizeConsumeQueue = 100 * 20
+			embedded.SmallFiles(sc)
 		},
 	})
 	if err != nil {

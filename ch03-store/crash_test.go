@@ -29,11 +29,7 @@ func TestMain(m *testing.M) { mqtest.ChildMain(m, crashChildEnv, crashBroker) }
 // after a crash starts early enough to rebuild every index entry).
 func crashBrokerConfig(dir string) (broker.BrokerConfig, store.MessageStoreConfig) {
 	bc := embedded.BrokerConfig("broker-crash", "")
-	sc := store.DefaultMessageStoreConfig()
-	sc.StorePathRootDir = dir
-	sc.MappedFileSizeCommitLog = 64 << 10
-	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
+	sc := embedded.SmallStoreConfig(dir)
 	sc.MessageIndexSafe = true
 	return bc, sc
 }

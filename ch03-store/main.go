@@ -220,7 +220,6 @@ func (e *env) startBroker(name, root string, traced bool) (*broker.BrokerControl
 	sc.MappedFileSizeCommitLog = 4096
 	sc.MappedFileSizeConsumeQueue = 2 * store.ConsumeQueueUnitSize
 	sc.MaxHashSlotNum, sc.MaxIndexNum = 8, 6
-	sc.DeleteCommitLogFilesInterval, sc.DeleteConsumeQueueFilesInterval = 0, 0
 	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC, DiskUsage: e.disk.get,
 		Events: store.EventListener{PutInLock: e.stuck.hook}}
 	var tr *trace.Tracer

@@ -31,12 +31,8 @@ func TestMain(m *testing.M) {
 // crashStoreConfig: 64 KiB CommitLog files, 100-unit ConsumeQueue files, index files of 64
 // slots and 200 entries, every service running on the wall clock, a safe index.
 func crashStoreConfig(dir, flushDiskType string) store.MessageStoreConfig {
-	sc := store.DefaultMessageStoreConfig()
-	sc.StorePathRootDir = dir
+	sc := embedded.SmallStoreConfig(dir)
 	sc.FlushDiskType = flushDiskType
-	sc.MappedFileSizeCommitLog = 64 << 10
-	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
 	sc.MessageIndexSafe = true
 	return sc
 }

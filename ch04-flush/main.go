@@ -254,11 +254,8 @@ func (e *env) startBroker(name string, adjust func(storeSetup)) (*broker.BrokerC
 	bc := embedded.BrokerConfig(name, e.Namesrv.Addr())
 	bc.BrokerClusterName = clusterName
 	bc.BrokerFastFailureEnable = false
-	sc := store.DefaultMessageStoreConfig()
-	sc.StorePathRootDir = filepath.Join(e.dir, name)
+	sc := embedded.SmallStoreConfig(filepath.Join(e.dir, name))
 	sc.MappedFileSizeCommitLog = fileSize
-	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
 	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC}
 	adjust(storeSetup{&sc, &opts})
 	return e.StartBroker(bc, sc, trace.New(e.logger, name), broker.WithStoreOptions(opts))

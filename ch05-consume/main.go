@@ -176,8 +176,7 @@ func newScenario(dir string, cfg config, logger *slog.Logger, clk *clock.Manual)
 		Dir: dir, Brokers: 1, Logger: logger,
 		StoreOptions: func(int) store.Options { return store.Options{ManualServices: true, Clock: clk} },
 		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			sc.MappedFileSizeCommitLog = 64 << 10
-			sc.MappedFileSizeConsumeQueue = 100 * 20
+			embedded.SmallFiles(sc)
 			if cfg.MessageDelayLevel != "" {
 				sc.MessageDelayLevel = cfg.MessageDelayLevel
 			}

@@ -43,13 +43,9 @@ func crashBroker(dir, role, nsAddr string) int {
 	if role == store.Slave {
 		bc.BrokerID = 1
 	}
-	sc := store.DefaultMessageStoreConfig()
-	sc.StorePathRootDir = dir
+	sc := embedded.SmallStoreConfig(dir)
 	sc.StorePathCommitLog = filepath.Join(dir, "commitlog")
 	sc.BrokerRole = role
-	sc.MappedFileSizeCommitLog = 64 << 10
-	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
 	sc.HaListenPort = 0
 	return mqtest.ServeBroker(bc, sc)
 }

@@ -376,13 +376,10 @@ func (e *env) startBroker(name string, id int64, role string, adjust ...func(sto
 	bc.BrokerClusterName = clusterName
 	bc.BrokerID = id
 	bc.BrokerFastFailureEnable = false
-	sc := store.DefaultMessageStoreConfig()
+	sc := embedded.SmallStoreConfig(filepath.Join(e.dir, name))
 	sc.BrokerRole = role
-	sc.StorePathRootDir = filepath.Join(e.dir, name)
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
 	sc.MappedFileSizeCommitLog = fileSize
-	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	sc.MaxHashSlotNum, sc.MaxIndexNum = 64, 200
 	sc.HaTransferBatchSize = batchSize
 	sc.HaListenPort = 0
 	opts := store.Options{ManualServices: true, Clock: e.clock, Location: time.UTC}

@@ -99,7 +99,7 @@ func TestSlaveNotAvailable(t *testing.T) {
 	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(),
 		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			sc.BrokerRole = store.SyncMaster
-			sc.MappedFileSizeCommitLog = 64 * 1024
+			embedded.SmallFiles(sc)
 		}})
 	require.NoError(t, err)
 	defer c.Shutdown()

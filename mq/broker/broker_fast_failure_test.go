@@ -19,7 +19,7 @@ import (
 // stuckPut makes the store's next put hang inside the put lock (as a put stuck in a slow page
 // fault would) until released, on a store clock the test moves by hand.
 type stuckPut struct {
-	clock   atomic.Int64
+	clock   *clock.Manual
 	armed   atomic.Bool
 	entered chan struct{}
 	release chan struct{}
@@ -31,15 +31,14 @@ type stuckPut struct {
 func (p *stuckPut) unblock() { p.once.Do(func() { close(p.release) }) }
 
 func newStuckPut() *stuckPut {
-	p := &stuckPut{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	p.clock.Store(1700000000000)
+	p := &stuckPut{clock: clock.NewManualMillis(1700000000000), entered: make(chan struct{}, 1), release: make(chan struct{})}
 	return p
 }
 
 func (p *stuckPut) option(fastFailureEnable bool) testOption {
 	return func(c *BrokerConfig, s storeSetup) {
 		c.BrokerFastFailureEnable = fastFailureEnable
-		s.Clock = millisClock{&p.clock}
+		s.Clock = p.clock
 		s.Events.PutInLock = func() {
 			if p.armed.CompareAndSwap(true, false) {
 				p.entered <- struct{}{}
@@ -89,7 +88,7 @@ func TestFastFailurePageCacheBusy(t *testing.T) {
 	require.Eventually(t, func() bool { return tb.sendQueueLen() == 2 }, 5*time.Second, time.Millisecond)
 
 	require.Zero(t, tb.b.BrokerFastFailure().CleanExpiredRequest(), "not busy yet, not old yet")
-	p.clock.Add(1500) // the put has held the lock 1.5 s: the page cache is busy
+	p.clock.Advance(1500 * time.Millisecond) // the put has held the lock 1.5 s: the page cache is busy
 	require.True(t, tb.b.MessageStore().IsOSPageCacheBusy())
 	resp := tb.send(t, "FF", 0, "", []byte("new"))
 	require.Equal(t, remoting.SystemBusy, resp.Code)

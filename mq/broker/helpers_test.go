@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,11 +27,6 @@ type testBroker struct {
 
 // testOption adjusts the configs before the broker starts.
 type testOption func(*BrokerConfig, storeSetup)
-
-// millisClock is a store clock read from ms in an atomic the test moves.
-type millisClock struct{ ms *atomic.Int64 }
-
-func (c millisClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
 
 // storeSetup is the store's side of a testOption: RocketMQ's config and the Go-only options.
 type storeSetup struct {

@@ -3,12 +3,12 @@ package broker
 import (
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -21,10 +21,10 @@ import (
 const secondLevels = "1s 2s 3s 4s 5s 6s 7s 8s 9s 10s 11s 12s 13s 14s 15s 16s 17s 18s"
 
 // fakeClock starts the store clock at a fixed time; tests move it to make delayed messages due.
-func fakeClock(clock *atomic.Int64) testOption {
-	clock.Store(1700000000000)
+func fakeClock(clk *clock.Manual) testOption {
+	clk.SetMillis(1700000000000)
 	return func(_ *BrokerConfig, sc storeSetup) {
-		sc.Clock = millisClock{clock}
+		sc.Clock = clk
 		sc.MessageDelayLevel = secondLevels
 	}
 }
@@ -74,8 +74,8 @@ func (tb *testBroker) messages(t *testing.T, topic string, queueID int32, n int6
 // ORIGIN_MESSAGE_ID, and one REAL_TOPIC / REAL_QID pair.
 func TestConsumerSendMsgBackRetryPath(t *testing.T) {
 	rec := trace.NewRecorder()
-	var clock atomic.Int64
-	tb := startTestBroker(t, rec.Tracer("broker-a"), fakeClock(&clock))
+	clk := new(clock.Manual)
+	tb := startTestBroker(t, rec.Tracer("broker-a"), fakeClock(clk))
 	origID, origOffset := tb.sendReconsumed(t, "TopicA", 0, "hello")
 	orig := tb.messages(t, "TopicA", 0, 1)[0]
 
@@ -101,9 +101,9 @@ func TestConsumerSendMsgBackRetryPath(t *testing.T) {
 	require.Equal(t, orig.SysFlag, parked.SysFlag)
 	require.Empty(t, tb.b.TopicConfigManager().SelectTopicConfig("%DLQ%g1"), "no dead letter yet")
 
-	clock.Add(2999)
+	clk.Advance(2999 * time.Millisecond)
 	require.Equal(t, 0, tb.b.ScheduleMessageService().DoDeliver(), "level 3 is 3 s")
-	clock.Add(1)
+	clk.Advance(1 * time.Millisecond)
 	tb.b.ScheduleMessageService().DoDeliver() // the service's own loop may have been first
 	retry := tb.messages(t, "%RETRY%g1", 0, 1)[0]
 	require.Equal(t, int32(1), retry.ReconsumeTimes)
@@ -140,8 +140,8 @@ func TestConsumerSendMsgBackRetryPath(t *testing.T) {
 // header's delay level, or 3 + reconsumeTimes for 0. A dead letter goes to %DLQ%<group>
 // (1 queue, perm 6 as in 4.9.2+) at once, with DELAY=0.
 func TestConsumerSendMsgBackDecision(t *testing.T) {
-	var clock atomic.Int64
-	tb := startTestBroker(t, nil, fakeClock(&clock))
+	clk := new(clock.Manual)
+	tb := startTestBroker(t, nil, fakeClock(clk))
 	for _, tc := range []struct {
 		name           string
 		reconsumeTimes int32
@@ -251,8 +251,8 @@ func TestConsumerSendMsgBackReadOnlyBroker(t *testing.T) {
 // table as fastjson's compact JSON with unquoted levels; Shutdown writes config/delayOffset.json
 // pretty-printed. Java: AdminBrokerProcessor#getAllDelayOffset, ScheduleMessageService#persist.
 func TestGetAllDelayOffsetAndPersist(t *testing.T) {
-	var clock atomic.Int64
-	tb := startTestBroker(t, nil, fakeClock(&clock))
+	clk := new(clock.Manual)
+	tb := startTestBroker(t, nil, fakeClock(clk))
 	get := func() string {
 		resp := tb.invoke(t, remoting.NewRequest(protocol.GetAllDelayOffset, nil, nil))
 		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
@@ -265,7 +265,7 @@ func TestGetAllDelayOffsetAndPersist(t *testing.T) {
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	tb.waitDispatched(t, schedule.ScheduleTopic, 1, 1)
 	require.Zero(t, tb.b.MessageStore().GetMaxOffsetInQueue("TopicS", 0), "parked, not in its topic yet")
-	clock.Add(2000)
+	clk.Advance(2000 * time.Millisecond)
 	tb.b.ScheduleMessageService().DoDeliver()
 	tb.waitDispatched(t, "TopicS", 0, 1)
 	require.Equal(t, `{"offsetTable":{2:1}}`, get())
@@ -280,8 +280,8 @@ func TestGetAllDelayOffsetAndPersist(t *testing.T) {
 // message itself to %RETRY%<group> with DELAY = 3 + reconsumeTimes; the store parks it in
 // SCHEDULE_TOPIC_XXXX and the schedule service delivers it to the retry topic.
 func TestSendToRetryTopicWithDelay(t *testing.T) {
-	var clock atomic.Int64
-	tb := startTestBroker(t, nil, fakeClock(&clock))
+	clk := new(clock.Manual)
+	tb := startTestBroker(t, nil, fakeClock(clk))
 	h := sendHeader("%RETRY%gf", 0, map[string]string{primitive.PropertyDelayTimeLevel: "4",
 		primitive.PropertyRetryTopic: "TopicF"})
 	h.ProducerGroup = "CLIENT_INNER_PRODUCER"
@@ -291,7 +291,7 @@ func TestSendToRetryTopicWithDelay(t *testing.T) {
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	parked := tb.messages(t, schedule.ScheduleTopic, 3, 1)[0]
 	require.Equal(t, "%RETRY%gf", parked.Properties[primitive.PropertyRealTopic])
-	clock.Add(4000)
+	clk.Advance(4000 * time.Millisecond)
 	tb.b.ScheduleMessageService().DoDeliver()
 	m := tb.messages(t, "%RETRY%gf", 0, 1)[0]
 	require.Equal(t, int32(1), m.ReconsumeTimes)

@@ -14,6 +14,8 @@
 //	             StartBroker: one server each
 //	in_process_namesrv.go  StartInProcessNamesrv: the name server mqbroker runs beside its
 //	             broker when no name server is given (where the broker binds, on 9876)
+//	small.go     SmallFiles and SmallStoreConfig: the small store files (64 KiB CommitLog,
+//	             100-unit ConsumeQueue, 64-slot index) every chapter and test shares
 //
 // Goroutines: those of the servers it starts; Shutdown stops them all and waits for them.
 package embedded

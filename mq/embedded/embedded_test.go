@@ -27,9 +27,7 @@ func haMsg(topic, body string) *primitive.MessageExtBrokerInner {
 // files); the cluster stops at the end of the test.
 func startPair(t *testing.T, masterRole string) (c *Cluster, master, slave *broker.BrokerController) {
 	t.Helper()
-	small := func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		sc.MappedFileSizeCommitLog = 64 * 1024
-	}
+	small := func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) { SmallFiles(sc) }
 	c, err := Start(Config{Dir: t.TempDir(), Slaves: true, SlaveCustomize: small,
 		Customize: func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			small(i, bc, sc)
@@ -90,7 +88,7 @@ func TestMasterAndSlave(t *testing.T) {
 // GET_ALL_DELAY_OFFSET 45, GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201).
 func TestSlaveSynchronize(t *testing.T) {
 	c, err := Start(Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		sc.MappedFileSizeCommitLog = 64 * 1024
+		SmallFiles(sc)
 	}})
 	require.NoError(t, err)
 	defer c.Shutdown()

@@ -10,7 +10,7 @@
 //     the run's directory, a temp dir removed at Close), Say; a chapter's frame: Main, Config
 //     and InDir (a run that varies only its dir), Play (a Stage set up around the scene and
 //     closed after it).
-//   - remote.go: Invoke, CreateTopic (UPDATE_AND_CREATE_TOPIC), QueryRoute
+//   - remote.go: Invoke (remotingtest.Call), CreateTopic (UPDATE_AND_CREATE_TOPIC), QueryRoute
 //     (GET_ROUTEINFO_BY_TOPIC), WaitRouted, WaitUntil.
 //   - servers.go: Servers, what a chapter that builds its own brokers starts and stops: a name
 //     server, the brokers and producers, a remoting client; MustStartServers for a test (stopped

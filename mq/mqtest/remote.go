@@ -1,7 +1,6 @@
 package mqtest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,16 +8,13 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
-// InvokeTimeout bounds one request of Invoke.
-const InvokeTimeout = 10 * time.Second
-
-// Invoke sends req to addr and waits for the answer (InvokeTimeout at most).
+// Invoke sends req to addr and waits for the answer (remotingtest.InvokeTimeout at most): the
+// kit's name for remotingtest.Call, so a chapter's requests go through the one kit it imports.
 func Invoke(cl *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), InvokeTimeout)
-	defer cancel()
-	return cl.InvokeSync(ctx, addr, req)
+	return remotingtest.Call(cl, addr, req)
 }
 
 // CreateTopic sends UPDATE_AND_CREATE_TOPIC to one broker, as `mqadmin updateTopic -b` does:

@@ -62,11 +62,7 @@ func TestServers(t *testing.T) {
 	require.NoError(t, err)
 	bc := embedded.BrokerConfig("broker-s", "")
 	bc.NamesrvAddr = s.Namesrv.Addr()
-	sc := store.DefaultMessageStoreConfig()
-	sc.StorePathRootDir = t.TempDir()
-	sc.MappedFileSizeCommitLog = 64 << 10
-	sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
-	b, err := s.StartBroker(bc, sc, nil)
+	b, err := s.StartBroker(bc, embedded.SmallStoreConfig(t.TempDir()), nil)
 	require.NoError(t, err)
 	require.NoError(t, CreateTopic(s.Client, b.BrokerAddr(), "ServersTopic", 2, protocol.PermRead|protocol.PermWrite))
 	require.NoError(t, WaitRouted(s.Client, s.Namesrv.Addr(), "ServersTopic", 1))

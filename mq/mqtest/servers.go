@@ -101,8 +101,7 @@ func StartCluster(t testing.TB, cfg embedded.Config) *embedded.Cluster {
 	}
 	customize := cfg.Customize
 	cfg.Customize = func(i int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		sc.MappedFileSizeCommitLog = 64 << 10
-		sc.MappedFileSizeConsumeQueue = 100 * store.ConsumeQueueUnitSize
+		embedded.SmallFiles(sc)
 		if customize != nil {
 			customize(i, bc, sc)
 		}

@@ -6,12 +6,19 @@ import (
 	"time"
 )
 
-// filePacer pauses between two deleted files unless the clean service is stopping.
-type filePacer struct{ stop <-chan struct{} }
+// filePacer pauses between two deleted files unless the clean service is stopping. Under
+// Options.ManualServices (skip) it does not pause: a chapter or test drives the clean by hand
+// on a manual clock, and a wall-clock sleep would only stall it.
+type filePacer struct {
+	stop <-chan struct{}
+	skip bool
+}
 
-// pause waits d unless the store is shutting down (the pacing between two deleted files).
+// pause waits d unless the store is shutting down or the services are manual (the pacing
+// between two deleted files, deleteCommitLogFilesInterval / deleteConsumeQueueFilesInterval).
+// Java: Thread.sleep in MappedFileQueue#deleteExpiredFileByTime and ConsumeQueue's clean.
 func (p filePacer) pause(d time.Duration) {
-	if d <= 0 {
+	if d <= 0 || p.skip {
 		return
 	}
 	t := time.NewTimer(d)

@@ -36,7 +36,6 @@ func newCleanT(t *testing.T) *cleanT {
 	cfg.Location = time.UTC
 	cfg.Clock = &c.clk
 	cfg.DiskUsage = func(string) float64 { return c.usage.Load().(float64) }
-	cfg.DeleteCommitLogFilesInterval, cfg.DeleteConsumeQueueFilesInterval = 0, 0
 	c.s = openStore(t, cfg, nil, c.rec.Tracer("b"))
 	return c
 }
@@ -223,5 +222,99 @@ func TestDeleteWhenValidated(t *testing.T) {
 	for _, bad := range []string{"", "4am", "04;", " 04"} {
 		cfg.DeleteWhen = bad
 		require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig, bad)
+	}
+}
+
+// TestOffsetByTimeAfterCommitLogClean: after the CommitLog's clean deleted its first files and
+// before the ConsumeQueue's clean ran, the queue still begins with units whose messages are
+// gone; GetOffsetInQueueByTime searches past them (binary search, no unit-by-unit skip) to the
+// first unit whose message lives, and finds the surviving messages by their store times.
+// Java: ConsumeQueue#getOffsetInQueueByTime (phyOffset < minPhysicOffset moves the search right).
+func TestOffsetByTimeAfterCommitLogClean(t *testing.T) {
+	c := newCleanT(t)
+	for i := 0; i < 40; i++ { // message i is stored at t0 + i s, 9 per CommitLog file
+		c.clk.Set(t0.Add(time.Duration(i) * time.Second))
+		put(t, c.s, keyedMsg("T", strings.Repeat("b", 300), "k", ""))
+	}
+	c.s.DoReput()
+	c.stamp(t)
+	c.clk.Set(t0.Add(73 * time.Hour)) // 04:00, the deleteWhen hour; every file is expired
+	require.Equal(t, 4, c.s.cleanCommitLog.deleteExpiredFiles())
+	require.Equal(t, CommitLogOffset(4*4096), c.s.GetMinPhyOffset())
+	cq := c.s.ConsumeQueue("T", 0)
+	require.Equal(t, QueueOffset(0), cq.GetMinOffsetInQueue(), "the ConsumeQueue's clean has not run")
+	at := func(i int) int64 { return t0.Add(time.Duration(i) * time.Second).UnixMilli() }
+	for _, tc := range []struct {
+		ts   int64
+		want QueueOffset
+	}{
+		{0, 36}, {at(0), 36}, {at(35), 36}, {at(36), 36}, {at(37), 37}, {at(38) + 400, 38}, {at(38) + 600, 39}, {at(39), 39}, {at(99), 39},
+	} {
+		require.Equal(t, tc.want, c.s.GetOffsetInQueueByTime("T", 0, tc.ts), "ts=%d", tc.ts)
+	}
+}
+
+// TestSearchUnitsProbes: searchUnits finds the end of a prefix in O(log n) probes, over a
+// million units as over one. Java: ConsumeQueue#getOffsetInQueueByTime's binary search.
+func TestSearchUnitsProbes(t *testing.T) {
+	for _, tc := range []struct{ lo, end, first QueueOffset }{
+		{0, 1 << 20, 0}, {0, 1 << 20, 777_777}, {0, 1 << 20, 1 << 20}, {5, 6, 5}, {5, 6, 6}, {3, 3, 3},
+	} {
+		probes := 0
+		got := searchUnits(tc.lo, tc.end, func(i QueueOffset) bool {
+			probes++
+			require.True(t, i >= tc.lo && i < tc.end, "probe %d outside [%d, %d)", i, tc.lo, tc.end)
+			return i < tc.first
+		})
+		require.Equal(t, tc.first, got)
+		require.LessOrEqual(t, probes, 21, "log2(2^20)+1 probes at most")
+	}
+}
+
+// TestCleanPacingUnderManualServices: under ManualServices the pause between two deleted files
+// (deleteCommitLogFilesInterval, deleteConsumeQueueFilesInterval) is skipped, not slept on the
+// wall clock: with an hour between deletions a hand-driven clean of 4 CommitLog and 7
+// ConsumeQueue files still returns at once. A store with its services running paces.
+func TestCleanPacingUnderManualServices(t *testing.T) {
+	c := newCleanT(t)
+	c.s.cfg.DeleteCommitLogFilesInterval, c.s.cfg.DeleteConsumeQueueFilesInterval = time.Hour, time.Hour
+	c.fill(t, 40)
+	c.stamp(t)
+	c.clk.Advance(73 * time.Hour)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.s.CleanFilesPeriodically()
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the clean slept on the wall clock between two files")
+	}
+	require.Equal(t, 1, c.files())
+	require.Len(t, c.s.ConsumeQueue("T", 0).mfq.MappedFiles(), 1)
+
+	running, err := NewDefaultMessageStore(smallConfig(t.TempDir()).MessageStoreConfig, Options{}, nil, nil)
+	require.NoError(t, err)
+	require.False(t, running.cleanCommitLog.pacer.skip, "running services pace their deletions")
+	require.False(t, running.cleanConsumeQueue.pacer.skip)
+	require.True(t, c.s.cleanCommitLog.pacer.skip)
+}
+
+// TestFilePacer: a pacing pause ends at once when skipped or when the clean service stops.
+func TestFilePacer(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	for _, p := range []filePacer{{skip: true}, {stop: stop}} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			p.pause(time.Hour)
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("pacer %+v slept", p)
+		}
 	}
 }

@@ -21,7 +21,8 @@ type CommitLogDispatcher interface {
 	Dispatch(req *DispatchRequest)
 }
 
-// dispatcherList is the store's dispatchers in order: ConsumeQueue, index, then those added
+// dispatcherList is the store's dispatchers in order: ConsumeQueue, index (when
+// messageIndexEnable), then those added
 // (AddDispatcher). The reput service and abnormal recovery hand every record to it.
 type dispatcherList struct{ list []CommitLogDispatcher }
 
@@ -53,15 +54,14 @@ func (d commitLogDispatcherBuildConsumeQueue) Dispatch(req *DispatchRequest) {
 	}
 }
 
-// commitLogDispatcherBuildIndex hands every dispatched record to the IndexService
-// (registered when messageIndexEnable). Java: DefaultMessageStore.CommitLogDispatcherBuildIndex.
+// commitLogDispatcherBuildIndex hands every dispatched record to the IndexService. It is
+// registered only when messageIndexEnable, so a store without an index does no index work per
+// record. Java: DefaultMessageStore.CommitLogDispatcherBuildIndex.
+// Deviation: Java registers it always and checks the flag in each dispatch.
 type commitLogDispatcherBuildIndex struct{ index *IndexService }
 
 func (d commitLogDispatcherBuildIndex) Dispatch(req *DispatchRequest) {
 	env := d.index.env
-	if !env.cfg.MessageIndexEnable {
-		return
-	}
 	if env.tracer.Enabled() {
 		env.tracer.Step("CommitLogDispatcherBuildIndex#dispatch", slog.String("topic", req.Topic),
 			slog.Int64("commitLogOffset", int64(req.CommitLogOffset)))

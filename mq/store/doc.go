@@ -35,7 +35,8 @@
 //     MappedFileQueue, the checkpoint (unit store times) and the running flags.
 //   - IndexService: the index files, the checkpoint, the running flags.
 //   - dispatcherList: CommitLogDispatcherBuildConsumeQueue (the table),
-//     CommitLogDispatcherBuildIndex (the IndexService), then AddDispatcher's.
+//     CommitLogDispatcherBuildIndex (the IndexService; registered only when
+//     messageIndexEnable), then AddDispatcher's.
 //   - ReputMessageService: the CommitLog, the dispatchers, the MessageArrivingListener.
 //   - FlushConsumeQueueService: the table and the checkpoint.
 //   - CleanCommitLogService: the CommitLog and the running flags; CleanConsumeQueueService:
@@ -175,7 +176,8 @@
 // ReputMessageService().RunOnce), GroupCommitService().RunOnce, FlushDiskWatcher().RunOnce,
 // CommitRealTimeService().RunOnce, FlushRealTimeService().RunOnce (or FlushCommitLog,
 // CommitCommitLog), FlushConsumeQueue, CleanFilesPeriodically and IsSpaceFull, so a chapter's
-// trace is deterministic (full index files are then flushed inline). The services' intervals
+// trace is deterministic (full index files are then flushed inline, and the clean does not
+// pause between two deleted files). The services' intervals
 // and SYNC_FLUSH deadlines are measured on the store clock (Options.Clock, clock.System by
 // default; deadlines on its monotonic reading). Shutdown stops
 // the services, dispatches, commits and flushes what is left, answers SYNC_FLUSH puts still

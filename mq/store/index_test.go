@@ -203,19 +203,38 @@ func TestIndexSkipsRollbackAndReplay(t *testing.T) {
 	require.Len(t, s.QueryMessage("T", "k", 32, 0, 1<<62).Messages, 1)
 }
 
-// TestIndexDisabled: with messageIndexEnable=false no index file is created and the dispatch
-// step is not logged. Java: CommitLogDispatcherBuildIndex#dispatch.
+// hasIndexDispatcher reports whether s's dispatchers include the index one.
+func hasIndexDispatcher(s *DefaultMessageStore) bool {
+	for _, d := range s.dispatchers.list {
+		if _, ok := d.(commitLogDispatcherBuildIndex); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// TestIndexDisabled: with messageIndexEnable=false the index dispatcher is not registered (the
+// reput does no index work per record), no index file is created and the dispatch step is not
+// logged; with the default (true) it is registered after the ConsumeQueue one.
+// Java: CommitLogDispatcherBuildIndex#dispatch (which checks the flag per record instead).
 func TestIndexDisabled(t *testing.T) {
 	dir := t.TempDir()
+	enabled, err := newStore(smallConfig(t.TempDir()), nil, nil)
+	require.NoError(t, err)
+	require.Len(t, enabled.dispatchers.list, 2)
+	require.True(t, hasIndexDispatcher(enabled), "messageIndexEnable=true registers the index dispatcher")
+
 	cfg := smallConfig(dir)
 	cfg.MessageIndexEnable = false
 	rec := trace.NewRecorder()
 	s := openStore(t, cfg, nil, rec.Tracer("b"))
+	require.Len(t, s.dispatchers.list, 1, "only the ConsumeQueue dispatcher")
+	require.False(t, hasIndexDispatcher(s), "messageIndexEnable=false registers no index dispatcher")
 	put(t, s, keyedMsg("T", "x", "k", ""))
 	s.DoReput()
 	require.Empty(t, s.IndexService().IndexFiles())
 	require.NotContains(t, rec.Labels(), "CommitLogDispatcherBuildIndex#dispatch")
-	_, err := os.Stat(filepath.Join(dir, "index"))
+	_, err = os.Stat(filepath.Join(dir, "index"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 

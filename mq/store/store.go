@@ -91,15 +91,15 @@ func NewDefaultMessageStore(cfg MessageStoreConfig, opts Options, listener Messa
 	s.commitLog = newCommitLog(env, &s.flags, s.checkpoint, s.allocate, s.transientStorePool)
 	s.queues = newConsumeQueueTable(env, s.checkpoint, &s.flags)
 	s.indexService = newIndexService(env, s.checkpoint, &s.flags)
-	s.dispatchers.list = []CommitLogDispatcher{
-		commitLogDispatcherBuildConsumeQueue{tracer: tr, queues: s.queues},
-		commitLogDispatcherBuildIndex{index: s.indexService},
+	s.dispatchers.list = []CommitLogDispatcher{commitLogDispatcherBuildConsumeQueue{tracer: tr, queues: s.queues}}
+	if cfg.MessageIndexEnable {
+		s.dispatchers.list = append(s.dispatchers.list, commitLogDispatcherBuildIndex{index: s.indexService})
 	}
 	s.reput = newReputMessageService(env, s.commitLog, &s.dispatchers, listener)
 	s.flushCQ = newFlushConsumeQueueService(env, s.queues, s.checkpoint)
 	s.cleanService = service.New("CleanFilesService")
 	s.diskCheckService = service.New("DiskCheckService")
-	pacer := filePacer{stop: s.cleanService.StopChan()}
+	pacer := filePacer{stop: s.cleanService.StopChan(), skip: s.opts.ManualServices}
 	s.cleanCommitLog = newCleanCommitLogService(env, s.commitLog, &s.flags, pacer)
 	s.cleanConsumeQueue = newCleanConsumeQueueService(env, s.commitLog, s.queues, s.indexService, pacer)
 	return s, nil

@@ -72,7 +72,7 @@ func (s *DefaultMessageStore) GetOffsetInQueueByTime(topic string, queueID int32
 	if cq == nil {
 		return 0
 	}
-	lo, hi := cq.GetMinOffsetInQueue(), cq.GetMaxOffsetInQueue()-1
+	lo, end := cq.GetMinOffsetInQueue(), cq.GetMaxOffsetInQueue()
 	minPhy := s.commitLog.getMinOffset()
 	storeTime := func(i QueueOffset) int64 {
 		u, ok := cq.getUnit(i)
@@ -81,22 +81,18 @@ func (s *DefaultMessageStore) GetOffsetInQueueByTime(topic string, queueID int32
 		}
 		return s.commitLog.pickupStoreTimestamp(u.CommitLogOffset, int(u.Size))
 	}
-	// skip units whose messages were removed
-	for lo <= hi && storeTime(lo) < 0 {
-		lo++
-	}
-	if lo > hi {
+	// Units whose messages the CommitLog's clean removed (before the ConsumeQueue's clean
+	// moves the queue's min offset past them) are a prefix: the CommitLog offsets grow along
+	// the queue. Java's search moves right past them; this one finds their end first.
+	lo = searchUnits(lo, end, func(i QueueOffset) bool {
+		u, ok := cq.getUnit(i)
+		return !ok || u.CommitLogOffset < minPhy
+	})
+	if lo == end || storeTime(lo) < 0 {
 		return 0
 	}
-	left, right := lo, hi
-	for left < right { // first unit with storeTime >= timestamp
-		mid := left + (right-left)/2
-		if storeTime(mid) < timestampMs {
-			left = mid + 1
-		} else {
-			right = mid
-		}
-	}
+	// first unit with storeTime >= timestamp (the last one if every message is older)
+	left := searchUnits(lo, end-1, func(i QueueOffset) bool { return storeTime(i) < timestampMs })
 	t := storeTime(left)
 	if t == timestampMs || left == lo {
 		return left
@@ -109,6 +105,21 @@ func (s *DefaultMessageStore) GetOffsetInQueueByTime(topic string, queueID int32
 		return left - 1
 	}
 	return left
+}
+
+// searchUnits is the first queue offset in [lo, end) for which before is false, or end when
+// it holds for all; before must hold on a prefix of the range only. It probes O(log n) units
+// (sort.Search over queue offsets).
+func searchUnits(lo, end QueueOffset, before func(QueueOffset) bool) QueueOffset {
+	for lo < end {
+		mid := lo + (end-lo)/2
+		if before(mid) {
+			lo = mid + 1
+		} else {
+			end = mid
+		}
+	}
+	return lo
 }
 
 // GetMaxPhyOffset is the CommitLog's written end. Java: DefaultMessageStore#getMaxPhyOffset.

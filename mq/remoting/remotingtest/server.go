@@ -47,13 +47,21 @@ func DeadAddr(t testing.TB) string {
 	return addr
 }
 
-// Invoke sends req to addr through c and returns the answer; a transport failure (or no
-// answer within 10 s) fails the test.
+// InvokeTimeout bounds one request of Call and Invoke.
+const InvokeTimeout = 10 * time.Second
+
+// Call sends req to addr through c and waits for the answer (InvokeTimeout at most); a
+// transport failure is its error. Chapters and crash children, which have no testing.T, use it.
+func Call(c *remoting.Client, addr string, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), InvokeTimeout)
+	defer cancel()
+	return c.InvokeSync(ctx, addr, req)
+}
+
+// Invoke is Call whose transport failure (or no answer within InvokeTimeout) fails the test.
 func Invoke(t testing.TB, c *remoting.Client, addr string, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := c.InvokeSync(ctx, addr, req)
+	resp, err := Call(c, addr, req)
 	require.NoError(t, err)
 	return resp
 }

@@ -4,12 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -26,7 +26,7 @@ const testLevels = "1s 2s 3s 4s 5s 6s 7s 8s 9s 10s 11s 12s 13s 14s 15s 16s 17s 1
 type env struct {
 	t     *testing.T
 	dir   string
-	clock *atomic.Int64
+	clock *clock.Manual
 	store *store.DefaultMessageStore
 	svc   *ScheduleMessageService
 	rec   *trace.Recorder
@@ -34,14 +34,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{t: t, dir: t.TempDir(), clock: &atomic.Int64{}, rec: trace.NewRecorder()}
-	e.clock.Store(t0)
+	e := &env{t: t, dir: t.TempDir(), clock: clock.NewManualMillis(t0), rec: trace.NewRecorder()}
 	cfg := store.DefaultMessageStoreConfig()
 	cfg.StorePathRootDir = e.dir
 	cfg.MappedFileSizeCommitLog = 4096
 	cfg.MappedFileSizeConsumeQueue = 20 * store.ConsumeQueueUnitSize
 	cfg.MessageDelayLevel = testLevels
-	opts := store.Options{ManualServices: true, Clock: millisClock{e.clock}}
+	opts := store.Options{ManualServices: true, Clock: e.clock}
 	s, err := store.NewDefaultMessageStore(cfg, opts, nil, nil)
 	require.NoError(t, err)
 	require.NoError(t, s.Load())
@@ -51,11 +50,6 @@ func newEnv(t *testing.T) *env {
 	e.svc = e.newService()
 	return e
 }
-
-// millisClock reads the env's fake clock (ms in an atomic the tests move).
-type millisClock struct{ ms *atomic.Int64 }
-
-func (c millisClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
 
 // newService returns a loaded (not started) service over the env's store.
 func (e *env) newService() *ScheduleMessageService {
@@ -214,13 +208,13 @@ func TestDeliverWhenDue(t *testing.T) {
 	require.Len(t, sched, 1)
 	require.Equal(t, []int64{t0 + 2000}, codes, "the CommitLog put wrote the deliver time as tagsCode")
 
-	e.clock.Store(t0 + 1999)
+	e.clock.SetMillis(t0 + 1999)
 	require.Equal(t, 0, e.svc.DoDeliver())
 	got, _ := e.read("TopicA", 3)
 	require.Empty(t, got)
 	require.Empty(t, e.svc.OffsetTable(), "nothing delivered, no offset recorded")
 
-	e.clock.Store(t0 + 2000)
+	e.clock.SetMillis(t0 + 2000)
 	require.Equal(t, 1, e.svc.DoDeliver())
 	got, codes = e.read("TopicA", 3)
 	require.Len(t, got, 1)
@@ -267,9 +261,9 @@ func TestDeliverTimeIsTheStoredTagsCode(t *testing.T) {
 	cfg.MessageDelayLevel = "1s 60s"
 	svc, err := NewScheduleMessageService(e.store, cfg, nil)
 	require.NoError(t, err)
-	e.clock.Store(t0 + 1999)
+	e.clock.SetMillis(t0 + 1999)
 	require.Equal(t, 0, svc.DoDeliver())
-	e.clock.Store(t0 + 2000)
+	e.clock.SetMillis(t0 + 2000)
 	require.Equal(t, 1, svc.DoDeliver(), "due at the stored deliver time, not at store time + 60 s")
 	got, _ := e.read("TopicA", 0)
 	require.Len(t, got, 1)
@@ -280,16 +274,16 @@ func TestDeliverTimeIsTheStoredTagsCode(t *testing.T) {
 func TestDeliverStopsAtFirstNotDue(t *testing.T) {
 	e := newEnv(t)
 	e.putDelayed("T", 0, 3, "a", "")
-	e.clock.Store(t0 + 500)
+	e.clock.SetMillis(t0 + 500)
 	e.putDelayed("T", 0, 3, "b", "")
 	e.putDelayed("T", 1, 1, "c", "")
 
-	e.clock.Store(t0 + 3000)
+	e.clock.SetMillis(t0 + 3000)
 	require.Equal(t, 2, e.svc.DoDeliver(), "a (level 3) and c (level 1)")
 	require.Equal(t, map[int32]store.QueueOffset{1: 1, 3: 1}, e.svc.OffsetTable())
-	e.clock.Store(t0 + 3499)
+	e.clock.SetMillis(t0 + 3499)
 	require.Equal(t, 0, e.svc.DoDeliver())
-	e.clock.Store(t0 + 3500)
+	e.clock.SetMillis(t0 + 3500)
 	require.Equal(t, 1, e.svc.DoDeliver())
 	got, _ := e.read("T", 0)
 	require.Len(t, got, 2)
@@ -303,14 +297,14 @@ func TestDeliverStopsAtFirstNotDue(t *testing.T) {
 func TestDeliverCorrectsFutureDeliverTime(t *testing.T) {
 	e := newEnv(t)
 	e.putDelayed("T", 0, 5, "x", "")
-	e.clock.Store(t0 - 1) // deliver time t0+5000 > now + 5000
+	e.clock.SetMillis(t0 - 1) // deliver time t0+5000 > now + 5000
 	require.Equal(t, 1, e.svc.DoDeliver())
 	got, _ := e.read("T", 0)
 	require.Len(t, got, 1)
 
 	e2 := newEnv(t)
 	e2.putDelayed("T", 0, 5, "y", "")
-	e2.clock.Store(t0) // exactly now + delay: not corrected, not due
+	e2.clock.SetMillis(t0) // exactly now + delay: not corrected, not due
 	require.Equal(t, 0, e2.svc.DoDeliver())
 }
 
@@ -329,7 +323,7 @@ func TestDeliverDiscardsHalfTopicAndBrokenMessages(t *testing.T) {
 	require.Equal(t, store.PutOK, e.store.PutMessage(m).PutMessageStatus)
 	e.putDelayed("T", 0, 1, "good", "")
 
-	e.clock.Store(t0 + 1000)
+	e.clock.SetMillis(t0 + 1000)
 	require.Equal(t, 1, e.svc.DoDeliver())
 	half, _ := e.read(transHalfTopic, 0)
 	require.Empty(t, half)
@@ -345,7 +339,7 @@ func TestDeliverDiscardsHalfTopicAndBrokenMessages(t *testing.T) {
 func TestPersistAndLoad(t *testing.T) {
 	e := newEnv(t)
 	e.putDelayed("T", 0, 2, "x", "")
-	e.clock.Store(t0 + 2000)
+	e.clock.SetMillis(t0 + 2000)
 	require.Equal(t, 1, e.svc.DoDeliver())
 	require.NoError(t, e.svc.Persist())
 	path := DelayOffsetPath(e.dir)
@@ -433,7 +427,7 @@ func TestServiceLoopDeliversAndPersists(t *testing.T) {
 	_, err = svc.Load()
 	require.NoError(t, err)
 	e.putDelayed("T", 0, 1, "x", "")
-	e.clock.Store(t0 + 1000)
+	e.clock.SetMillis(t0 + 1000)
 	require.NoError(t, svc.Start())
 	require.Eventually(t, func() bool { return svc.OffsetTable()[1] == 1 }, 5*time.Second, 10*time.Millisecond)
 	require.Eventually(t, func() bool {
