@@ -1,7 +1,6 @@
 package store
 
 import (
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -60,6 +59,10 @@ type CommitLog struct {
 	callback defaultAppendMessageCallback
 
 	delayLevels []int64 // ms per delay level (index 0 = level 1)
+
+	// appendedRecordEnd is, on a slave, where the next record header of the master's byte
+	// stream starts (CommitLog bytes), -1 until the first appendData; guarded by putMu.
+	appendedRecordEnd CommitLogOffset
 }
 
 // newCommitLog builds the log over commitlog/ and its flush services. allocate (nil: files
@@ -68,7 +71,8 @@ type CommitLog struct {
 func newCommitLog(env *storeEnv, flags *runningFlags, checkpoint *StoreCheckpoint,
 	allocate *AllocateMappedFileService, pool *TransientStorePool) *CommitLog {
 	cfg := env.cfg
-	c := &CommitLog{env: env, flags: flags, checkpoint: checkpoint, topicQueueTable: map[topicQueueKey]QueueOffset{}}
+	c := &CommitLog{env: env, flags: flags, checkpoint: checkpoint, topicQueueTable: map[topicQueueKey]QueueOffset{},
+		appendedRecordEnd: -1}
 	c.mfq = newMappedFileQueue(cfg.CommitLogDir(), env.root.rel(cfg.CommitLogDir()), cfg.MappedFileSizeCommitLog, allocate, env.tracer)
 	c.mfq.warm = cfg.WarmMappedFileEnable
 	c.mfq.pool = pool
@@ -446,31 +450,6 @@ func (c *CommitLog) applyDelay(msg *primitive.MessageExtBrokerInner) {
 	msg.PropertiesString = putProperty(putProperty(msg.PropertiesString, propertyRealTopic, msg.Topic), propertyRealQID, realQID)
 	msg.Topic = scheduleTopic
 	msg.QueueID = int32(level - 1)
-}
-
-// appendData writes raw CommitLog bytes at startOffset, which must be the current end of the
-// log — or, on an empty log, the start of a file (a master hands a new slave its last file
-// first); data must not cross a file end. Java: CommitLog#appendData.
-func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
-	c.putMu.Lock()
-	defer c.putMu.Unlock()
-	empty := c.mfq.LastMappedFile() == nil
-	if empty && (startOffset < 0 || int64(startOffset)%int64(c.env.cfg.MappedFileSizeCommitLog) != 0) {
-		return fmt.Errorf("store: append to an empty commitlog at %d: not the start of a file of mappedFileSizeCommitLog=%d bytes "+
-			"(a slave's must be its master's)", startOffset, c.env.cfg.MappedFileSizeCommitLog)
-	}
-	if end := c.getMaxOffset(); !empty && end != startOffset {
-		return fmt.Errorf("store: append to commitlog at %d, but the log ends at %d", startOffset, end)
-	}
-	mf, err := c.mfq.getLastMappedFile(int64(startOffset), true)
-	if err != nil {
-		return err
-	}
-	if CommitLogOffset(mf.fileFromOffset+int64(mf.WrotePosition())) != startOffset || !mf.appendBytes(data) {
-		return fmt.Errorf("store: append %d bytes at %d: does not fit file %s of mappedFileSizeCommitLog=%d bytes "+
-			"(a slave's must be its master's)", len(data), startOffset, mf.name, c.env.cfg.MappedFileSizeCommitLog)
-	}
-	return nil
 }
 
 // pickupStoreTimestamp reads a record's STORETIMESTAMP, -1 if unreadable.

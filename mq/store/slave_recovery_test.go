@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -80,4 +82,72 @@ func TestSlaveAppendNamesFileSize(t *testing.T) {
 	err = s.AppendToCommitLog(0, make([]byte, 5000)) // a body from an 8 KiB file
 	require.ErrorContains(t, err, "mappedFileSizeCommitLog=4096")
 	require.Equal(t, CommitLogOffset(0), s.GetMaxPhyOffset())
+}
+
+// TestSlaveAppendRefusesSmallerMasterFiles: a slave with larger CommitLog files than its
+// master's gets the master's end-of-file BLANK record inside its own file; its reput would
+// take it for the end of the file and never dispatch what the master sends after it. The
+// append is refused with ErrFileSizeMismatch naming the record's position and the slave's
+// mappedFileSizeCommitLog, nothing written past the records before it; the slave's reput
+// dispatched every record it holds.
+func TestSlaveAppendRefusesSmallerMasterFiles(t *testing.T) {
+	master := openStore(t, smallConfig(t.TempDir()), nil, nil) // 4 KiB files
+	var firstOfSecondFile CommitLogOffset
+	for i := 0; firstOfSecondFile == 0; i++ {
+		r := put(t, master, newMsg("T", 0, fmt.Sprintf("body-%03d-%s", i, strings.Repeat("x", 200)), "TagA"))
+		if r.WroteOffset >= 4096 {
+			firstOfSecondFile = r.WroteOffset
+		}
+	}
+	require.Equal(t, CommitLogOffset(4096), firstOfSecondFile)
+	put(t, master, newMsg("T", 0, "after the roll", "TagA"))
+	master.DoReput()
+	first, ok := master.GetCommitLogData(0)
+	require.True(t, ok)
+	file0 := bytes.Clone(first.Data)
+	first.Release()
+	require.Len(t, file0, 4096, "the master's first file, its BLANK record included")
+	second, ok := master.GetCommitLogData(4096)
+	require.True(t, ok)
+	file1 := bytes.Clone(second.Data)
+	second.Release()
+
+	cfg := smallConfig(t.TempDir())
+	cfg.BrokerRole, cfg.MappedFileSizeCommitLog = Slave, 8192
+	slave := openStore(t, cfg, nil, nil)
+	blankAt := lastRecordStart(t, file0)
+	require.NoError(t, slave.AppendToCommitLog(0, file0[:blankAt]), "whole records before the BLANK record")
+	err := slave.AppendToCommitLog(CommitLogOffset(blankAt), file0[blankAt:])
+	require.ErrorIs(t, err, ErrFileSizeMismatch)
+	require.ErrorContains(t, err, fmt.Sprintf("BLANK record at %d", blankAt))
+	require.ErrorContains(t, err, "mappedFileSizeCommitLog=8192")
+	require.Equal(t, CommitLogOffset(blankAt), slave.GetMaxPhyOffset(), "nothing written past the records")
+	err = slave.AppendToCommitLog(CommitLogOffset(blankAt), file0[blankAt:])
+	require.ErrorIs(t, err, ErrFileSizeMismatch, "refused again, as a reconnecting HAClient is")
+	require.Error(t, slave.AppendToCommitLog(4096, file1), "the log ends at the BLANK record")
+	slave.DoReput()
+	require.Equal(t, master.GetMaxOffsetInQueue("T", 0)-2, slave.GetMaxOffsetInQueue("T", 0),
+		"every record of the slave dispatched")
+
+	// one batch holding records and the BLANK record: refused whole
+	cfg2 := smallConfig(t.TempDir())
+	cfg2.BrokerRole, cfg2.MappedFileSizeCommitLog = Slave, 8192
+	other := openStore(t, cfg2, nil, nil)
+	require.ErrorIs(t, other.AppendToCommitLog(0, file0), ErrFileSizeMismatch)
+	require.Equal(t, CommitLogOffset(0), other.GetMaxPhyOffset())
+}
+
+// lastRecordStart is where the BLANK record of a full CommitLog file starts.
+func lastRecordStart(t *testing.T, file []byte) int {
+	t.Helper()
+	for p := 0; p+8 <= len(file); {
+		size := int(binary.BigEndian.Uint32(file[p:]))
+		if binary.BigEndian.Uint32(file[p+4:]) == blankMagicCode {
+			return p
+		}
+		require.Positive(t, size)
+		p += size
+	}
+	t.Fatal("no BLANK record")
+	return 0
 }
