@@ -23,7 +23,8 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 	c.putMu.Lock()
 	defer c.putMu.Unlock()
 	size := c.env.cfg.MappedFileSizeCommitLog
-	empty := c.mfq.LastMappedFile() == nil
+	last := c.mfq.LastMappedFile()
+	empty := last == nil
 	if empty && (startOffset < 0 || int64(startOffset)%int64(size) != 0) {
 		return fmt.Errorf("append to an empty commitlog at %d: not the start of a file of mappedFileSizeCommitLog=%d bytes: %w",
 			startOffset, size, ErrFileSizeMismatch)
@@ -31,34 +32,41 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 	if end := c.getMaxOffset(); !empty && end != startOffset {
 		return fmt.Errorf("store: append to commitlog at %d, but the log ends at %d", startOffset, end)
 	}
-	mf, err := c.mfq.getLastMappedFile(int64(startOffset), true)
-	if err != nil {
-		return err
+	// The file the bytes go to, checked before it is created: a refusal leaves no new file.
+	fileStart, pos, written := startOffset, 0, []byte(nil)
+	if !empty && !last.IsFull() {
+		fileStart, pos = CommitLogOffset(last.fileFromOffset), last.WrotePosition()
+		written = last.appendTarget()[:pos]
 	}
-	pos := mf.WrotePosition()
-	if CommitLogOffset(mf.fileFromOffset+int64(pos)) != startOffset || pos+len(data) > mf.fileSize {
+	name := fmt.Sprintf("%020d", fileStart)
+	if pos+len(data) > size {
 		return fmt.Errorf("append %d bytes at %d: does not fit file %s of mappedFileSizeCommitLog=%d bytes: %w",
-			len(data), startOffset, mf.name, size, ErrFileSizeMismatch)
+			len(data), startOffset, name, size, ErrFileSizeMismatch)
 	}
 	if c.appendedRecordEnd < 0 || empty {
 		// After recovery the log ends at a record boundary; an empty log starts at a file start.
 		c.appendedRecordEnd = startOffset
 	}
-	next, err := c.checkAppendedRecords(mf, startOffset, data)
+	next, err := checkAppendedRecords(c.appendedRecordEnd, fileStart, name, size, written, startOffset, data)
 	if err != nil {
 		return err
 	}
-	if !mf.appendBytes(data) {
+	mf, err := c.mfq.getLastMappedFile(int64(startOffset), true)
+	if err != nil {
+		return err
+	}
+	if CommitLogOffset(mf.fileFromOffset) != fileStart || !mf.appendBytes(data) {
 		return fmt.Errorf("append %d bytes at %d: does not fit file %s of mappedFileSizeCommitLog=%d bytes: %w",
-			len(data), startOffset, mf.name, size, ErrFileSizeMismatch)
+			len(data), startOffset, name, size, ErrFileSizeMismatch)
 	}
 	c.appendedRecordEnd = next
 	return nil
 }
 
 // checkAppendedRecords walks the record headers (TOTALSIZE, MAGICCODE: 8 bytes) that start
-// between c.appendedRecordEnd and the end of data, as if data were written at startOffset
-// into mf, and returns where the next header will start. A message record must leave at
+// between next and the end of data, as if data were written at startOffset into the file of
+// fileSize bytes starting at fileStart (named name) whose written bytes are written, and
+// returns where the next header will start. A message record must leave at
 // least EndFileMinBlankLength bytes of its file (the room the master keeps for its blank
 // record); a BLANK record's TOTALSIZE must reach exactly the end of the slave's file. A master
 // with smaller files sends its file-end BLANK record inside the slave's file, and the slave's
@@ -69,15 +77,14 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 //
 // Deviation: Java's CommitLog#appendData writes whatever the master sends; a slave with larger
 // files then loses every later message from its ConsumeQueues without a word.
-func (c *CommitLog) checkAppendedRecords(mf *MappedFile, startOffset CommitLogOffset, data []byte) (CommitLogOffset, error) {
-	fileStart := CommitLogOffset(mf.fileFromOffset)
-	fileEnd := fileStart + CommitLogOffset(mf.fileSize)
+func checkAppendedRecords(next, fileStart CommitLogOffset, name string, fileSize int, written []byte,
+	startOffset CommitLogOffset, data []byte) (CommitLogOffset, error) {
+	fileEnd := fileStart + CommitLogOffset(fileSize)
 	end := startOffset + CommitLogOffset(len(data))
-	next := c.appendedRecordEnd
 	if next < fileStart && startOffset == fileStart {
 		// the previous file's last record does not end at its file end
 		return 0, fmt.Errorf("append at %d, the start of file %s: the previous file's last record ends at %d, "+
-			"not at the file end (mappedFileSizeCommitLog=%d): %w", startOffset, mf.name, next, mf.fileSize, ErrFileSizeMismatch)
+			"not at the file end (mappedFileSizeCommitLog=%d): %w", startOffset, name, next, fileSize, ErrFileSizeMismatch)
 	}
 	if next < fileStart || next > end {
 		// not a stream we followed (a record longer than the data so far leaves next past end)
@@ -91,7 +98,7 @@ func (c *CommitLog) checkAppendedRecords(mf *MappedFile, startOffset CommitLogOf
 		at := int(next - fileStart)
 		for i := range hdr {
 			if p := next + CommitLogOffset(i); p < startOffset {
-				hdr[i] = mf.appendTarget()[at+i]
+				hdr[i] = written[at+i]
 			} else {
 				hdr[i] = data[p-startOffset]
 			}
@@ -105,12 +112,12 @@ func (c *CommitLog) checkAppendedRecords(mf *MappedFile, startOffset CommitLogOf
 			case masterEnd > next && masterEnd < fileEnd:
 				return 0, fmt.Errorf("the master's end-of-file BLANK record at %d (TOTALSIZE=%d) ends the master's file at %d, "+
 					"inside this slave's file %s of mappedFileSizeCommitLog=%d bytes (ending at %d): the master's "+
-					"mappedFileSizeCommitLog is smaller, a divisor of %d: %w", next, totalSize, masterEnd, mf.name,
-					mf.fileSize, fileEnd, masterEnd, ErrFileSizeMismatch)
+					"mappedFileSizeCommitLog is smaller, a divisor of %d: %w", next, totalSize, masterEnd, name,
+					fileSize, fileEnd, masterEnd, ErrFileSizeMismatch)
 			case masterEnd > fileEnd:
 				return 0, fmt.Errorf("the master's end-of-file BLANK record at %d (TOTALSIZE=%d) ends the master's file at %d, "+
 					"past the end of this slave's file %s of mappedFileSizeCommitLog=%d bytes (ending at %d): %w",
-					next, totalSize, masterEnd, mf.name, mf.fileSize, fileEnd, ErrFileSizeMismatch)
+					next, totalSize, masterEnd, name, fileSize, fileEnd, ErrFileSizeMismatch)
 			default:
 				return 0, fmt.Errorf("store: append at %d: corrupt BLANK record at %d (TOTALSIZE=%d) in the master's bytes",
 					startOffset, next, totalSize)
@@ -118,7 +125,7 @@ func (c *CommitLog) checkAppendedRecords(mf *MappedFile, startOffset CommitLogOf
 		case messageMagicCode:
 			if totalSize < EndFileMinBlankLength || next+CommitLogOffset(totalSize) > fileEnd-EndFileMinBlankLength {
 				return 0, fmt.Errorf("the master's record at %d (TOTALSIZE=%d) does not fit this slave's file %s "+
-					"(mappedFileSizeCommitLog=%d bytes, ends at %d): %w", next, totalSize, mf.name, mf.fileSize,
+					"(mappedFileSizeCommitLog=%d bytes, ends at %d): %w", next, totalSize, name, fileSize,
 					fileEnd, ErrFileSizeMismatch)
 			}
 			next += CommitLogOffset(totalSize)

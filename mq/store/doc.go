@@ -61,7 +61,9 @@
 //	allocate.go                     AllocateMappedFileService: creates the next CommitLog file ahead
 //	message_encoder.go              record constants, MessageExtEncoder, tag hash, properties lookup
 //	commit_log.go                   CommitLog: its parts, put under the lock, submitFlushRequest,
-//	                                ReplicaService, appendData, reads
+//	                                ReplicaService, reads
+//	commit_log_append.go            a slave's appendData: the master's bytes, their record headers
+//	                                checked against the slave's file (ErrFileSizeMismatch)
 //	append_message_callback.go      DefaultAppendMessageCallback#doAppend, the queue-offset table
 //	batch.go                        batch put (SEND_BATCH_MESSAGE)
 //	dispatch_request.go             DispatchRequest, the record reader (checkMessageAndReturnSize)

@@ -92,7 +92,8 @@
 //	write_socket_service.go    WriteSocketService: transfer frames and heartbeats
 //	group_transfer_service.go  GroupTransferService: SYNC_MASTER puts waiting for a slave
 //	ha_client.go               HAClient: the slave's connection, reports, dispatch, reconnect
-//	reconnect_log.go           reconnectLog: the slave's reconnect WARNs, rate-limited; a master refusing it
+//	reconnect_log.go           reconnectLog: the slave's reconnect WARNs, rate-limited; a master refusing it;
+//	                           the one ERROR of a store.ErrFileSizeMismatch
 //	notify.go                  waitNotifyObject: wakes the write loops
 //	deadline_clock.go          socket deadlines (wall time)
 package ha

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // Rate limits of the slave's reconnect WARNs.
@@ -34,6 +36,10 @@ type reconnectLog struct {
 	// closedAfterReport counts connections in a row the master closed (EOF) after the slave's
 	// first report and before sending anything.
 	closedAfterReport int
+	// mismatchLogged: a store.ErrFileSizeMismatch was logged at ERROR; later ones (each
+	// reconnect gets the same bytes refused again) go to DEBUG. Bytes from the master do not
+	// reset it: only a restart with the right mappedFileSizeCommitLog ends the refusals.
+	mismatchLogged bool
 }
 
 // connected starts a new connection.
@@ -85,6 +91,18 @@ func (c *HAClient) logConnectFailure(addr string, err error) {
 // sent nothing, it says what that most likely means and the way out instead.
 func (c *HAClient) logReadFailure(err error) {
 	l := &c.rlog
+	if errors.Is(err, store.ErrFileSizeMismatch) {
+		msg := "HAClient stops applying the master's bytes: this slave's commitlog files are not the master's size; " +
+			"stop the slave, set its mappedFileSizeCommitLog to the master's, remove its store directory " +
+			"(storePathRootDir), start it again"
+		if l.mismatchLogged {
+			c.h.log.Debug(msg, "master", c.connAddr, "err", err)
+			return
+		}
+		l.mismatchLogged = true
+		c.h.log.Error(msg, "master", c.connAddr, "slaveMaxOffset", int64(c.h.store.GetMaxPhyOffset()), "err", err)
+		return
+	}
 	if errors.Is(err, io.EOF) && !l.readSinceConnect && c.lastWriteTimestamp != 0 {
 		l.closedAfterReport++
 	} else {
