@@ -51,6 +51,9 @@ func (c *CommitLog) scanFrom(files []*MappedFile, index int, rr *recordReader, o
 			continue
 		}
 		if d.Success && d.MsgSize == 0 {
+			if !c.blankEndsFile(mf, fileOffset) {
+				break
+			}
 			index++
 			if index >= len(files) {
 				break
@@ -62,6 +65,32 @@ func (c *CommitLog) scanFrom(files []*MappedFile, index int, rr *recordReader, o
 		break
 	}
 	return processOffset + fileOffset, records
+}
+
+// blankEndsFile checks the BLANK record at fileOffset of mf: its TOTALSIZE must reach the
+// end of the file, as every BLANK record the store writes does. One that ends inside the file
+// is logged at ERROR. On a slave it is the trace of a master with smaller CommitLog files (a
+// store written without appendData's check, e.g. by RocketMQ): the scan stops there (false),
+// so the log ends at the BLANK record and HA's next append there is refused with
+// ErrFileSizeMismatch — the records after it, which the reput would never have dispatched,
+// are truncated, the master still has them. On a master the scan goes on in the next file
+// (true), as Java's does: truncating there would drop acknowledged messages for one bad header.
+//
+// Deviation: Java's recovery moves to the next file at any BLANK record.
+func (c *CommitLog) blankEndsFile(mf *MappedFile, fileOffset CommitLogOffset) bool {
+	totalSize := int64(int32(be32(mf.data[fileOffset:])))
+	if int64(fileOffset)+totalSize == int64(mf.fileSize) {
+		return true
+	}
+	slave := c.env.cfg.BrokerRole == Slave
+	args := []any{"file", mf.name, "position", int64(fileOffset), "totalSize", totalSize, "mappedFileSizeCommitLog", mf.fileSize}
+	if slave {
+		c.env.log.errorMsg("recover commitlog: a BLANK record ends inside its file: the master's mappedFileSizeCommitLog "+
+			"differs from this slave's; the log is cut at the record (set the slave's to the master's, remove its store directory)", args...)
+	} else {
+		c.env.log.errorMsg("recover commitlog: a BLANK record ends inside its file (corrupt); going on in the next file", args...)
+	}
+	return !slave
 }
 
 // endAt makes processOffset the end of the log: the flush and commit positions are set there,

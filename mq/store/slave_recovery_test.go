@@ -151,3 +151,55 @@ func lastRecordStart(t *testing.T, file []byte) int {
 	t.Fatal("no BLANK record")
 	return 0
 }
+
+// TestSlaveRecoveryCutsAtSmallerMasterBlank: a slave store written without appendData's check
+// (by RocketMQ, or before it) from a master with smaller files holds the master's BLANK record
+// inside its first file, and more records after it, into a second file. Opened again —
+// cleanly or after a crash — its log ends at that BLANK record (the records behind it, which
+// its reput never dispatched, are cut; the master still has them), and HA's next append there
+// is refused with ErrFileSizeMismatch.
+func TestSlaveRecoveryCutsAtSmallerMasterBlank(t *testing.T) {
+	t.Run("clean", func(t *testing.T) { slaveSmallerMasterBlank(t, (*DefaultMessageStore).Shutdown) })
+	t.Run("crash", func(t *testing.T) { slaveSmallerMasterBlank(t, crashStore) })
+}
+
+// slaveSmallerMasterBlank is TestSlaveRecoveryCutsAtSmallerMasterBlank with the slave stopped by stop.
+func slaveSmallerMasterBlank(t *testing.T, stop func(*DefaultMessageStore)) {
+	t.Helper()
+	master := openStore(t, smallConfig(t.TempDir()), nil, nil) // 4 KiB files
+	for i := 0; master.GetMaxPhyOffset() < 8192+1000; i++ {
+		put(t, master, newMsg("T", 0, fmt.Sprintf("body-%03d-%s", i, strings.Repeat("x", 200)), "TagA"))
+	}
+	var all []byte
+	for off := CommitLogOffset(0); off < master.GetMaxPhyOffset(); {
+		r, ok := master.GetCommitLogData(off)
+		require.True(t, ok)
+		all = append(all, r.Data...)
+		off += CommitLogOffset(len(r.Data))
+		r.Release()
+	}
+	blankAt := lastRecordStart(t, all[:4096])
+
+	cfg := smallConfig(t.TempDir())
+	cfg.BrokerRole, cfg.MappedFileSizeCommitLog = Slave, 8192
+	slave := openStore(t, cfg, nil, nil)
+	for _, part := range [][2]int{{0, 8192}, {8192, len(all)}} { // raw, as an unchecked slave wrote them
+		mf, err := slave.commitLog.mfq.getLastMappedFile(int64(part[0]), true)
+		require.NoError(t, err)
+		require.True(t, mf.appendBytes(all[part[0]:part[1]]))
+	}
+	slave.DoReput()
+	require.Equal(t, CommitLogOffset(len(all)), slave.GetMaxPhyOffset())
+	stop(slave)
+
+	again := openStore(t, cfg, nil, nil)
+	require.Equal(t, CommitLogOffset(blankAt), again.GetMaxPhyOffset(), "the log ends at the BLANK record")
+	again.DoReput()
+	cut := 0
+	for p := 0; p < blankAt; cut++ {
+		p += int(binary.BigEndian.Uint32(all[p:]))
+	}
+	require.Equal(t, QueueOffset(cut), again.GetMaxOffsetInQueue("T", 0), "the records before it stay dispatched")
+	require.ErrorIs(t, again.AppendToCommitLog(CommitLogOffset(blankAt), all[blankAt:4096]), ErrFileSizeMismatch)
+	require.Equal(t, CommitLogOffset(blankAt), again.GetMaxPhyOffset())
+}
