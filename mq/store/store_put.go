@@ -116,7 +116,11 @@ func (s *DefaultMessageStore) IsDiskFull() bool { return s.flags.diskFull.Load()
 
 // AppendToCommitLog writes raw CommitLog bytes (a master's, on a slave) at startOffset, which
 // must be the current end of the log; data must not cross a file end. The reput service then
-// dispatches them. Java: DefaultMessageStore#appendToCommitLog → CommitLog#appendData.
+// dispatches them. Bytes that show the master's files are not this store's
+// mappedFileSizeCommitLog — no file start on an empty log, a body crossing a file end, a
+// BLANK record ending the master's file inside this one — are refused whole with an error
+// wrapping ErrFileSizeMismatch; nothing is written.
+// Java: DefaultMessageStore#appendToCommitLog → CommitLog#appendData.
 func (s *DefaultMessageStore) AppendToCommitLog(startOffset CommitLogOffset, data []byte) error {
 	if s.flags.shutdown.Load() {
 		return fmt.Errorf("store: append to commitlog: %w", ErrNotLoaded)

@@ -35,7 +35,9 @@
 // after haSendHeartbeatInterval without a frame. Either side closes a connection silent for
 // haHousekeepingInterval (20 s). Bytes that break the protocol (a negative offset, a report
 // beyond the master's CommitLog end, a body size beyond 4 MiB, a frame for another offset than
-// the slave's end) close that connection only: ErrProtocol.
+// the slave's end) close that connection only: ErrProtocol. Bytes that do not fit the slave's
+// CommitLog files (the master's mappedFileSizeCommitLog differs) close it with
+// store.ErrFileSizeMismatch, logged once at ERROR: the master resends them on each reconnect.
 //
 // # SYNC_MASTER
 //
