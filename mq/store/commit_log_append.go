@@ -63,11 +63,11 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 	return nil
 }
 
-// checkAppendedRecords walks the record headers (TOTALSIZE, MAGICCODE: 8 bytes) that start
-// between next and the end of data, as if data were written at startOffset into the file of
-// fileSize bytes starting at fileStart (named name) whose written bytes are written, and
-// returns where the next header will start. A message record must leave at
-// least EndFileMinBlankLength bytes of its file (the room the master keeps for its blank
+// checkAppendedRecords walks the record headers (TOTALSIZE, MAGICCODE: 8 bytes, big-endian)
+// that start between next and the end of data, as if data were written at startOffset into
+// the slave's file name (fileSize bytes from fileStart; written holds the bytes it has), and
+// returns where the next header will start (CommitLog bytes). A message record must leave at
+// least EndFileMinBlankLength bytes of its file (the room the master keeps for its BLANK
 // record); a BLANK record's TOTALSIZE must reach exactly the end of the slave's file. A master
 // with smaller files sends its file-end BLANK record inside the slave's file, and the slave's
 // reput would take it for the end of the file and never dispatch what follows — so this
