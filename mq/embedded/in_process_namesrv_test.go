@@ -53,11 +53,14 @@ func TestStartInProcessNamesrv(t *testing.T) {
 	}
 }
 
-// TestStartInProcessNamesrvFails: a name server that cannot listen (an address of no interface
-// here, TEST-NET-1) is an error naming the in-process name server, and the broker's namesrvAddr
-// stays unset.
+// TestStartInProcessNamesrvFails: a name server that cannot listen (its port, 9876 beside a
+// broker on 10911, is taken) is an error naming the in-process name server, and the broker's
+// namesrvAddr stays unset.
 func TestStartInProcessNamesrvFails(t *testing.T) {
-	sc := inProcessConfig(t, "192.0.2.1", 0)
+	if l, err := net.Listen("tcp", "127.0.0.1:9876"); err == nil { // else someone holds it already
+		defer l.Close()
+	}
+	sc := inProcessConfig(t, "127.0.0.1", 10911)
 	ns, err := StartInProcessNamesrv(sc, nil)
 	require.Nil(t, ns)
 	require.ErrorContains(t, err, "in-process name server: ")

@@ -39,3 +39,32 @@ func TestHotPathAllocations(t *testing.T) {
 	get := testing.AllocsPerRun(100, func() { s.GetMessage("g", "T", 0, 10, 32, nil) })
 	require.LessOrEqual(t, get, 5.0, "GetMessage allocs")
 }
+
+// TestSlaveAppendAllocations: a slave's append (AppendToCommitLog) of a record allocates
+// nothing once the file exists — the file names in its error texts are built only on error.
+func TestSlaveAppendAllocations(t *testing.T) {
+	master := openStore(t, smallConfig(t.TempDir()), nil, nil)
+	var recs [][]byte
+	for i := 0; i < 20; i++ {
+		r := put(t, master, newMsg("T", 0, "m", ""))
+		sel, ok := master.commitLog.getMessage(r.WroteOffset, int(r.WroteBytes))
+		require.True(t, ok)
+		recs = append(recs, append([]byte(nil), sel.Data...))
+		sel.Release()
+	}
+	slaveCfg := smallConfig(t.TempDir())
+	slaveCfg.BrokerRole = Slave
+	slave := openStore(t, slaveCfg, nil, nil)
+	at := CommitLogOffset(0)
+	require.NoError(t, slave.AppendToCommitLog(at, recs[0]))
+	at += CommitLogOffset(len(recs[0]))
+	i := 1
+	allocs := testing.AllocsPerRun(10, func() {
+		if err := slave.AppendToCommitLog(at, recs[i]); err != nil {
+			t.Fatal(err)
+		}
+		at += CommitLogOffset(len(recs[i]))
+		i++
+	})
+	require.Zero(t, allocs)
+}

@@ -227,8 +227,9 @@ func TestDeleteWhenValidated(t *testing.T) {
 
 // TestOffsetByTimeAfterCommitLogClean: after the CommitLog's clean deleted its first files and
 // before the ConsumeQueue's clean ran, the queue still begins with units whose messages are
-// gone; GetOffsetInQueueByTime searches past them (binary search, no unit-by-unit skip) to the
-// first unit whose message lives, and finds the surviving messages by their store times.
+// gone; GetOffsetInQueueByTime searches past them to the first unit whose message lives, and
+// finds the surviving messages by their store times. (That the search past them is a binary
+// search, searchUnits, TestSearchUnitsProbes checks; this test would pass with a linear skip.)
 // Java: ConsumeQueue#getOffsetInQueueByTime (phyOffset < minPhysicOffset moves the search right).
 func TestOffsetByTimeAfterCommitLogClean(t *testing.T) {
 	c := newCleanT(t)
@@ -274,7 +275,8 @@ func TestSearchUnitsProbes(t *testing.T) {
 // TestCleanPacingUnderManualServices: under ManualServices the pause between two deleted files
 // (deleteCommitLogFilesInterval, deleteConsumeQueueFilesInterval) is skipped, not slept on the
 // wall clock: with an hour between deletions a hand-driven clean of 4 CommitLog and 7
-// ConsumeQueue files still returns at once. A store with its services running paces.
+// ConsumeQueue files still returns at once. A store with its services running keeps its
+// pacers on (only the setting is checked here, not a pause that waits).
 func TestCleanPacingUnderManualServices(t *testing.T) {
 	c := newCleanT(t)
 	c.s.cfg.DeleteCommitLogFilesInterval, c.s.cfg.DeleteConsumeQueueFilesInterval = time.Hour, time.Hour

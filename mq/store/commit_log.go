@@ -455,7 +455,7 @@ func (c *CommitLog) applyDelay(msg *primitive.MessageExtBrokerInner) {
 // pickupStoreTimestamp reads a record's STORETIMESTAMP, -1 if unreadable.
 // Java: CommitLog#pickupStoreTimestamp.
 func (c *CommitLog) pickupStoreTimestamp(offset CommitLogOffset, size int) int64 {
-	if offset < c.getMinOffset() || size < 91 {
+	if offset < c.getMinOffset() || size < minRecordSize {
 		return -1
 	}
 	r, ok := c.getMessage(offset, size)

@@ -38,16 +38,16 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 		fileStart, pos = CommitLogOffset(last.fileFromOffset), last.WrotePosition()
 		written = last.appendTarget()[:pos]
 	}
-	name := fmt.Sprintf("%020d", fileStart)
 	if pos+len(data) > size {
 		return fmt.Errorf("append %d bytes at %d: does not fit file %s of mappedFileSizeCommitLog=%d bytes: %w",
-			len(data), startOffset, name, size, ErrFileSizeMismatch)
+			len(data), startOffset, offset2FileName(int64(fileStart)), size, ErrFileSizeMismatch)
 	}
 	if c.appendedRecordEnd < 0 || empty {
 		// After recovery the log ends at a record boundary; an empty log starts at a file start.
+		// (Records put since the last append, after a role switch, are walked like the master's.)
 		c.appendedRecordEnd = startOffset
 	}
-	next, err := checkAppendedRecords(c.appendedRecordEnd, fileStart, name, size, written, startOffset, data)
+	next, err := checkAppendedRecords(c.appendedRecordEnd, fileStart, size, written, startOffset, data)
 	if err != nil {
 		return err
 	}
@@ -56,8 +56,8 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 		return err
 	}
 	if CommitLogOffset(mf.fileFromOffset) != fileStart || !mf.appendBytes(data) {
-		return fmt.Errorf("append %d bytes at %d: does not fit file %s of mappedFileSizeCommitLog=%d bytes: %w",
-			len(data), startOffset, name, size, ErrFileSizeMismatch)
+		// checked above under the same lock: a bug if it happens
+		return fmt.Errorf("store: internal error: append %d bytes at %d to file %s failed", len(data), startOffset, mf.FileName())
 	}
 	c.appendedRecordEnd = next
 	return nil
@@ -65,9 +65,10 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 
 // checkAppendedRecords walks the record headers (TOTALSIZE, MAGICCODE: 8 bytes, big-endian)
 // that start between next and the end of data, as if data were written at startOffset into
-// the slave's file name (fileSize bytes from fileStart; written holds the bytes it has), and
-// returns where the next header will start (CommitLog bytes). A message record must leave at
-// least EndFileMinBlankLength bytes of its file (the room the master keeps for its BLANK
+// the slave's file at fileStart (fileSize bytes; written holds the bytes it has), and
+// returns where the next header will start (CommitLog bytes). A message record must be at
+// least minRecordSize bytes (what recovery and reput accept) and leave at least
+// EndFileMinBlankLength bytes of its file (the room the master keeps for its BLANK
 // record); a BLANK record's TOTALSIZE must reach exactly the end of the slave's file. A master
 // with smaller files sends its file-end BLANK record inside the slave's file, and the slave's
 // reput would take it for the end of the file and never dispatch what follows — so this
@@ -77,14 +78,15 @@ func (c *CommitLog) appendData(startOffset CommitLogOffset, data []byte) error {
 //
 // Deviation: Java's CommitLog#appendData writes whatever the master sends; a slave with larger
 // files then loses every later message from its ConsumeQueues without a word.
-func checkAppendedRecords(next, fileStart CommitLogOffset, name string, fileSize int, written []byte,
+func checkAppendedRecords(next, fileStart CommitLogOffset, fileSize int, written []byte,
 	startOffset CommitLogOffset, data []byte) (CommitLogOffset, error) {
+	name := func() string { return offset2FileName(int64(fileStart)) } // for errors only
 	fileEnd := fileStart + CommitLogOffset(fileSize)
 	end := startOffset + CommitLogOffset(len(data))
 	if next < fileStart && startOffset == fileStart {
 		// the previous file's last record does not end at its file end
 		return 0, fmt.Errorf("append at %d, the start of file %s: the previous file's last record ends at %d, "+
-			"not at the file end (mappedFileSizeCommitLog=%d): %w", startOffset, name, next, fileSize, ErrFileSizeMismatch)
+			"not at the file end (mappedFileSizeCommitLog=%d): %w", startOffset, name(), next, fileSize, ErrFileSizeMismatch)
 	}
 	if next < fileStart || next > end {
 		// not a stream we followed (a record longer than the data so far leaves next past end)
@@ -95,16 +97,21 @@ func checkAppendedRecords(next, fileStart CommitLogOffset, name string, fileSize
 	}
 	var hdr [EndFileMinBlankLength]byte
 	for next+EndFileMinBlankLength <= end {
-		at := int(next - fileStart)
-		for i := range hdr {
-			if p := next + CommitLogOffset(i); p < startOffset {
-				hdr[i] = written[at+i]
-			} else {
-				hdr[i] = data[p-startOffset]
+		b := hdr[:]
+		if next >= startOffset {
+			b = data[next-startOffset:]
+		} else { // the header straddles the bytes the file has and the new ones
+			at := int(next - fileStart)
+			for i := range hdr {
+				if p := next + CommitLogOffset(i); p < startOffset {
+					hdr[i] = written[at+i]
+				} else {
+					hdr[i] = data[p-startOffset]
+				}
 			}
 		}
-		totalSize := int64(int32(binary.BigEndian.Uint32(hdr[posTotalSize:])))
-		switch binary.BigEndian.Uint32(hdr[posMagic:]) {
+		totalSize := int64(int32(binary.BigEndian.Uint32(b[posTotalSize:])))
+		switch binary.BigEndian.Uint32(b[posMagic:]) {
 		case blankMagicCode:
 			switch masterEnd := next + CommitLogOffset(totalSize); {
 			case masterEnd == fileEnd:
@@ -112,26 +119,26 @@ func checkAppendedRecords(next, fileStart CommitLogOffset, name string, fileSize
 			case masterEnd > next && masterEnd < fileEnd:
 				return 0, fmt.Errorf("the master's end-of-file BLANK record at %d (TOTALSIZE=%d) ends the master's file at %d, "+
 					"inside this slave's file %s of mappedFileSizeCommitLog=%d bytes (ending at %d): the master's "+
-					"mappedFileSizeCommitLog is smaller, a divisor of %d: %w", next, totalSize, masterEnd, name,
+					"mappedFileSizeCommitLog is smaller, a divisor of %d: %w", next, totalSize, masterEnd, name(),
 					fileSize, fileEnd, masterEnd, ErrFileSizeMismatch)
 			case masterEnd > fileEnd:
 				return 0, fmt.Errorf("the master's end-of-file BLANK record at %d (TOTALSIZE=%d) ends the master's file at %d, "+
 					"past the end of this slave's file %s of mappedFileSizeCommitLog=%d bytes (ending at %d): %w",
-					next, totalSize, masterEnd, name, fileSize, fileEnd, ErrFileSizeMismatch)
+					next, totalSize, masterEnd, name(), fileSize, fileEnd, ErrFileSizeMismatch)
 			default:
 				return 0, fmt.Errorf("store: append at %d: corrupt BLANK record at %d (TOTALSIZE=%d) in the master's bytes",
 					startOffset, next, totalSize)
 			}
 		case messageMagicCode:
-			if totalSize < EndFileMinBlankLength || next+CommitLogOffset(totalSize) > fileEnd-EndFileMinBlankLength {
+			if totalSize < minRecordSize || next+CommitLogOffset(totalSize) > fileEnd-EndFileMinBlankLength {
 				return 0, fmt.Errorf("the master's record at %d (TOTALSIZE=%d) does not fit this slave's file %s "+
-					"(mappedFileSizeCommitLog=%d bytes, ends at %d): %w", next, totalSize, name, fileSize,
+					"(mappedFileSizeCommitLog=%d bytes, ends at %d): %w", next, totalSize, name(), fileSize,
 					fileEnd, ErrFileSizeMismatch)
 			}
 			next += CommitLogOffset(totalSize)
 		default:
 			return 0, fmt.Errorf("store: append at %d: no record at %d (MAGICCODE %#08x) in the master's bytes",
-				startOffset, next, binary.BigEndian.Uint32(hdr[posMagic:]))
+				startOffset, next, binary.BigEndian.Uint32(b[posMagic:]))
 		}
 	}
 	return next, nil

@@ -22,6 +22,7 @@ func TestRecordConstants(t *testing.T) {
 	require.Equal(t, 8, EndFileMinBlankLength)
 	require.Equal(t, 20, ConsumeQueueUnitSize)
 	require.Equal(t, 91, calMsgLength(0, 0, 0, 0))
+	require.Equal(t, minRecordSize, calMsgLength(0, 0, 0, 0))
 	require.Equal(t, 137, calMsgLength(0, 5, 9, 32))
 	require.Equal(t, 91+24, calMsgLength(sysFlagBornHostV6|sysFlagStoreHostV6, 0, 0, 0))
 	for off, name := range map[int64]string{

@@ -72,7 +72,7 @@ func (r *recordReader) checkMessageAndReturnSize(b []byte, checkCRC bool, expect
 	default:
 		return bad
 	}
-	if totalSize < 91 || int(totalSize) > len(b) {
+	if totalSize < minRecordSize || int(totalSize) > len(b) {
 		return bad
 	}
 	rec := b[:totalSize]

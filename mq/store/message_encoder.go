@@ -77,6 +77,10 @@ func calMsgLength(sysFlag int32, bodyLength, topicLength, propertiesLength int) 
 		4 + max(bodyLength, 0) + 1 + topicLength + 2 + max(propertiesLength, 0)
 }
 
+// minRecordSize is the TOTALSIZE of the smallest record (IPv4 hosts, empty body, topic and
+// properties): calMsgLength(0, 0, 0, 0). Anything shorter is not a message record.
+const minRecordSize = 91
+
 // bodyCRC is CRC-32 (IEEE) of body masked to 31 bits. Java: UtilAll#crc32.
 func bodyCRC(body []byte) int32 { return primitive.CRC32(body) }
 

@@ -177,7 +177,7 @@ func (s *DefaultMessageStore) SelectOneMessageByOffset(commitLogOffset CommitLog
 	size := int(int32(be32(head.Data)))
 	magic := be32(head.Data[4:])
 	head.Release()
-	if magic != messageMagicCode || size < 91 {
+	if magic != messageMagicCode || size < minRecordSize {
 		return nil, false
 	}
 	r, ok := s.commitLog.getMessage(commitLogOffset, size)
