@@ -47,9 +47,10 @@ func (p *ClientManageProcessor) heartBeat(ch *remoting.Channel, req *remoting.Re
 		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("bad heartbeat body: %v", err))
 	}
 	if tr := b.tr; tr.Enabled() {
-		// The clientID holds the client's IP and PID, so it stays out of the (deterministic) step.
-		tr.Step("ClientManageProcessor#heartBeat", slog.Int("consumerGroups", len(hb.ConsumerDataSet)),
-			slog.Int("producerGroups", len(hb.ProducerDataSet)))
+		// The clientID is "ip@instanceName" (the PID when the client names no instance): a
+		// chapter that wants the same log every run names its clients' instances.
+		tr.Step("ClientManageProcessor#heartBeat", slog.String("clientId", hb.ClientID),
+			slog.Int("consumerGroups", len(hb.ConsumerDataSet)), slog.Int("producerGroups", len(hb.ProducerDataSet)))
 	}
 	info := ClientChannelInfo{Channel: ch, ClientID: hb.ClientID, Language: req.Language, Version: req.Version}
 	for _, data := range hb.ConsumerDataSet {

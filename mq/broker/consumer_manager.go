@@ -100,7 +100,7 @@ func (m *ConsumerManager) RegisterConsumer(group string, info ClientChannelInfo,
 	m.mu.Unlock()
 	changed := r1 || r2
 	if m.tr.Enabled() {
-		m.tr.Step("ConsumerManager#registerConsumer", slog.String("group", group),
+		m.tr.Step("ConsumerManager#registerConsumer", slog.String("group", group), slog.String("clientId", info.ClientID),
 			slog.Int("channels", len(channels)), slog.Bool("changed", changed))
 	}
 	if changed && notify && m.listener != nil {
@@ -130,7 +130,7 @@ func (m *ConsumerManager) UnregisterConsumer(group string, info ClientChannelInf
 	}
 	m.mu.Unlock()
 	if m.tr.Enabled() {
-		m.tr.Step("ConsumerManager#unregisterConsumer", slog.String("group", group),
+		m.tr.Step("ConsumerManager#unregisterConsumer", slog.String("group", group), slog.String("clientId", info.ClientID),
 			slog.Int("channels", len(channels)), slog.Bool("groupRemoved", removedGroup))
 	}
 	if !ok || m.listener == nil {
@@ -171,7 +171,7 @@ func (m *ConsumerManager) DoChannelCloseEvent(remoteAddr string, ch *remoting.Ch
 		m.log.Info("consumer channel closed", "group", c.group, "remoteAddr", remoteAddr, "groupRemoved", c.removed)
 		if m.tr.Enabled() {
 			m.tr.Step("ConsumerManager#doChannelCloseEvent", slog.String("group", c.group),
-				slog.Bool("groupRemoved", c.removed))
+				slog.Int("channels", len(c.channels)), slog.Bool("groupRemoved", c.removed))
 		}
 		if m.listener == nil {
 			continue

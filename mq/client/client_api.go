@@ -364,7 +364,13 @@ func (a *MQClientAPI) SendHeartbeat(ctx context.Context, addr string, hb *protoc
 
 // UnregisterClient sends UNREGISTER_CLIENT (35) for a producer or consumer group leaving.
 // Java: MQClientAPIImpl#unregisterClient.
+// The step is logged before the request goes out, so it comes before the broker's
+// ConsumerManager#unregisterConsumer in a log.
 func (a *MQClientAPI) UnregisterClient(ctx context.Context, addr, clientID, producerGroup, consumerGroup string) error {
+	if a.tr.Enabled() {
+		a.tr.Step("MQClientAPIImpl#unregisterClient", slog.String("clientId", clientID),
+			slog.String("producerGroup", producerGroup), slog.String("consumerGroup", consumerGroup))
+	}
 	h := protocol.UnregisterClientRequestHeader{ClientID: clientID, ProducerGroup: producerGroup, ConsumerGroup: consumerGroup}
 	_, err := a.invokeSuccess(ctx, addr, remoting.NewRequest(protocol.UnregisterClient, protocol.EncodeHeader(&h), nil))
 	return err

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,7 +70,7 @@ type MQClientInstance struct {
 // NewMQClientInstance returns an instance for cfg (defaults filled in) and opts named clientID;
 // use MQClientManager.GetOrCreateMQClientInstance rather than this, so that the process shares
 // it.
-// Steps are traced as component "client".
+// Steps are traced as component "client" (Options.TraceName adds a suffix).
 func NewMQClientInstance(cfg ClientConfig, opts Options, instanceIndex int, clientID string) *MQClientInstance {
 	cfg = cfg.WithDefaults()
 	m := &MQClientInstance{
@@ -78,7 +79,7 @@ func NewMQClientInstance(cfg ClientConfig, opts Options, instanceIndex int, clie
 		instanceIndex:      instanceIndex,
 		clientID:           clientID,
 		bootTimestamp:      opts.Now(),
-		tr:                 trace.New(opts.Logger, "client"),
+		tr:                 trace.New(opts.Logger, opts.Component("client")),
 		log:                opts.Log(),
 		producerTable:      map[string]MQProducerInner{},
 		consumerTable:      map[string]MQConsumerInner{},
@@ -278,7 +279,14 @@ func snapshot[T any](m *MQClientInstance, table map[string]T) []T {
 	return out
 }
 
+// unregisterClient sends UNREGISTER_CLIENT for the group leaving to every known broker, masters
+// and slaves, under the heartbeat lock so that no heartbeat registers the group again meanwhile.
+// Java: MQClientInstance#unregisterClientWithLock and #unregisterClient (Java tries the lock for
+// 3 s and skips the requests when it cannot have it; here the caller waits for the heartbeat in
+// flight, whose requests are bounded by MQClientAPITimeout).
 func (m *MQClientInstance) unregisterClient(producerGroup, consumerGroup string) {
+	m.lockHeartbeat.Lock()
+	defer m.lockHeartbeat.Unlock()
 	for _, addr := range m.allBrokerAddrs(false) {
 		ctx, cancel := timeoutCtx(context.Background(), m.cfg.MQClientAPITimeout)
 		err := m.api.UnregisterClient(ctx, addr.addr, m.clientID, producerGroup, consumerGroup)
@@ -512,6 +520,7 @@ func (m *MQClientInstance) SendHeartbeatToAllBrokerWithLock() {
 	m.sendHeartbeatToAllBroker()
 }
 
+
 // sendHeartbeatToAllBroker sends HEART_BEAT to every known broker address: masters only when the
 // instance has no consumer (slaves serve consumers), nothing when it has neither producers nor
 // consumers. The broker's version is recorded per address.
@@ -522,7 +531,19 @@ func (m *MQClientInstance) sendHeartbeatToAllBroker() {
 		m.log.Warn("sending heartbeat, but no consumer and no producer", "clientId", m.clientID)
 		return
 	}
-	for _, b := range m.allBrokerAddrs(len(hb.ConsumerDataSet) == 0) {
+	addrs := m.allBrokerAddrs(len(hb.ConsumerDataSet) == 0)
+	if len(addrs) > 0 && m.tr.Enabled() {
+		// Logged for the pass that sends (a producer's first heartbeat, before it knows a
+		// route, goes nowhere): the step of the WithLock entry, whose lock is held here.
+		groups := make([]string, len(hb.ConsumerDataSet))
+		for i, c := range hb.ConsumerDataSet {
+			groups[i] = c.GroupName
+		}
+		m.tr.Step("MQClientInstance#sendHeartbeatToAllBrokerWithLock", slog.String("clientId", m.clientID),
+			slog.String("consumerGroups", strings.Join(groups, ",")), slog.Int("producerGroups", len(hb.ProducerDataSet)),
+			slog.Int("brokers", len(addrs)))
+	}
+	for _, b := range addrs {
 		ctx, cancel := timeoutCtx(context.Background(), m.cfg.MQClientAPITimeout)
 		version, err := m.api.SendHeartbeat(ctx, b.addr, hb)
 		cancel()

@@ -2,6 +2,8 @@ package client
 
 import (
 	"fmt"
+	"log/slog"
+	"strconv"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -19,8 +21,41 @@ type ClientRemotingProcessor struct {
 }
 
 func (p *ClientRemotingProcessor) register(c *remoting.Client) {
-	c.RegisterProcessor(protocol.NotifyConsumerIdsChanged, remoting.ProcessorFunc(p.notifyConsumerIdsChanged))
-	c.RegisterProcessor(protocol.CheckTransactionState, remoting.ProcessorFunc(p.checkTransactionState))
+	c.RegisterProcessor(protocol.NotifyConsumerIdsChanged, p)
+	c.RegisterProcessor(protocol.CheckTransactionState, p)
+}
+
+// ProcessRequest implements remoting.RequestProcessor: it logs the request and hands it to the
+// method of its code. Java: ClientRemotingProcessor#processRequest.
+func (p *ClientRemotingProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	if tr := p.instance.tr; tr.Enabled() {
+		attrs := []slog.Attr{slog.String("code", requestName(req.Code))}
+		if g := req.ExtFields["consumerGroup"]; g != "" {
+			attrs = append(attrs, slog.String("consumerGroup", g))
+		}
+		tr.Step("ClientRemotingProcessor#processRequest", attrs...)
+	}
+	switch req.Code {
+	case protocol.NotifyConsumerIdsChanged:
+		return p.notifyConsumerIdsChanged(ch, req)
+	case protocol.CheckTransactionState:
+		return p.checkTransactionState(ch, req)
+	}
+	return remoting.NewNotSupportedResponse(req), nil
+}
+
+// RejectRequest implements remoting.RequestProcessor: never.
+func (p *ClientRemotingProcessor) RejectRequest() bool { return false }
+
+// requestName is the RequestCode name of the codes this processor serves (the number otherwise).
+func requestName(code int32) string {
+	switch code {
+	case protocol.NotifyConsumerIdsChanged:
+		return "NOTIFY_CONSUMER_IDS_CHANGED"
+	case protocol.CheckTransactionState:
+		return "CHECK_TRANSACTION_STATE"
+	}
+	return strconv.Itoa(int(code))
 }
 
 // notifyConsumerIdsChanged: a member joined or left a consumer group of this client; the

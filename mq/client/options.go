@@ -35,6 +35,20 @@ type Options struct {
 	// ThreadLocalIndex (Math.abs(random.nextInt())). Chapters fix it to get the same queues
 	// every run. Not a RocketMQ key.
 	IndexSeed func() int32
+	// TraceName, when set, tags this client's step lines "client-<TraceName>" (its
+	// MQClientInstance) and "consumer-<TraceName>" (a push consumer) instead of "client" and
+	// "consumer", so that a log of several clients in one process tells them apart (chapter 6:
+	// consumers A and B). Not a RocketMQ key.
+	TraceName string
+}
+
+// Component is the trace component of a part of this client: base ("client", "consumer"), or
+// base-TraceName when TraceName is set.
+func (o Options) Component(base string) string {
+	if o.TraceName == "" {
+		return base
+	}
+	return base + "-" + o.TraceName
 }
 
 // Log is Logger, or a logger that discards everything when Logger is nil.

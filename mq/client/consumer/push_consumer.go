@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,10 +46,10 @@ type DefaultMQPushConsumer struct {
 }
 
 // NewDefaultMQPushConsumer returns a consumer for cfg (see DefaultConfig); nothing happens
-// until Start. Steps are traced as component "consumer".
+// until Start. Steps are traced as component "consumer" (Options.TraceName adds a suffix).
 func NewDefaultMQPushConsumer(cfg Config) *DefaultMQPushConsumer {
 	cfg = cfg.withDefaults()
-	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Options.Logger, "consumer"), log: cfg.Options.Log(), subs: map[string]string{}}
+	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Options.Logger, cfg.Options.Component("consumer")), log: cfg.Options.Log(), subs: map[string]string{}}
 }
 
 // Config returns the consumer's config (defaults filled in).
@@ -157,12 +158,28 @@ func (c *DefaultMQPushConsumer) Start() error {
 	c.state.Store(int32(client.Running))
 	c.mu.Unlock()
 
-	for _, sd := range subs { // updateTopicSubscribeInfoWhenSubscriptionChanged
-		inst.UpdateTopicRouteInfoFromNameServer(sd.Topic)
-	}
+	c.updateTopicSubscribeInfoWhenSubscriptionChanged()
 	inst.SendHeartbeatToAllBrokerWithLock()
 	inst.RebalanceImmediately()
 	return nil
+}
+
+// updateTopicSubscribeInfoWhenSubscriptionChanged fetches the route of every subscribed topic
+// (the retry topic included), so that the rebalance that follows knows each topic's readable
+// queues. Java: DefaultMQPushConsumerImpl#updateTopicSubscribeInfoWhenSubscriptionChanged.
+func (c *DefaultMQPushConsumer) updateTopicSubscribeInfoWhenSubscriptionChanged() {
+	subs := c.rebalance.Subscriptions()
+	if c.tr.Enabled() {
+		topics := make([]string, len(subs))
+		for i, sd := range subs {
+			topics[i] = sd.Topic
+		}
+		c.tr.Step("DefaultMQPushConsumerImpl#updateTopicSubscribeInfoWhenSubscriptionChanged",
+			slog.String("consumerGroup", c.cfg.ConsumerGroup), slog.String("topics", strings.Join(topics, ",")))
+	}
+	for _, sd := range subs {
+		c.instance.UpdateTopicRouteInfoFromNameServer(sd.Topic)
+	}
 }
 
 func (c *DefaultMQPushConsumer) checkConfig() error {
@@ -214,8 +231,10 @@ func (c *DefaultMQPushConsumer) copySubscription() ([]*protocol.SubscriptionData
 	return out, nil
 }
 
-// Shutdown stops consuming, persists the offsets, unregisters the group and shuts the
-// instance down when nothing else uses it. Java: DefaultMQPushConsumerImpl#shutdown.
+// Shutdown stops consuming, persists the offsets of the queues it holds (to their brokers),
+// unregisters the group (UNREGISTER_CLIENT to every broker it knows, so the broker tells the
+// group's other members at once), shuts the instance down when nothing else uses it, and drops
+// its queues. Java: DefaultMQPushConsumerImpl#shutdown.
 func (c *DefaultMQPushConsumer) Shutdown() {
 	c.mu.Lock()
 	if client.ServiceState(c.state.Load()) != client.Running {
@@ -224,6 +243,11 @@ func (c *DefaultMQPushConsumer) Shutdown() {
 	}
 	c.state.Store(int32(client.ShutdownAlready))
 	c.mu.Unlock()
+	if c.tr.Enabled() {
+		mqs, _ := c.rebalance.ProcessQueues()
+		c.tr.Step("DefaultMQPushConsumerImpl#shutdown", slog.String("consumerGroup", c.cfg.ConsumerGroup),
+			slog.String("clientId", c.instance.ClientID()), slog.Int("queues", len(mqs)))
+	}
 	c.pullLater.Close() // no OFFSET_ILLEGAL fix-up runs on a consumer going away
 	c.pullLater.Wait()
 	c.consume.Shutdown()

@@ -194,9 +194,13 @@ func (r *Rebalance) rebalanceByTopic(topic string, isOrder bool) {
 }
 
 // updateProcessQueueTableInRebalance drops the ProcessQueues of topic's queues not in mqSet
-// (and, for a push consumer, those whose pulls stopped), and creates one, with a PullRequest at
-// the computed start offset, for each new queue; the new requests are dispatched. It reports
-// whether the table changed. Java: RebalanceImpl#updateProcessQueueTableInRebalance.
+// (and, for a push consumer, those whose pulls stopped): each is marked dropped first (its pull
+// loop stops at the next pull, its consume requests no longer commit progress), then
+// RemoveUnnecessaryMessageQueue persists its offset to the broker and forgets it, so the member
+// that gets the queue next starts where this one stopped. It creates a ProcessQueue, with a
+// PullRequest at ComputePullFromWhere's offset, for each new queue; the new requests are
+// dispatched. It reports whether the table changed; the step lists the queues assigned, added
+// and removed. Java: RebalanceImpl#updateProcessQueueTableInRebalance.
 func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []primitive.MessageQueue, isOrder bool) bool {
 	changed := false
 	want := map[primitive.MessageQueue]bool{}
@@ -212,7 +216,7 @@ func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []pri
 		}
 	}
 	r.mu.Unlock()
-	removed := 0
+	var removed []primitive.MessageQueue
 	for _, q := range sortedPQKeys(held) {
 		pq := held[q]
 		// A push consumer's queue nobody pulled for PullMaxIdleTime is dropped too (its pull
@@ -227,10 +231,11 @@ func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []pri
 			delete(r.processQueueTable, q)
 			r.mu.Unlock()
 			changed = true
-			removed++
+			removed = append(removed, q)
 		}
 	}
 	var reqs []*PullRequest
+	var added []primitive.MessageQueue
 	for _, q := range mqSet {
 		if _, ok := held[q]; ok && want[q] {
 			r.mu.Lock()
@@ -259,11 +264,13 @@ func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []pri
 		req := &PullRequest{ConsumerGroup: r.Group, MessageQueue: q, ProcessQueue: pq}
 		req.SetNextOffset(next)
 		reqs = append(reqs, req)
+		added = append(added, q)
 		changed = true
 	}
 	if tr := r.Instance.Tracer(); tr.Enabled() {
 		tr.Step("RebalanceImpl#updateProcessQueueTableInRebalance", slog.String("topic", topic),
-			slog.String("assigned", queueIDs(mqSet)), slog.Int("added", len(reqs)), slog.Int("removed", removed), slog.Bool("changed", changed))
+			slog.String("assigned", queueIDs(mqSet)), slog.String("added", queueIDs(added)),
+			slog.String("removed", queueIDs(removed)), slog.Bool("changed", changed))
 	}
 	if len(reqs) > 0 {
 		r.Hooks.DispatchPullRequest(reqs)
