@@ -520,7 +520,6 @@ func (m *MQClientInstance) SendHeartbeatToAllBrokerWithLock() {
 	m.sendHeartbeatToAllBroker()
 }
 
-
 // sendHeartbeatToAllBroker sends HEART_BEAT to every known broker address: masters only when the
 // instance has no consumer (slaves serve consumers), nothing when it has neither producers nor
 // consumers. The broker's version is recorded per address.
