@@ -18,6 +18,14 @@ const masterID = 0
 // code, and long polling through the PullRequestHoldService when nothing is there yet.
 // Mirrors org.apache.rocketmq.broker.processor.PullMessageProcessor.
 //
+// Which broker the consumer should pull from next (suggestWhichBrokerId): with the broker's
+// slaveReadEnable, the group's whichBrokerWhenConsumeSlowly when the read lags more than the
+// store's in-memory window (accessMessageInMemoryMaxRatio, 40 %, of its physical memory) behind
+// the CommitLog's end, else the group's brokerId (the master). A test or chapter makes "the
+// master is slow" happen with small data by giving the store a small memory
+// (store.Options.TotalPhysicalMemory through WithStoreOptions, e.g. 10 000 bytes: a 4 000-byte
+// window) and sending more than that ahead of the consumer.
+//
 // Wake-up replays (executeRequestWhenWakeup) run on their own goroutines, counted in replays,
 // which refuses new ones once shutdown began.
 type PullMessageProcessor struct {
