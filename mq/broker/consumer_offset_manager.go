@@ -121,13 +121,17 @@ func (m *ConsumerOffsetManager) SetOffsetTable(t map[string]map[int32]store.Queu
 
 // putAll puts t's entries over the table under one lock, each topic@group's queue offsets
 // replaced whole; entries t lacks stay (a slave's commits for groups its master does not
-// know). Java: SlaveSynchronize#syncConsumerOffset (offsetTable.putAll).
-func (m *ConsumerOffsetManager) putAll(t map[string]map[int32]store.QueueOffset) {
+// know). It returns the replaced entries as they were (nil for a key that was absent).
+// Java: SlaveSynchronize#syncConsumerOffset (offsetTable.putAll).
+func (m *ConsumerOffsetManager) putAll(t map[string]map[int32]store.QueueOffset) (old map[string]map[int32]store.QueueOffset) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	old = make(map[string]map[int32]store.QueueOffset, len(t))
 	for k, q := range t {
+		old[k] = m.offsetTable[k]
 		m.offsetTable[k] = maps.Clone(q)
 	}
+	return old
 }
 
 // Encode returns consumerOffset.json's content in fastjson's pretty form, queue ids unquoted

@@ -18,6 +18,14 @@ const masterID = 0
 // code, and long polling through the PullRequestHoldService when nothing is there yet.
 // Mirrors org.apache.rocketmq.broker.processor.PullMessageProcessor.
 //
+// Which broker the consumer should pull from next (suggestWhichBrokerId): with the broker's
+// slaveReadEnable, the group's whichBrokerWhenConsumeSlowly when the read lags more than the
+// store's in-memory window (accessMessageInMemoryMaxRatio, 40 %, of its physical memory) behind
+// the CommitLog's end, else the group's brokerId (the master). A test or chapter makes "the
+// master is slow" happen with small data by giving the store a small memory
+// (store.Options.TotalPhysicalMemory through WithStoreOptions, e.g. 10 000 bytes: a 4 000-byte
+// window) and sending more than that ahead of the consumer.
+//
 // Wake-up replays (executeRequestWhenWakeup) run on their own goroutines, counted in replays,
 // which refuses new ones once shutdown began.
 type PullMessageProcessor struct {
@@ -176,11 +184,19 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 		// tools; not built yet.
 	}
 	if tr := b.tr; tr.Enabled() {
-		tr.Step("PullMessageProcessor#processRequest", slog.String("topic", h.Topic),
+		attrs := []slog.Attr{slog.String("topic", h.Topic),
 			slog.Int("queueId", int(h.QueueID)), slog.Int64("queueOffset", h.QueueOffset),
 			slog.String("status", r.Status.String()), slog.Int("code", int(resp.Code)),
 			slog.Int("messages", r.MessageCount), slog.Int64("nextBeginOffset", int64(r.NextBeginOffset)),
-			slog.Bool("suspended", suspended), slog.Bool("wakeup", !brokerAllowSuspend))
+			slog.Bool("suspended", suspended), slog.Bool("wakeup", !brokerAllowSuspend)}
+		if b.cfg.SlaveReadEnable {
+			// Why the answer names that broker: the read lagged lagBytes behind the CommitLog's
+			// end, more (whichBrokerWhenConsumeSlowly) or not (the group's brokerId) than the
+			// in-memory window. Without slaveReadEnable the suggestion is always the master.
+			attrs = append(attrs, slog.Bool("slaveReadEnable", true), slog.Int64("lagBytes", r.LagBytes),
+				slog.Int64("inMemoryBytes", r.InMemoryBytes), slog.Int64("suggestWhichBrokerId", rh.SuggestWhichBrokerID))
+		}
+		tr.Step("PullMessageProcessor#processRequest", attrs...)
 	}
 	// The commit-offset side effect also happens for a held request, never for a replay.
 	if brokerAllowSuspend && hasCommitOffset && b.storeCfg.BrokerRole != store.Slave {

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // createTopic creates topic with n queues through UPDATE_AND_CREATE_TOPIC.
@@ -321,4 +323,54 @@ func TestPullSuggestWhichBroker(t *testing.T) {
 			require.Equal(t, tc.want, pullResponseHeader(t, resp).SuggestWhichBrokerID)
 		})
 	}
+}
+
+// TestPullSuggestsSlaveWhenMasterLagsMemory: with slaveReadEnable the master suggests the
+// group's whichBrokerWhenConsumeSlowly (1) once the read lags more than
+// accessMessageInMemoryMaxRatio (40 %) of the store's physical memory behind the CommitLog's
+// end, and the master (the group's brokerId, 0) when it lags no more; the step line carries
+// the lag, the window and the suggestion. The memory is 10 000 bytes here (store.Options
+// TotalPhysicalMemory): the window is 4 000 bytes, some 20 small records. Java:
+// PullMessageProcessor#processRequest, DefaultMessageStore#getMessage (diff > memory).
+func TestPullSuggestsSlaveWhenMasterLagsMemory(t *testing.T) {
+	rec := trace.NewRecorder()
+	tb := startTestBroker(t, rec.Tracer("broker-a"), func(c *BrokerConfig, s storeSetup) {
+		c.SlaveReadEnable = true
+		s.Options.TotalPhysicalMemory = 10_000
+	})
+	tb.b.SubscriptionGroupManager().UpdateSubscriptionGroupConfig(NewSubscriptionGroupConfig("sg"))
+	for i := 0; i < 100; i++ {
+		tb.sendOK(t, "SlowTopic", 0, "", []byte("m"))
+	}
+	require.Eventually(t, func() bool { return tb.b.MessageStore().GetMaxOffsetInQueue("SlowTopic", 0) == 100 },
+		5*time.Second, time.Millisecond)
+	lastStep := func() trace.Recorded {
+		steps := rec.Steps()
+		for i := len(steps) - 1; i >= 0; i-- {
+			if steps[i].Label == "PullMessageProcessor#processRequest" {
+				return steps[i]
+			}
+		}
+		t.Fatal("no PullMessageProcessor#processRequest step")
+		return trace.Recorded{}
+	}
+	resp := tb.pull(t, "sg", "SlowTopic", 0, 0, "*") // 32 messages of the first ones: far behind
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, int64(1), pullResponseHeader(t, resp).SuggestWhichBrokerID, "behind: the slave")
+	s := lastStep()
+	require.Equal(t, "true", s.Attrs["slaveReadEnable"])
+	require.Equal(t, "4000", s.Attrs["inMemoryBytes"])
+	lag, err := strconv.ParseInt(s.Attrs["lagBytes"], 10, 64)
+	require.NoError(t, err)
+	require.Greater(t, lag, int64(4000))
+	require.Equal(t, "1", s.Attrs["suggestWhichBrokerId"])
+
+	resp = tb.pull(t, "sg", "SlowTopic", 0, 96, "*") // the last 4: caught up
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, int64(0), pullResponseHeader(t, resp).SuggestWhichBrokerID, "caught up: the master")
+	s = lastStep()
+	lag, err = strconv.ParseInt(s.Attrs["lagBytes"], 10, 64)
+	require.NoError(t, err)
+	require.LessOrEqual(t, lag, int64(4000))
+	require.Equal(t, "0", s.Attrs["suggestWhichBrokerId"])
 }

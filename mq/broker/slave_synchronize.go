@@ -3,10 +3,15 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // slaveSyncInterval is the period of a slave's SyncAll. Java: BrokerController#handleSlaveSynchronize
@@ -57,6 +62,10 @@ func (s *SlaveSynchronize) SyncAll() (topicsChanged bool, err error) {
 	if addr == "" {
 		return false, nil
 	}
+	if tr := s.b.tr; tr.Enabled() {
+		tr.Step("SlaveSynchronize#syncAll", slog.String("brokerName", s.b.cfg.BrokerName),
+			slog.Int64("brokerId", s.b.cfg.BrokerID), slog.Int64("masterBrokerId", masterID))
+	}
 	topicsChanged, errTopics := s.syncTopicConfig(addr)
 	return topicsChanged, errors.Join(errTopics, s.syncConsumerOffset(addr), s.syncDelayOffset(addr),
 		s.syncSubscriptionGroupConfig(addr))
@@ -81,8 +90,12 @@ func (s *SlaveSynchronize) syncTopicConfig(addr string) (bool, error) {
 	return true, m.Persist()
 }
 
-// syncConsumerOffset puts the master's consumer offsets over the slave's and persists
-// consumerOffset.json. Java: SlaveSynchronize#syncConsumerOffset.
+// syncConsumerOffset puts the master's consumer offsets over the slave's, each topic@group
+// whole, and persists consumerOffset.json. As in Java the master wins: an offset a consumer
+// committed on the slave while the master was down, and that has not reached the master yet,
+// goes back to the master's older value (the step lists those as rolledBack); the consumer
+// still holds it in memory and its next persistAll sends it to the master, from which the next
+// pass brings it back. Java: SlaveSynchronize#syncConsumerOffset.
 func (s *SlaveSynchronize) syncConsumerOffset(addr string) error {
 	body, err := s.b.brokerOuterAPI.GetAllConfig(addr, protocol.GetAllConsumerOffset, slaveSyncTimeout)
 	if err != nil {
@@ -93,8 +106,35 @@ func (s *SlaveSynchronize) syncConsumerOffset(addr string) error {
 		return fmt.Errorf("sync consumer offsets from %s: %w", addr, err)
 	}
 	m := s.b.consumerOffsetManager
-	m.putAll(tmp.OffsetTable())
+	table := tmp.OffsetTable()
+	old := m.putAll(table)
+	if tr := s.b.tr; tr.Enabled() {
+		tr.Step("SlaveSynchronize#syncConsumerOffset", slog.String("offsets", formatOffsetTable(table, nil)),
+			slog.String("rolledBack", formatOffsetTable(table, old)))
+	}
 	return m.Persist()
+}
+
+// formatOffsetTable renders a consumer offset table for a step line, keys and queue ids in
+// order: "topic@group/queueId=offset ...". With old, only the queues whose offset went down
+// from old to the table's, as "topic@group/queueId=old->new".
+func formatOffsetTable(table, old map[string]map[int32]store.QueueOffset) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(table)) {
+		for _, q := range slices.Sorted(maps.Keys(table[k])) {
+			v := table[k][q]
+			if old != nil {
+				was, ok := old[k][q]
+				if !ok || was <= v {
+					continue
+				}
+				fmt.Fprintf(&b, " %s/%d=%d->%d", k, q, was, v)
+				continue
+			}
+			fmt.Fprintf(&b, " %s/%d=%d", k, q, v)
+		}
+	}
+	return strings.TrimPrefix(b.String(), " ")
 }
 
 // syncDelayOffset takes the master's delay offsets and writes delayOffset.json.

@@ -607,29 +607,45 @@ type FindBrokerResult struct {
 }
 
 // FindBrokerAddressInSubscribe returns the address of brokerName's broker brokerID; for a
-// missing slave id the next id; unless onlyThisBroker, any address of the broker (lowest id).
-// ok is false when nothing was found. Java: MQClientInstance#findBrokerAddressInSubscribe.
+// missing slave id the next id; unless onlyThisBroker, any address of the broker (lowest id):
+// with the master gone from the route, a request for the master (0) gets the slave. ok is
+// false when nothing was found. The step is logged when the answer is not the id asked for (a
+// fallback) or nothing was found; a plain hit, which every pull makes, is not.
+// Java: MQClientInstance#findBrokerAddressInSubscribe.
 func (m *MQClientInstance) FindBrokerAddressInSubscribe(brokerName string, brokerID int64, onlyThisBroker bool) (FindBrokerResult, bool) {
+	r, foundID, ok := m.findBrokerAddressInSubscribe(brokerName, brokerID, onlyThisBroker)
+	if (!ok || foundID != brokerID) && m.tr.Enabled() {
+		m.tr.Step("MQClientInstance#findBrokerAddressInSubscribe", slog.String("brokerName", brokerName),
+			slog.Int64("brokerId", brokerID), slog.Bool("onlyThisBroker", onlyThisBroker), slog.Bool("found", ok),
+			slog.Int64("foundBrokerId", foundID), slog.Bool("slave", r.Slave))
+	}
+	return r, ok
+}
+
+// findBrokerAddressInSubscribe is FindBrokerAddressInSubscribe with the id found (-1: none).
+func (m *MQClientInstance) findBrokerAddressInSubscribe(brokerName string, brokerID int64, onlyThisBroker bool) (FindBrokerResult, int64, bool) {
 	m.routeMu.RLock()
 	defer m.routeMu.RUnlock()
 	ids := m.brokerAddrTable[brokerName]
 	if len(ids) == 0 {
-		return FindBrokerResult{}, false
+		return FindBrokerResult{}, -1, false
 	}
-	addr, found := ids[brokerID]
+	id := brokerID
+	addr, found := ids[id]
 	slave := brokerID != protocol.MasterID
 	if !found && slave {
-		addr, found = ids[brokerID+1]
+		id = brokerID + 1
+		addr, found = ids[id]
 	}
 	if !found && !onlyThisBroker {
-		id := slices.Min(slices.Collect(maps.Keys(ids)))
+		id = slices.Min(slices.Collect(maps.Keys(ids)))
 		addr, found = ids[id], true
 		slave = id != protocol.MasterID
 	}
 	if !found {
-		return FindBrokerResult{}, false
+		return FindBrokerResult{}, -1, false
 	}
-	return FindBrokerResult{BrokerAddr: addr, Slave: slave, BrokerVersion: m.brokerVersionTable[brokerName][addr]}, true
+	return FindBrokerResult{BrokerAddr: addr, Slave: slave, BrokerVersion: m.brokerVersionTable[brokerName][addr]}, id, true
 }
 
 // FindBrokerVersion returns the version brokerAddr answered the last heartbeat with (0 if none).

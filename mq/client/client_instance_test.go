@@ -1,6 +1,7 @@
 package client
 
 import (
+	"log/slog"
 	"sort"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 type testCluster struct {
@@ -143,10 +145,12 @@ func TestHeartbeat(t *testing.T) {
 }
 
 // MQClientInstance#findBrokerAddressInSubscribe: the asked id; for a missing slave the next id;
-// otherwise any address unless onlyThisBroker.
+// otherwise any address unless onlyThisBroker. Only the calls that did not get the id asked
+// for log the step.
 func TestFindBrokerAddressInSubscribe(t *testing.T) {
 	c := startTestCluster(t)
-	inst := newTestInstance(t, c.ns.addr())
+	rec := trace.NewRecorder()
+	inst := newTestInstance(t, c.ns.addr(), func(_ *ClientConfig, o *Options) { o.Logger = slog.New(rec) })
 	inst.RegisterProducer("pg", newFakeProducer("T"))
 	inst.UpdateTopicRouteInfoFromNameServer("T")
 	for _, tc := range []struct {
@@ -166,6 +170,13 @@ func TestFindBrokerAddressInSubscribe(t *testing.T) {
 		require.Equal(t, tc.ok, ok, "%+v", tc)
 		require.Equal(t, tc.want, got, "%+v", tc)
 	}
+	var logged []string
+	for _, s := range rec.Steps() {
+		if s.Label == "MQClientInstance#findBrokerAddressInSubscribe" {
+			logged = append(logged, s.Attrs["brokerName"]+"/"+s.Attrs["brokerId"]+"->"+s.Attrs["foundBrokerId"])
+		}
+	}
+	require.Equal(t, []string{"broker-b/1->-1", "broker-b/1->0", "broker-x/0->-1"}, logged)
 }
 
 // NOTIFY_CONSUMER_IDS_CHANGED from a broker wakes the RebalanceService at once

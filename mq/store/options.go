@@ -33,6 +33,13 @@ type Options struct {
 	// (rocketmq.broker.diskSpaceWarningLevelRatio, rocketmq.broker.diskSpaceCleanForciblyRatio).
 	DiskSpaceWarningLevelRatio  float64
 	DiskSpaceCleanForciblyRatio float64
+	// TotalPhysicalMemory is the memory size in bytes the in-memory window of reads is a
+	// share of (accessMessageInMemoryMaxRatio percent of it): a read further behind the
+	// CommitLog's end than that counts as from disk, and its answer suggests pulling from a
+	// slave (GetMessageResult.SuggestPullingFromSlave). 0 is the machine's RAM (Java:
+	// StoreUtil.TOTAL_PHYSICAL_MEMORY_SIZE, not a config key); a test sets a few KiB so "the
+	// consumer is slow" happens with small data.
+	TotalPhysicalMemory int64
 	// Events are the store's event listeners (each optional).
 	Events EventListener
 }

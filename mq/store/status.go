@@ -142,8 +142,15 @@ type GetMessageResult struct {
 	MessageCount    int
 	BufferTotalSize int
 	// SuggestPullingFromSlave is true when the data read lies beyond the in-memory window
-	// (accessMessageInMemoryMaxRatio of physical RAM behind the CommitLog end).
+	// (accessMessageInMemoryMaxRatio of physical RAM behind the CommitLog end): LagBytes >
+	// InMemoryBytes. Java: GetMessageResult#isSuggestPullingFromSlave.
 	SuggestPullingFromSlave bool
+	// LagBytes is how far the last ConsumeQueue unit read lies behind the CommitLog's max
+	// offset, in CommitLog bytes (Java: maxOffsetPy - maxPhyOffsetPulling); InMemoryBytes is
+	// the in-memory window it was compared with (Options.TotalPhysicalMemory ×
+	// accessMessageInMemoryMaxRatio / 100). Both are 0 when the ConsumeQueue was not read (the
+	// offset outside the queue, or its file gone: OFFSET_FOUND_NULL), as in Java.
+	LagBytes, InMemoryBytes int64
 
 	body []byte // the records back to back; Messages are capped slices of it
 }

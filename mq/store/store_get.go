@@ -131,14 +131,20 @@ func (s *DefaultMessageStore) readMessages(res *GetMessageResult, cq *ConsumeQue
 		res.MessageCount = len(ends)
 		res.BufferTotalSize = len(body)
 	}
-	res.SuggestPullingFromSlave = int64(maxOffsetPy-maxPhyPulling) > memory
+	res.LagBytes, res.InMemoryBytes = int64(maxOffsetPy-maxPhyPulling), memory
+	res.SuggestPullingFromSlave = res.LagBytes > memory
 	return status, next
 }
 
 // inMemoryBytes is how much of the CommitLog's end counts as in memory:
-// accessMessageInMemoryMaxRatio percent of the machine's RAM.
+// accessMessageInMemoryMaxRatio percent of Options.TotalPhysicalMemory (the machine's RAM
+// unless set). Java: DefaultMessageStore#getMessage (memory).
 func (s *DefaultMessageStore) inMemoryBytes() int64 {
-	return totalPhysicalMemory() * int64(s.cfg.AccessMessageInMemoryMaxRatio) / 100
+	total := s.env.opts.TotalPhysicalMemory
+	if total <= 0 {
+		total = totalPhysicalMemory()
+	}
+	return total * int64(s.cfg.AccessMessageInMemoryMaxRatio) / 100
 }
 
 // isTheBatchFull: never while empty; else at maxMsgNums, or over the byte/count limits for

@@ -29,13 +29,20 @@ type PullAPIWrapper struct {
 	unitMode bool
 
 	mu                     sync.Mutex
-	pullFromWhichNodeTable map[primitive.MessageQueue]int64
+	pullFromWhichNodeTable map[primitive.MessageQueue]pullFromNode
+}
+
+// pullFromNode is a queue's entry of pullFromWhichNodeTable: the broker id the last answer
+// suggested, and the id the pull before it used (what recalculatePullFromWhichNode logs a
+// change against).
+type pullFromNode struct {
+	brokerID, used int64
 }
 
 // NewPullAPIWrapper returns the wrapper of group over instance.
 func NewPullAPIWrapper(instance *client.MQClientInstance, group string, unitMode bool) *PullAPIWrapper {
 	return &PullAPIWrapper{instance: instance, group: group, unitMode: unitMode,
-		pullFromWhichNodeTable: map[primitive.MessageQueue]int64{}}
+		pullFromWhichNodeTable: map[primitive.MessageQueue]pullFromNode{}}
 }
 
 // PullKernelRequest is what a pull asks for. Offsets are ConsumeQueue units.
@@ -90,10 +97,11 @@ func (w *PullAPIWrapper) PullKernelImplSync(r PullKernelRequest) (*client.PullRe
 // refreshed once if the broker is unknown) and builds the header; a slave is never sent the
 // commitOffset flag. Java: the first half of PullAPIWrapper#pullKernelImpl.
 func (w *PullAPIWrapper) pullRequest(r PullKernelRequest) (string, *protocol.PullMessageRequestHeader, error) {
-	fr, ok := w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
+	brokerID := w.recalculatePullFromWhichNode(r.MQ)
+	fr, ok := w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, brokerID, false)
 	if !ok {
 		w.instance.UpdateTopicRouteInfoFromNameServer(r.MQ.Topic)
-		fr, ok = w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, w.recalculatePullFromWhichNode(r.MQ), false)
+		fr, ok = w.instance.FindBrokerAddressInSubscribe(r.MQ.BrokerName, brokerID, false)
 	}
 	if tr := w.instance.Tracer(); tr.Enabled() {
 		tr.Step("PullAPIWrapper#pullKernelImpl", slog.String("topic", r.MQ.Topic), slog.String("brokerName", r.MQ.BrokerName),
@@ -166,19 +174,42 @@ func unzip(b []byte) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
+// updatePullFromWhichNode remembers the broker id an answer for mq suggested (its
+// suggestWhichBrokerId): the next pull of mq goes there. Java: PullAPIWrapper#updatePullFromWhichNode.
 func (w *PullAPIWrapper) updatePullFromWhichNode(mq primitive.MessageQueue, brokerID int64) {
 	w.mu.Lock()
-	w.pullFromWhichNodeTable[mq] = brokerID
+	n, ok := w.pullFromWhichNodeTable[mq]
+	if !ok {
+		n.used = protocol.MasterID
+	}
+	n.brokerID = brokerID
+	w.pullFromWhichNodeTable[mq] = n
 	w.mu.Unlock()
 }
 
-// recalculatePullFromWhichNode returns the broker id to pull mq from (master by default).
-// Java: PullAPIWrapper#recalculatePullFromWhichNode.
+// recalculatePullFromWhichNode returns the broker id to pull mq from: the one the last answer
+// for mq suggested, the master (0) before any answer. The step is logged when the id differs
+// from the one the queue's previous pull used (the broker moved the consumer: to
+// whichBrokerWhenConsumeSlowly when the master lags, back to the master when caught up), not
+// on every pull. Whether that id is in the route is FindBrokerAddressInSubscribe's business
+// (a missing master falls back to a slave). Java: PullAPIWrapper#recalculatePullFromWhichNode.
 func (w *PullAPIWrapper) recalculatePullFromWhichNode(mq primitive.MessageQueue) int64 {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if id, ok := w.pullFromWhichNodeTable[mq]; ok {
-		return id
+	n, ok := w.pullFromWhichNodeTable[mq]
+	if !ok {
+		w.mu.Unlock()
+		return protocol.MasterID
 	}
-	return protocol.MasterID
+	changed, previous := n.brokerID != n.used, n.used
+	n.used = n.brokerID
+	w.pullFromWhichNodeTable[mq] = n
+	w.mu.Unlock()
+	if changed {
+		if tr := w.instance.Tracer(); tr.Enabled() {
+			tr.Step("PullAPIWrapper#recalculatePullFromWhichNode", slog.String("topic", mq.Topic),
+				slog.String("brokerName", mq.BrokerName), slog.Int("queueId", int(mq.QueueID)),
+				slog.Int64("brokerId", n.brokerID), slog.Int64("previousBrokerId", previous))
+		}
+	}
+	return n.brokerID
 }

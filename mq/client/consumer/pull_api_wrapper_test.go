@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // pulledRecord builds one IPv4 message record as a PULL_MESSAGE body carries it
@@ -155,4 +157,34 @@ func TestPullKernelImplSync(t *testing.T) {
 	res, err = w.PullKernelImplSync(req)
 	require.NoError(t, err)
 	require.Equal(t, client.PullNoNewMsg, res.PullStatus)
+}
+
+// TestRecalculatePullFromWhichNodeLogsMoves: the broker id an answer suggests is where the
+// queue's next pull goes, and the step is logged only when it moves (to the slave the master
+// suggested when the consumer lags, back to the master when caught up), not on every pull.
+// Java: PullAPIWrapper#updatePullFromWhichNode, #recalculatePullFromWhichNode.
+func TestRecalculatePullFromWhichNodeLogsMoves(t *testing.T) {
+	rec := trace.NewRecorder()
+	inst := client.NewMQClientInstance(client.ClientConfig{ClientIP: "127.0.0.1"},
+		client.Options{DisableScheduledTasks: true, Logger: slog.New(rec)}, 0, "x")
+	w := NewPullAPIWrapper(inst, "g", false)
+	mq := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 3}
+	pull := func(suggested int64) int64 {
+		id := w.recalculatePullFromWhichNode(mq)
+		w.ProcessPullResult(mq, &client.PullResult{PullStatus: client.PullNoNewMsg, SuggestWhichBrokerID: suggested}, nil)
+		return id
+	}
+	require.Equal(t, int64(0), pull(0), "the master before any answer")
+	require.Equal(t, int64(0), pull(1), "the master again: it answered 0")
+	require.Equal(t, int64(1), pull(1), "the slave the master suggested")
+	require.Equal(t, int64(1), pull(0), "the slave again")
+	require.Equal(t, int64(0), pull(0), "back to the master")
+	var moves []string
+	for _, s := range rec.Steps() {
+		if s.Label == "PullAPIWrapper#recalculatePullFromWhichNode" {
+			require.Equal(t, "3", s.Attrs["queueId"])
+			moves = append(moves, s.Attrs["previousBrokerId"]+"->"+s.Attrs["brokerId"])
+		}
+	}
+	require.Equal(t, []string{"0->1", "1->0"}, moves)
 }
