@@ -29,12 +29,16 @@
 //   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed.
 //   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and
 //     the Ack of each acknowledged send.
+//   - turnstile.go: Turnstile, a handler in front of one client's logger that stops the
+//     goroutine logging an armed step until the scenario lets it pass (two consumers notified
+//     at once print in the order the scenario chooses), and counts the steps by label.
 //
 // Time: the kit has no clock of its own. Chapters and tests use mq/clock's Manual for the
 // components' time; WaitUntil and StartChild's timeouts are on the wall clock, since they
 // wait for real goroutines and processes.
 //
-// Goroutines: StartChild runs one per child (reading its output, then waiting for its exit);
+// A Turnstile holds a stopped goroutine at most 10 s (wall clock) if the scenario never lets it
+// pass. Goroutines: StartChild runs one per child (reading its output, then waiting for its exit);
 // Senders runs one per sending goroutine until Stop. Neither outlives the test: a child is
 // killed at the test's cleanup, Stop waits for the senders.
 package mqtest
