@@ -30,8 +30,8 @@
 //   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and
 //     the Ack of each acknowledged send.
 //   - turnstile.go: Turnstile, a handler in front of one client's logger that stops the
-//     goroutine logging an armed step until the scenario lets it pass (two consumers notified
-//     at once print in the order the scenario chooses), and counts the steps by label.
+//     goroutine logging a record with an armed attribute until the scenario lets it pass (two
+//     consumers notified at once print in the order the scenario chooses), and counts records.
 //
 // Time: the kit has no clock of its own. Chapters and tests use mq/clock's Manual for the
 // components' time; WaitUntil and StartChild's timeouts are on the wall clock, since they

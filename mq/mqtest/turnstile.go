@@ -16,11 +16,12 @@ const turnstileTimeout = 10 * time.Second
 // the order in which goroutines that run at the same time log their steps: two consumers told
 // of a membership change at once (NOTIFY_CONSUMER_IDS_CHANGED arrives at both over their own
 // connections) would otherwise print their steps interleaved differently every run.
-// Arm(label) makes the next record with that label stop its goroutine inside Handle, before it
-// is passed on, until Pass(label) lets it through; Seen and WaitSeen count the records passed
-// on by label. Nothing is reordered or dropped: each record is printed when its goroutine
-// logs it; the scenario only decides which goroutine moves first, as it drives loop bodies by
-// hand elsewhere. Safe for concurrent use; handlers derived with WithAttrs/WithGroup share it.
+// Arm(key, value) makes the next record carrying that attribute stop its goroutine inside
+// Handle, before it is passed on, until Pass lets it through; Records and WaitRecords count
+// the records passed on. Nothing is reordered or dropped: each record is printed when its
+// goroutine logs it; the scenario only decides which goroutine moves first, as it drives loop
+// bodies by hand elsewhere. (It arms on a value, not a step label, so a chapter's code never
+// names a label.) Safe for concurrent use; handlers derived with WithAttrs/WithGroup share it.
 type Turnstile struct {
 	next slog.Handler
 	st   *turnstileState
@@ -28,62 +29,62 @@ type Turnstile struct {
 
 type turnstileState struct {
 	mu      sync.Mutex
-	armed   map[string]bool
-	stopped map[string]chan struct{} // label → closed by Pass (or Open)
-	seen    map[string]int
+	armed   *slog.Attr    // the attribute that stops the next record carrying it; nil: none
+	stopped chan struct{} // a goroutine waits on it; closed by Pass (or Open)
+	records int
 	changed chan struct{} // closed and replaced at every change
 }
 
 // NewTurnstile puts a turnstile in front of next; nothing is armed.
 func NewTurnstile(next slog.Handler) *Turnstile {
-	return &Turnstile{next: next, st: &turnstileState{armed: map[string]bool{}, stopped: map[string]chan struct{}{},
-		seen: map[string]int{}, changed: make(chan struct{})}}
+	return &Turnstile{next: next, st: &turnstileState{changed: make(chan struct{})}}
 }
 
-// Arm makes the next record with label stop its goroutine until Pass(label).
-func (t *Turnstile) Arm(label string) {
+// Arm makes the next record carrying the string attribute key=value stop its goroutine until
+// Pass (one record: the turnstile disarms when it stops one).
+func (t *Turnstile) Arm(key, value string) {
+	a := slog.String(key, value)
 	t.st.mu.Lock()
-	t.st.armed[label] = true
+	t.st.armed = &a
 	t.st.mu.Unlock()
 }
 
-// Pass waits (up to timeout, on the wall clock) until a goroutine is stopped at label and lets
-// it go on; it does not wait for what that goroutine logs next (WaitSeen does).
-func (t *Turnstile) Pass(label string, timeout time.Duration) error {
-	err := t.wait(timeout, func(st *turnstileState) bool { return st.stopped[label] != nil })
-	if err != nil {
-		return fmt.Errorf("no goroutine reached %s within %v", label, timeout)
+// Pass waits (up to timeout, on the wall clock) until a goroutine is stopped and lets it go on;
+// it does not wait for what that goroutine logs (WaitRecords does).
+func (t *Turnstile) Pass(timeout time.Duration) error {
+	if t.wait(timeout, func(st *turnstileState) bool { return st.stopped != nil }) != nil {
+		return fmt.Errorf("no goroutine reached the turnstile within %v", timeout)
 	}
 	t.st.mu.Lock()
-	close(t.st.stopped[label])
-	delete(t.st.stopped, label)
+	close(t.st.stopped)
+	t.st.stopped = nil
 	t.st.mu.Unlock()
 	return nil
 }
 
-// Open disarms every label and lets every stopped goroutine go on (a scenario defers it).
+// Open disarms the turnstile and lets a stopped goroutine go on (a scenario defers it).
 func (t *Turnstile) Open() {
 	t.st.mu.Lock()
 	defer t.st.mu.Unlock()
-	clear(t.st.armed)
-	for l, c := range t.st.stopped {
-		close(c)
-		delete(t.st.stopped, l)
+	t.st.armed = nil
+	if t.st.stopped != nil {
+		close(t.st.stopped)
+		t.st.stopped = nil
 	}
 }
 
-// Seen returns how many records with label have been passed on.
-func (t *Turnstile) Seen(label string) int {
+// Records returns how many records have been passed on.
+func (t *Turnstile) Records() int {
 	t.st.mu.Lock()
 	defer t.st.mu.Unlock()
-	return t.st.seen[label]
+	return t.st.records
 }
 
-// WaitSeen waits (up to timeout, on the wall clock) until n records with label have been
-// passed on in all (printed, when the next handler prints).
-func (t *Turnstile) WaitSeen(label string, n int, timeout time.Duration) error {
-	if t.wait(timeout, func(st *turnstileState) bool { return st.seen[label] >= n }) != nil {
-		return fmt.Errorf("%s was logged %d time(s) within %v, want %d", label, t.Seen(label), timeout, n)
+// WaitRecords waits (up to timeout, on the wall clock) until n records have been passed on in
+// all (printed, when the next handler prints).
+func (t *Turnstile) WaitRecords(n int, timeout time.Duration) error {
+	if t.wait(timeout, func(st *turnstileState) bool { return st.records >= n }) != nil {
+		return fmt.Errorf("%d record(s) logged within %v, want %d", t.Records(), timeout, n)
 	}
 	return nil
 }
@@ -113,18 +114,28 @@ func (st *turnstileState) notifyLocked() {
 	st.changed = make(chan struct{})
 }
 
+// carries reports whether r has the attribute a.
+func carries(r slog.Record, a slog.Attr) bool {
+	found := false
+	r.Attrs(func(x slog.Attr) bool {
+		found = x.Equal(a)
+		return !found
+	})
+	return found
+}
+
 // Enabled implements slog.Handler.
 func (t *Turnstile) Enabled(ctx context.Context, l slog.Level) bool { return t.next.Enabled(ctx, l) }
 
-// Handle implements slog.Handler: a record of an armed label waits for Pass (at most
-// turnstileTimeout), then every record goes to the next handler and is counted.
+// Handle implements slog.Handler: the first record carrying the armed attribute waits for Pass
+// (at most turnstileTimeout); then every record goes to the next handler and is counted.
 func (t *Turnstile) Handle(ctx context.Context, r slog.Record) error {
 	st := t.st
 	st.mu.Lock()
-	if st.armed[r.Message] {
-		delete(st.armed, r.Message)
+	if st.armed != nil && st.stopped == nil && carries(r, *st.armed) {
+		st.armed = nil
 		gate := make(chan struct{})
-		st.stopped[r.Message] = gate
+		st.stopped = gate
 		st.notifyLocked()
 		st.mu.Unlock()
 		timer := time.NewTimer(turnstileTimeout)
@@ -138,7 +149,7 @@ func (t *Turnstile) Handle(ctx context.Context, r slog.Record) error {
 	}
 	err := t.next.Handle(ctx, r)
 	st.mu.Lock()
-	st.seen[r.Message]++
+	st.records++
 	st.notifyLocked()
 	st.mu.Unlock()
 	return err

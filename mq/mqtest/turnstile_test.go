@@ -12,9 +12,10 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-// TestTurnstileOrdersConcurrentSteps: a goroutine logging an armed label stops before its
-// record is printed, so a step the scenario logs meanwhile comes first; after Pass the stopped
-// record and the ones after it print, and WaitSeen sees them. An unarmed label never stops.
+// TestTurnstileOrdersConcurrentSteps: a goroutine logging a record with the armed attribute
+// stops before it is printed, so a step the scenario logs meanwhile comes first; after Pass the
+// stopped record and the ones after it print, and WaitRecords sees them. The turnstile stops
+// one record per Arm; records without the attribute never stop.
 func TestTurnstileOrdersConcurrentSteps(t *testing.T) {
 	var buf bytes.Buffer
 	out := &trace.SyncWriter{W: &buf}
@@ -23,31 +24,34 @@ func TestTurnstileOrdersConcurrentSteps(t *testing.T) {
 	worker := trace.New(slog.New(ts), "worker")
 	main := trace.New(slog.New(trace.NewPrinter(out, slog.LevelError)), "main")
 
-	ts.Arm("Worker#notified")
+	ts.Arm("code", "NOTIFY")
+	worker.Step("Worker#before", slog.String("code", "OTHER")) // not the armed value: passes
+	require.Equal(t, 1, ts.Records())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		worker.Step("Worker#notified")
+		worker.Step("Worker#notified", slog.String("code", "NOTIFY"))
 		worker.Step("Worker#after")
 	}()
-	require.Eventually(t, func() bool { // the worker is stopped at its first step
+	require.Eventually(t, func() bool { // the worker is stopped at its step
 		ts.st.mu.Lock()
 		defer ts.st.mu.Unlock()
-		return ts.st.stopped["Worker#notified"] != nil
+		return ts.st.stopped != nil
 	}, 5*time.Second, time.Millisecond)
-	require.Zero(t, ts.Seen("Worker#notified"))
+	require.Equal(t, 1, ts.Records())
 	main.Step("Main#meanwhile")
-	require.NoError(t, ts.Pass("Worker#notified", 5*time.Second))
-	require.NoError(t, ts.WaitSeen("Worker#after", 1, 5*time.Second))
+	require.NoError(t, ts.Pass(5*time.Second))
+	require.NoError(t, ts.WaitRecords(3, 5*time.Second))
 	<-done
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, 3)
-	require.Contains(t, lines[0], "Main#meanwhile")
-	require.Contains(t, lines[1], "Worker#notified")
-	require.Contains(t, lines[2], "Worker#after")
+	require.Len(t, lines, 4)
+	require.Contains(t, lines[0], "Worker#before")
+	require.Contains(t, lines[1], "Main#meanwhile")
+	require.Contains(t, lines[2], "Worker#notified")
+	require.Contains(t, lines[3], "Worker#after")
 
-	worker.Step("Worker#notified") // disarmed after one stop
-	require.Equal(t, 2, ts.Seen("Worker#notified"))
-	require.Error(t, ts.Pass("Worker#notified", 10*time.Millisecond), "nothing is stopped there")
-	require.Error(t, ts.WaitSeen("Worker#after", 2, 10*time.Millisecond))
+	worker.Step("Worker#notified", slog.String("code", "NOTIFY")) // disarmed after one stop
+	require.Equal(t, 4, ts.Records())
+	require.Error(t, ts.Pass(10*time.Millisecond), "nothing is stopped")
+	require.Error(t, ts.WaitRecords(5, 10*time.Millisecond))
 }
