@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -149,6 +150,14 @@ func (s *PullMessageService) Pending() []primitive.MessageQueue {
 		out[i] = r.MessageQueue
 	}
 	return out
+}
+
+// PendingRequests lists the queued requests, in order (a chapter's table reads each one's
+// queue and next offset).
+func (s *PullMessageService) PendingRequests() []*PullRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.pending)
 }
 
 // DoPull runs the head request's pull and waits until it finished; false when none is queued.
