@@ -9,7 +9,8 @@
 //	embedded.go  Config (how many brokers, where their stores live, listen addresses, a logger
 //	             and hooks that adjust each broker's configs), Start (the name server first,
 //	             then broker-a, broker-b, ... registered with it; with Slaves a slave of each,
-//	             brokerId 1, following its master: StartSlave, StopSlave) and Cluster.Shutdown
+//	             brokerId 1, following its master: StartSlave, StopSlave; StopMaster and
+//	             StartMaster play a master going down and coming back) and Cluster.Shutdown
 //	             (the slaves, the brokers newest first, then the name server); StartNamesrv,
 //	             StartBroker: one server each
 //	in_process_namesrv.go  StartInProcessNamesrv: the name server mqbroker runs beside its

@@ -139,6 +139,32 @@ func (c *Cluster) StopSlave(i int) {
 	}
 }
 
+// StopMaster shuts down master i (it unregisters from the name server; its store stays for
+// StartMaster); Brokers[i] is nil until then. Its slave keeps running: the way to play "the
+// master is down".
+func (c *Cluster) StopMaster(i int) {
+	if i < len(c.Brokers) && c.Brokers[i] != nil {
+		c.Brokers[i].Shutdown()
+		c.Brokers[i] = nil
+	}
+}
+
+// StartMaster restarts master i, after StopMaster, on the same store as Start configured it
+// (on a new ephemeral port unless BrokerListenAddrs names one) and sets Brokers[i]. Its slave
+// learns the new address from its next registration answer (RegisterBrokerAll), clients from
+// their next route refresh.
+func (c *Cluster) StartMaster(i int) (*broker.BrokerController, error) {
+	if i >= len(c.Brokers) || c.Brokers[i] != nil {
+		return nil, fmt.Errorf("embedded: master %d is not stopped", i)
+	}
+	b, err := c.startBroker(c.cfg, i)
+	if err != nil {
+		return nil, err
+	}
+	c.Brokers[i] = b
+	return b, nil
+}
+
 func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, error) {
 	name := fmt.Sprintf("broker-%c", 'a'+i)
 	bc := BrokerConfig(name, c.NamesrvAddr())
@@ -238,7 +264,7 @@ func (c *Cluster) Shutdown() {
 		c.StopSlave(i)
 	}
 	for i := len(c.Brokers) - 1; i >= 0; i-- {
-		c.Brokers[i].Shutdown()
+		c.StopMaster(i)
 	}
 	c.Brokers = nil
 	c.Namesrv.Shutdown()
