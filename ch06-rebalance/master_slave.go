@@ -5,11 +5,9 @@ import (
 	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store/ha"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // totalPhysicalMemory is the memory the brokers' stores take as the machine's (store
@@ -145,11 +143,11 @@ func (s *scenario) syncAll() error {
 	return nil
 }
 
-// stopMaster shuts the master down (it unregisters from the name server) and lets B see the
-// route without it (untraced).
+// stopMaster shuts the master down (it unregisters from the name server; its store stays) and
+// lets B see the route without it (untraced).
 func (s *scenario) stopMaster() error {
 	s.untraced(func() {
-		s.master().Shutdown()
+		s.cluster.StopMaster(0)
 		s.ms.conn = nil
 		s.masterDown = true
 		s.member("B").c.Instance().UpdateTopicRouteInfoFromNameServer(topicName)
@@ -161,15 +159,10 @@ func (s *scenario) stopMaster() error {
 // new address, and B refreshes its route.
 func (s *scenario) restartMaster() (err error) {
 	s.untraced(func() {
-		old := s.master()
-		opts := storeOptions(s.clk)
 		var b *broker.BrokerController
-		b, err = embedded.StartBroker(*old.BrokerConfig(), embedded.LoopbackServer(), *old.MessageStoreConfig(),
-			trace.New(s.stage.Logger, brokerName), broker.WithStoreOptions(opts))
-		if err != nil {
+		if b, err = s.cluster.StartMaster(0); err != nil {
 			return
 		}
-		s.cluster.Brokers[0] = b
 		s.masterDown = false
 		s.ms.slave.RegisterBrokerAll()
 		if s.ms.slave.SlaveSynchronize().MasterAddr() != b.BrokerAddr() {
