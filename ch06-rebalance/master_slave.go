@@ -205,11 +205,11 @@ func (s *scenario) waitPersisted(m *member, b *broker.BrokerController) error {
 func (s *scenario) offsetsTable(title, masterName, slaveName string) {
 	mqtest.Say(s.out, "%s:", title)
 	t := mqtest.NewTable(s.out, "queue", masterName, slaveName)
-	master, slave := s.master().ConsumerOffsetManager(), s.ms.slave.ConsumerOffsetManager()
+	slave := s.ms.slave.ConsumerOffsetManager()
 	for q := int32(0); q < queueNums; q++ {
 		m := "-"
 		if !s.masterDown {
-			m = fmt.Sprint(master.QueryOffset(group, topicName, q))
+			m = fmt.Sprint(s.master().ConsumerOffsetManager().QueryOffset(group, topicName, q))
 		}
 		t.Row(q, m, slave.QueryOffset(group, topicName, q))
 	}
