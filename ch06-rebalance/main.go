@@ -193,7 +193,6 @@ type scenario struct {
 	members []*member
 	// consumed lists the members each message ("message 7") was delivered to, in order.
 	consumed map[string][]string
-	gone     []*member // shut down by the scenario; their tables stay out of ownersTable
 	ms       *masterSlave
 }
 
@@ -348,7 +347,6 @@ func (s *scenario) remove(m *member) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.members = slices.DeleteFunc(s.members, func(x *member) bool { return x == m })
-	s.gone = append(s.gone, m)
 }
 
 // letThrough lets each member, in order, through its turnstile: its ClientRemotingProcessor
@@ -398,29 +396,42 @@ func waitOffsets(b *broker.BrokerController, want map[int32]int64) error {
 	return nil
 }
 
-// ownersTable prints, per queue of TopicTest, the members holding it, the next offset each
-// will pull, the offset in its memory and the one committed at the broker.
+// ownersTable prints, per queue of TopicTest, the member holding it, the next offset it will
+// pull, the offset in its memory and the one committed at the broker.
 func (s *scenario) ownersTable(title string) {
 	mqtest.Say(s.out, "%s:", title)
 	t := mqtest.NewTable(s.out, "queue", "owner", "next pull offset", "offset in its memory", "committed at the broker")
 	om := s.master().ConsumerOffsetManager()
-	s.mu.Lock()
-	members := slices.Clone(s.members)
-	s.mu.Unlock()
+	owners := s.owners()
 	for q := int32(0); q < queueNums; q++ {
 		mq := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: q}
 		owner, next, mem := "-", "-", "-"
-		for _, m := range members {
-			mqs, pqs := m.c.Rebalance().ProcessQueues()
-			if i := slices.Index(mqs, mq); i >= 0 && !pqs[i].Dropped() {
-				owner = m.name
-				next = pendingOffset(m, mq)
-				mem = strconv.FormatInt(m.c.OffsetStore().ReadOffset(mq, consumer.ReadFromMemory), 10)
-			}
+		for _, m := range owners[q] { // one, unless the exercises find otherwise
+			owner = m.name
+			next = pendingOffset(m, mq)
+			mem = strconv.FormatInt(m.c.OffsetStore().ReadOffset(mq, consumer.ReadFromMemory), 10)
 		}
 		t.Row(q, owner, next, mem, om.QueryOffset(group, topicName, q))
 	}
 	t.Render()
+}
+
+// owners maps each queue of TopicTest to the running members that hold it (a ProcessQueue not
+// dropped), in start order.
+func (s *scenario) owners() map[int32][]*member {
+	s.mu.Lock()
+	members := slices.Clone(s.members)
+	s.mu.Unlock()
+	out := map[int32][]*member{}
+	for _, m := range members {
+		mqs, pqs := m.c.Rebalance().ProcessQueues()
+		for i, q := range mqs {
+			if q.Topic == topicName && !pqs[i].Dropped() {
+				out[q.QueueID] = append(out[q.QueueID], m)
+			}
+		}
+	}
+	return out
 }
 
 // pendingOffset is the next offset of mq's pull request queued in m's pull loop ("-" if none).
