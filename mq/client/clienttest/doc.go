@@ -15,7 +15,7 @@
 //	stress.go   what the consumer stress tests share: StressDuration (-stress flag, $STRESS,
 //	            or the short default), StressRand (a logged, replayable seed), Churn (members of
 //	            a group started and stopped at random), Deliveries (who got which message:
-//	            missing, duplicated, unexpected)
+//	            missing, duplicated, unexpected, and each queue's owners)
 //
 // Goroutines: those of the embedded.Cluster it starts, shut down at the test's cleanup. The
 // instance counter is atomic; Deliveries' mutex guards its table; Churn is driven by one

@@ -3,6 +3,7 @@ package clienttest
 import (
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -170,6 +171,28 @@ func (d *Deliveries) Unexpected(keys []string) []string {
 		if !want[k] {
 			out = append(out, k)
 		}
+	}
+	return out
+}
+
+// Owners returns, for the messages keys, the members that got messages of each queue
+// (queueOf names a key's queue), each member once, in order. After a stable run every queue
+// has one owner: this is how a test sees which member owns a queue when the member is a
+// client it cannot look into.
+func (d *Deliveries) Owners(keys []string, queueOf func(key string) int32) map[int32][]int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[int32][]int{}
+	for _, k := range keys {
+		q := queueOf(k)
+		for _, m := range d.by[k] {
+			if !slices.Contains(out[q], m) {
+				out[q] = append(out[q], m)
+			}
+		}
+	}
+	for q := range out {
+		slices.Sort(out[q])
 	}
 	return out
 }
