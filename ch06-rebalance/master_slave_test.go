@@ -101,13 +101,13 @@ func (m *msCluster) send(t *testing.T, n int) {
 	}, 20*time.Second, 5*time.Millisecond, "the slave never held all %d messages", want)
 }
 
-// received counts the queue offsets a consumer got.
-type received struct {
+// msReceived counts the queue offsets a consumer got.
+type msReceived struct {
 	mu   sync.Mutex
 	seen map[int64]int
 }
 
-func (r *received) listener(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+func (r *msReceived) listener(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.seen == nil {
@@ -120,7 +120,7 @@ func (r *received) listener(msgs []*primitive.MessageExt, _ *consumer.ConsumeCon
 }
 
 // offsets returns the queue offsets received, in order, each once; dups the extra deliveries.
-func (r *received) offsets() (offsets []int64, dups int) {
+func (r *msReceived) offsets() (offsets []int64, dups int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for o, n := range r.seen {
@@ -131,12 +131,12 @@ func (r *received) offsets() (offsets []int64, dups int) {
 	return offsets, dups
 }
 
-func (r *received) count() int { o, _ := r.offsets(); return len(o) }
+func (r *msReceived) count() int { o, _ := r.offsets(); return len(o) }
 
 // startConsumer starts a clustering push consumer of the group from the first offset. Its
 // route refresh runs every 30 s and its offset persistence first after 10 s (the defaults):
 // the tests refresh and persist by hand, so nothing moves an offset behind their back.
-func (m *msCluster) startConsumer(t *testing.T, r *received) *consumer.DefaultMQPushConsumer {
+func (m *msCluster) startConsumer(t *testing.T, r *msReceived) *consumer.DefaultMQPushConsumer {
 	t.Helper()
 	cfg := consumer.DefaultConfig(m.group)
 	cfg.NamesrvAddr = m.NamesrvAddr()
@@ -178,8 +178,8 @@ func (m *msCluster) queueOffset(b *broker.BrokerController) store.QueueOffset {
 	return b.ConsumerOffsetManager().QueryOffset(m.group, m.topic, 0)
 }
 
-// quiet waits a few seconds and fails if r received anything more than want.
-func quiet(t *testing.T, r *received, want int) {
+// quiet waits a few seconds and fails if r msReceived anything more than want.
+func msQuiet(t *testing.T, r *msReceived, want int) {
 	t.Helper()
 	time.Sleep(2 * time.Second)
 	offsets, dups := r.offsets()
@@ -201,7 +201,7 @@ func quiet(t *testing.T, r *received, want int) {
 func TestExercise6_SlowConsumerPullsFromTheSlaveAndBack(t *testing.T) {
 	m := startMasterSlave(t, 10_000)
 	m.send(t, 200)
-	var r received
+	var r msReceived
 	m.startConsumer(t, &r)
 	require.Eventually(t, func() bool { return r.count() == 200 }, 30*time.Second, 10*time.Millisecond)
 
@@ -247,7 +247,7 @@ func TestExercise6_SlowConsumerPullsFromTheSlaveAndBack(t *testing.T) {
 func TestExercise7_OffsetsCommittedWhileTheMasterIsDownReachItWhenItReturns(t *testing.T) {
 	m := startMasterSlave(t, 0)
 	m.send(t, 10)
-	var a received
+	var a msReceived
 	ca := m.startConsumer(t, &a)
 	require.Eventually(t, func() bool { return a.count() == 10 }, 20*time.Second, 10*time.Millisecond)
 	ca.Shutdown() // persists 10 to the master
@@ -257,7 +257,7 @@ func TestExercise7_OffsetsCommittedWhileTheMasterIsDownReachItWhenItReturns(t *t
 	m.send(t, 20)
 
 	m.StopMaster(0) // unregisters: the route keeps broker-a with its slave only
-	var b received
+	var b msReceived
 	cb := m.startConsumer(t, &b) // reads 10 from the slave, pulls 10..29 from it
 	require.Eventually(t, func() bool { return b.count() == 20 }, 30*time.Second, 10*time.Millisecond)
 	offsets, dups := b.offsets()
@@ -289,9 +289,9 @@ func TestExercise7_OffsetsCommittedWhileTheMasterIsDownReachItWhenItReturns(t *t
 	require.Equal(t, store.QueueOffset(30), m.queueOffset(m.slave()), "and the next sync the slave")
 
 	cb.Shutdown()
-	var c received
+	var c msReceived
 	m.startConsumer(t, &c)
-	quiet(t, &c, 0)
+	msQuiet(t, &c, 0)
 	m.send(t, 1)
 	require.Eventually(t, func() bool { return c.count() == 1 }, 20*time.Second, 10*time.Millisecond)
 	offsets, _ = c.offsets()
@@ -306,7 +306,7 @@ func TestExercise7_OffsetsCommittedWhileTheMasterIsDownReachItWhenItReturns(t *t
 func TestExercise8_SlaveOffsetsFollowTheMasterAfterASyncPass(t *testing.T) {
 	m := startMasterSlave(t, 0)
 	m.send(t, 7)
-	var r received
+	var r msReceived
 	cons := m.startConsumer(t, &r)
 	require.Eventually(t, func() bool { return r.count() == 7 }, 20*time.Second, 10*time.Millisecond)
 	cons.PersistConsumerOffset()

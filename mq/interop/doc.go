@@ -30,6 +30,9 @@
 //     push consumer intact, each message once.
 //   - interop_consumer_test.go: what the official producer sends reaches our push consumer
 //     (mq/client/consumer): tag filtering, compressed bodies, keys.
+//   - stress_test.go: our push consumers and the official client's in one group, started and
+//     stopped at random while senders write: nothing lost, duplicates within at-least-once's
+//     bound, each queue owned once when stable (-stress 60s or STRESS=60s for the long run).
 //   - bench_test.go: BenchmarkOfficialClientProduceConsume, produce to consume end to end with
 //     the official client (figures: docs/benchmarks.md).
 package interop

@@ -2,6 +2,7 @@ package mqtest
 
 import (
 	"sync"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -30,6 +31,9 @@ type SendLoad struct {
 	Key func(g, i int) string
 	// Properties, if set, gives a message's properties from its key (default: KEYS = key).
 	Properties func(key string) map[string]string
+	// Interval, if set, is the pause between one goroutine's sends (a steady rate for a long
+	// run); 0 sends as fast as the broker answers.
+	Interval time.Duration
 }
 
 // Senders sends SEND_MESSAGE requests as a producer would, from several goroutines, until
@@ -56,6 +60,13 @@ func StartSenders(load SendLoad) *Senders {
 
 func (s *Senders) send(g int) {
 	for i := 0; ; i++ {
+		if i > 0 && s.load.Interval > 0 {
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(s.load.Interval):
+			}
+		}
 		select {
 		case <-s.stop:
 			return

@@ -12,7 +12,12 @@
 //	cluster.go  StartCluster (name server and brokers with 1 MiB CommitLog files, 1000-unit
 //	            ConsumeQueue files and room in the send queue), Name (the test's name as a
 //	            group or topic may spell it), InstanceName (unique in the test binary)
+//	stress.go   what the consumer stress tests share: StressDuration (-stress flag, $STRESS,
+//	            or the short default), StressRand (a logged, replayable seed), Churn (members of
+//	            a group started and stopped at random), Deliveries (who got which message:
+//	            missing, duplicated, unexpected, and each queue's owners)
 //
-// Goroutines: those of the embedded.Cluster it starts, shut down at the test's cleanup. No
-// locks (the instance counter is atomic).
+// Goroutines: those of the embedded.Cluster it starts, shut down at the test's cleanup. The
+// instance counter is atomic; Deliveries' mutex guards its table; Churn is driven by one
+// goroutine.
 package clienttest
