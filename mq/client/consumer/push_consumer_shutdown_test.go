@@ -1,0 +1,62 @@
+package consumer
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+)
+
+// TestShutdownPersistsThenUnregistersFromMasterAndSlave pins DefaultMQPushConsumerImpl#shutdown
+// with MQClientInstance#unregisterClient: a consumer's heartbeats reach the master and the
+// slave of its broker (both register the group), and when Shutdown returns both have forgotten
+// it (UNREGISTER_CLIENT went to every broker address, synchronously), and the master holds the
+// offsets it consumed up to, which only Shutdown's persist sent (no scheduled task runs, and
+// the only pulls carried nothing to commit).
+func TestShutdownPersistsThenUnregistersFromMasterAndSlave(t *testing.T) {
+	c := mqtest.StartCluster(t, embedded.Config{Slaves: true})
+	topic := "Shutdown" + clienttest.Name(t)
+	createTopic(t, c, topic, 2)
+	p := startProducer(t, c)
+	send(t, p, topic, "", 6)
+	master, slave := c.Brokers[0], c.Slaves[0]
+
+	group := "cg_" + clienttest.Name(t)
+	cfg := consumerConfig(t, c, group)
+	cfg.Options.DisableScheduledTasks = true // the test plays the rebalance and the pulls
+	var got atomic.Int32
+	cons := NewDefaultMQPushConsumer(cfg)
+	require.NoError(t, cons.Subscribe(topic, "*"))
+	cons.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+		got.Add(int32(len(msgs)))
+		return ConsumeSuccess
+	})
+	require.NoError(t, cons.Start())
+	t.Cleanup(cons.Shutdown)
+	cons.Instance().DoRebalance()
+	for _, q := range []int32{0, 1} { // first pulls: they carry no offset to commit
+		require.True(t, cons.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: q}))
+	}
+	require.Equal(t, int32(6), got.Load())
+	require.Eventually(t, func() bool { // the slave is in the route once it registered: the next heartbeat reaches it
+		cons.Instance().UpdateTopicRouteInfoFromNameServer(topic)
+		cons.Instance().SendHeartbeatToAllBrokerWithLock()
+		return slave.ConsumerManager().GetConsumerGroupInfo(group) != nil
+	}, 10*time.Second, 50*time.Millisecond, "the consumer heartbeats to the slave too")
+	require.NotNil(t, master.ConsumerManager().GetConsumerGroupInfo(group))
+	require.Equal(t, int64(-1), int64(master.ConsumerOffsetManager().QueryOffset(group, topic, 0)), "nothing committed yet")
+
+	cons.Shutdown()
+	require.Nil(t, master.ConsumerManager().GetConsumerGroupInfo(group), "the master forgot the group")
+	require.Nil(t, slave.ConsumerManager().GetConsumerGroupInfo(group), "the slave forgot the group")
+	require.Eventually(t, func() bool {
+		om := master.ConsumerOffsetManager()
+		return om.QueryOffset(group, topic, 0)+om.QueryOffset(group, topic, 1) == 6
+	}, 5*time.Second, 10*time.Millisecond, "the offsets consumed up to reached the master")
+}
