@@ -206,13 +206,7 @@ func newScenario(dir string, cfg config, logger *slog.Logger, clk *clock.Manual)
 			return nil, err
 		}
 	}
-	pc := producer.DefaultConfig("ch05_producer_group")
-	pc.NamesrvAddr = c.NamesrvAddr()
-	pc.ClientIP = "127.0.0.1"
-	pc.InstanceName = "ch05-producer"
-	pc.Options.DisableScheduledTasks = true
-	pc.Options.IndexSeed = func() int32 { return -1 }
-	s.producer = producer.NewDefaultMQProducer(pc)
+	s.producer = producer.NewDefaultMQProducer(mqtest.ProducerConfig("ch05_producer_group", c.NamesrvAddr(), "ch05-producer"))
 	if err := s.producer.Start(); err != nil {
 		c.Shutdown()
 		return nil, err

@@ -237,13 +237,7 @@ func newScenario(stage *mqtest.Stage) (*scenario, error) {
 			return nil, err
 		}
 	}
-	pc := producer.DefaultConfig("ch06_producer_group")
-	pc.NamesrvAddr = c.NamesrvAddr()
-	pc.ClientIP = "127.0.0.1"
-	pc.InstanceName = "ch06-producer"
-	pc.Options.DisableScheduledTasks = true
-	pc.Options.IndexSeed = func() int32 { return -1 }
-	s.producer = producer.NewDefaultMQProducer(pc)
+	s.producer = producer.NewDefaultMQProducer(mqtest.ProducerConfig("ch06_producer_group", c.NamesrvAddr(), "ch06-producer"))
 	if err := s.producer.Start(); err != nil {
 		s.shutdown()
 		return nil, err
@@ -291,15 +285,10 @@ func (s *scenario) startMember(name string) (*member, error) {
 	ts := mqtest.NewTurnstile(s.stage.Logger.Handler())
 	m := &member{name: name, ts: ts}
 	m.arm()
-	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "consumer" + name
+	cfg := mqtest.ConsumerConfig(group, s.cluster.NamesrvAddr(), "consumer"+name)
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.Options.DisableScheduledTasks = true
 	cfg.Options.Logger = slog.New(ts)
 	cfg.Options.Clock = s.clk
-	cfg.Options.IndexSeed = func() int32 { return -1 }
 	cfg.Options.TraceName = name
 	c := consumer.NewDefaultMQPushConsumer(cfg)
 	if err := c.Subscribe(topicName, "*"); err != nil {
