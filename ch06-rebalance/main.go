@@ -19,7 +19,10 @@
 //     tells B, which takes all 4 queues, each from A's last offset;
 //  6. master and slave: a slave of broker-a starts and copies it; with the master's lag beyond
 //     its in-memory window the master suggests the slave, and B's next pull of that queue goes
-//     there; B's progress goes to the master and the slave's SlaveSynchronize copies it.
+//     there; B's progress goes to the master and the slave's SlaveSynchronize copies it; with
+//     the master down B pulls from the slave and commits there; when the master is back the
+//     slave's next pass rolls that back to the master's table, and B's next persist brings the
+//     master up to date.
 //
 // Nothing runs behind the scenario's back: the stores run with ManualServices on one clock the
 // chapter holds, the consumers' instances with DisableScheduledTasks, and the chapter plays each
@@ -457,9 +460,6 @@ func (s *scenario) shutdown() {
 	}
 	if s.producer != nil {
 		s.producer.Shutdown()
-	}
-	if s.ms != nil {
-		s.ms.shutdown()
 	}
 	s.client.Shutdown()
 	s.cluster.Shutdown()

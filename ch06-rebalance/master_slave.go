@@ -19,8 +19,8 @@ const totalPhysicalMemory = 10_000
 // beyond the 4 000-byte window.
 const bigBody = 1024
 
-// masterSlave is what section 6 adds: the slave of broker-a and the master's side of their HA
-// connection (nil while the master is down).
+// masterSlave is what section 6 adds: the slave of broker-a (the cluster shuts it down) and the
+// master's side of their HA connection (nil once the master went down).
 type masterSlave struct {
 	s     *scenario
 	slave *broker.BrokerController
@@ -35,9 +35,6 @@ func (m *masterSlave) replicate() error {
 	_, err := mqtest.Replicate(m.conn, m.s.master(), m.slave)
 	return err
 }
-
-// shutdown: the cluster stops the slave with the master.
-func (m *masterSlave) shutdown() {}
 
 // masterSlave is section 6.
 func (s *scenario) masterSlave() error {
