@@ -288,7 +288,11 @@ func (s *scenario) startMember(name string) (*member, error) {
 	ts := mqtest.NewTurnstile(s.stage.Logger.Handler())
 	m := &member{name: name, ts: ts}
 	m.arm()
-	cfg := mqtest.ConsumerConfig(group, s.cluster.NamesrvAddr(), "consumer"+name)
+	cfg := consumer.DefaultConfig(group)
+	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
+	cfg.ClientIP = "127.0.0.1"
+	cfg.InstanceName = "consumer" + name
+	cfg.Options.DisableScheduledTasks = true
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 	cfg.Options.Logger = slog.New(ts)
 	cfg.Options.Clock = s.clk

@@ -29,8 +29,8 @@
 //   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed.
 //   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and
 //     the Ack of each acknowledged send.
-//   - clients.go: ProducerConfig and ConsumerConfig, a chapter's clients that print the same
-//     every run (loopback, named instances, no scheduled tasks, round robin from 0).
+//   - clients.go: ProducerConfig, a chapter's producer that prints the same every run
+//     (loopback, a named instance, no scheduled tasks, round robin from 0).
 //   - ha.go: ConnectSlave and Replicate, a master/slave pair's HA passes played by hand (stores
 //     with ManualServices): connect, then frames until the slave's log ends where the master's does.
 //   - turnstile.go: Turnstile, a handler in front of one client's logger that stops the

@@ -7,10 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // TestShutdownPersistsThenUnregistersFromMasterAndSlave pins DefaultMQPushConsumerImpl#shutdown
@@ -20,7 +21,10 @@ import (
 // offsets it consumed up to, which only Shutdown's persist sent (no scheduled task runs, and
 // the only pulls carried nothing to commit).
 func TestShutdownPersistsThenUnregistersFromMasterAndSlave(t *testing.T) {
-	c := mqtest.StartCluster(t, embedded.Config{Slaves: true})
+	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Slaves: true,
+		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) { embedded.SmallFiles(sc) }})
+	require.NoError(t, err)
+	t.Cleanup(c.Shutdown)
 	topic := "Shutdown" + clienttest.Name(t)
 	createTopic(t, c, topic, 2)
 	p := startProducer(t, c)
