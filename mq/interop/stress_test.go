@@ -26,14 +26,8 @@ import (
 
 var stressFlag = flag.Duration("stress", 0, "how long TestStressMixedConsumersStartAndStop churns (default a few seconds; $STRESS alike)")
 
-// Sizes of the mixed stress run: four queues (mqtest.Senders writes to 0..3), five members,
-// and each member holding at most threshold+batch pulled messages of a queue.
-const (
-	mixedQueues    = 4
-	mixedMembers   = 5
-	mixedThreshold = 64
-	mixedBatch     = 16
-)
+// mixedQueues is the topic's queue count: mqtest.Senders sends round robin to queues 0..3.
+const mixedQueues = 4
 
 // TestStressMixedConsumersStartAndStop is the consumer stress run with both clients in one
 // group: the even slots run our push consumer, the odd ones the official Go client's, all
@@ -41,9 +35,8 @@ const (
 // write. Both clients allocate with AllocateMessageQueueAveragely over the broker's sorted
 // consumer id list and rebalance on NOTIFY_CONSUMER_IDS_CHANGED, so they share the queues
 // without overlap. No acknowledged message is lost; duplicates stay within at-least-once's
-// bound (see TestStressConsumersStartAndStop in mq/client/consumer: a queue that changes
-// owner replays at most what its previous owner had pulled and not committed, threshold+batch
-// per queue and per handover); and once the group is stable each queue's messages go to
+// bound (clienttest's Churn.DuplicateBound: a queue that changes owner replays at most what
+// its previous owner had pulled and not committed); and once the group is stable each queue's messages go to
 // exactly one live member, each message once — which is how the test sees that every queue
 // has exactly one owner, since it cannot look into the official client.
 //
@@ -67,7 +60,7 @@ func TestStressMixedConsumersStartAndStop(t *testing.T) {
 	var byOfficial atomic.Int64 // deliveries to the official client's members
 	live := map[int]bool{}      // member ids running
 	next := 0
-	churn := clienttest.NewChurn(mixedMembers, func(slot int) func() {
+	churn := clienttest.NewChurn(clienttest.StressMembers, func(slot int) func() {
 		next++
 		id := next
 		live[id] = true
@@ -98,7 +91,7 @@ func TestStressMixedConsumersStartAndStop(t *testing.T) {
 	require.Empty(t, got.Unexpected(keys))
 	require.Positive(t, byOfficial.Load(), "the official client's members consumed their share")
 	dups, same := got.Duplicates()
-	bound := (churn.Starts + churn.Stops) * mixedQueues * (mixedThreshold + mixedBatch)
+	bound := churn.DuplicateBound(mixedQueues)
 	t.Logf("duplicates: %d (%d to a member that had it already), bound %d", dups, same, bound)
 	require.LessOrEqual(t, dups, bound)
 
@@ -152,8 +145,8 @@ func startOurStressMember(t *testing.T, c *embedded.Cluster, group, topic string
 	cfg.NamesrvAddr = c.NamesrvAddr()
 	cfg.InstanceName = instance(t)
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.PullBatchSize = mixedBatch
-	cfg.PullThresholdForQueue = mixedThreshold
+	cfg.PullBatchSize = clienttest.StressPullBatchSize
+	cfg.PullThresholdForQueue = clienttest.StressPullThresholdForQueue
 	cons := ourconsumer.NewDefaultMQPushConsumer(cfg)
 	require.NoError(t, cons.Subscribe(topic, "*"))
 	cons.RegisterMessageListener(func(msgs []*ourprim.MessageExt, _ *ourconsumer.ConsumeConcurrentlyContext) ourconsumer.ConsumeConcurrentlyStatus {
@@ -175,6 +168,7 @@ func startOfficialStressMember(t *testing.T, c *embedded.Cluster, group, topic s
 				got(m.GetKeys())
 			}
 			return consumer.ConsumeSuccess, nil
-		}, consumer.WithPullBatchSize(mixedBatch), consumer.WithPullThresholdForQueue(mixedThreshold))
+		}, consumer.WithPullBatchSize(clienttest.StressPullBatchSize),
+		consumer.WithPullThresholdForQueue(clienttest.StressPullThresholdForQueue))
 	return func() { _ = pc.Shutdown() }
 }

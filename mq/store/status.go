@@ -145,8 +145,9 @@ type GetMessageResult struct {
 	// (accessMessageInMemoryMaxRatio of physical RAM behind the CommitLog end): LagBytes >
 	// InMemoryBytes. Java: GetMessageResult#isSuggestPullingFromSlave.
 	SuggestPullingFromSlave bool
-	// LagBytes is how far the last ConsumeQueue unit read lies behind the CommitLog's max
-	// offset, in CommitLog bytes (Java: maxOffsetPy - maxPhyOffsetPulling); InMemoryBytes is
+	// LagBytes is how far the last ConsumeQueue unit looked at (the one that ended a full
+	// batch, else the last one read) lies behind the CommitLog's max offset, in CommitLog bytes
+	// (Java: maxOffsetPy - maxPhyOffsetPulling); InMemoryBytes is
 	// the in-memory window it was compared with (Options.TotalPhysicalMemory ×
 	// accessMessageInMemoryMaxRatio / 100). Both are 0 when the ConsumeQueue was not read (the
 	// offset outside the queue, or its file gone: OFFSET_FOUND_NULL), as in Java.

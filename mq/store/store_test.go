@@ -523,3 +523,37 @@ func TestFillPreBlank(t *testing.T) {
 	require.Equal(t, OffsetTooSmall, g.Status)
 	require.Equal(t, QueueOffset(25), g.NextBeginOffset)
 }
+
+// TestGetMessageSuggestsSlaveBeyondTheMemoryWindow: a read's lag is the CommitLog's max offset
+// minus the CommitLog offset of the last ConsumeQueue unit looked at (bytes) — the one after
+// the batch when the batch was full, as in Java — its window accessMessageInMemoryMaxRatio (40 %)
+// of Options.TotalPhysicalMemory; a lag beyond the window suggests pulling from a slave.
+// Java: DefaultMessageStore#getMessage (diff = maxOffsetPy - maxPhyOffsetPulling; diff > memory).
+func TestGetMessageSuggestsSlaveBeyondTheMemoryWindow(t *testing.T) {
+	cfg := smallConfig(t.TempDir())
+	cfg.MappedFileSizeCommitLog = 64 << 10
+	cfg.TotalPhysicalMemory = 1000 // a 400-byte window
+	s := openStore(t, cfg, nil, nil)
+	var ends []CommitLogOffset
+	for i := 0; i < 10; i++ {
+		r := put(t, s, newMsg("T", 0, fmt.Sprint("m", i), "TagA"))
+		ends = append(ends, r.WroteOffset)
+	}
+	s.DoReput()
+	maxPhy := s.GetMaxPhyOffset()
+	for _, tc := range []struct {
+		offset QueueOffset
+		max    int32
+	}{{0, 1}, {0, 10}, {8, 1}, {9, 1}} {
+		g := s.GetMessage("g", "T", 0, tc.offset, tc.max, nil)
+		last := ends[min(int(tc.offset)+int(tc.max), len(ends)-1)] // the unit that ended the batch
+		lag := int64(maxPhy - last)
+		require.Equal(t, lag, g.LagBytes, "offset %d max %d", tc.offset, tc.max)
+		require.Equal(t, int64(400), g.InMemoryBytes)
+		require.Equal(t, lag > 400, g.SuggestPullingFromSlave, "offset %d max %d: lag %d", tc.offset, tc.max, lag)
+	}
+	g := s.GetMessage("g", "T", 0, 0, 1, nil)
+	require.True(t, g.SuggestPullingFromSlave, "the first of ten records lies more than 400 bytes behind")
+	g = s.GetMessage("g", "T", 0, 9, 1, nil)
+	require.False(t, g.SuggestPullingFromSlave, "the last record is within the window")
+}

@@ -13,8 +13,9 @@
 //	            ConsumeQueue files and room in the send queue), Name (the test's name as a
 //	            group or topic may spell it), InstanceName (unique in the test binary)
 //	stress.go   what the consumer stress tests share: StressDuration (-stress flag, $STRESS,
-//	            or the short default), StressRand (a logged, replayable seed), Churn (members of
-//	            a group started and stopped at random), Deliveries (who got which message:
+//	            or the short default), StressRand (a logged, replayable seed), the consumer
+//	            sizes, Churn (members of a group started and stopped at random, and the duplicate
+//	            bound at-least-once allows it), Deliveries (who got which message:
 //	            missing, duplicated, unexpected, and each queue's owners)
 //
 // Goroutines: those of the embedded.Cluster it starts, shut down at the test's cleanup. The

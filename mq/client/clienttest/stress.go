@@ -47,6 +47,31 @@ func StressRand(t testing.TB) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
+// The sizes the consumer stress runs share: five members, and consumers that hold at most
+// StressPullThresholdForQueue+StressPullBatchSize pulled messages of a queue (pulling pauses at
+// the threshold; one pull in flight adds a batch).
+const (
+	StressMembers               = 5
+	StressPullThresholdForQueue = 64
+	StressPullBatchSize         = 16
+)
+
+// DuplicateBound is how many duplicate deliveries at-least-once allows the churn so far over
+// queues queues. A message comes twice when its queue changed owner before the previous
+// owner's progress reached the broker: the new owner starts at the broker's committed offset
+// (RebalancePushImpl#computePullFromWhere) while the previous owner goes on until its own
+// rebalance drops the queue (persisting its offset then, as on shutdown), and a message whose
+// consumption was still running when its queue was dropped is not committed at all. The
+// previous owner commits its offset with every pull (the commitOffset flag) and every persist
+// pass, so the gap is what it had pulled and not committed: at most
+// StressPullThresholdForQueue+StressPullBatchSize messages per queue and handover. A membership
+// change can move every queue: (starts+stops) × queues × (threshold+batch). RocketMQ's
+// contract is the same: consumption is at least once, and a rebalance may deliver a message
+// again.
+func (c *Churn) DuplicateBound(queues int) int {
+	return (c.Starts + c.Stops) * queues * (StressPullThresholdForQueue + StressPullBatchSize)
+}
+
 // Churn starts and stops the members of a group at random: slot i holds at most one running
 // member, started by Start(i) and stopped by the function it returned. Not safe for concurrent
 // use: one goroutine (the test's) drives it.

@@ -19,14 +19,8 @@ import (
 
 var stressFlag = flag.Duration("stress", 0, "how long TestStressConsumersStartAndStop churns (default a few seconds; $STRESS alike)")
 
-// The stress run's consumer sizes: a member holds at most stressThreshold+stressBatch pulled
-// messages of a queue (pulling pauses at the threshold, one pull in flight adds a batch).
-const (
-	stressQueues    = 4 // mqtest.Senders sends round robin to queues 0..3
-	stressMembers   = 5
-	stressThreshold = 64
-	stressBatch     = 16
-)
+// stressQueues is the topic's queue count: mqtest.Senders sends round robin to queues 0..3.
+const stressQueues = 4
 
 // TestStressConsumersStartAndStop: five push consumers of one clustering group start and stop
 // at random (seeded: the seed is logged; STRESS_SEED replays it) while two senders write to the
@@ -34,17 +28,9 @@ const (
 // acknowledged to a sender is lost; every queue ends owned by exactly one live member; and
 // once the group is stable, new messages arrive exactly once.
 //
-// Duplicates are what at-least-once allows, counted and bounded: a message comes twice when
-// its queue changed owner before the previous owner's progress reached the broker — the new
-// owner starts at the broker's committed offset (RebalancePushImpl#computePullFromWhere),
-// while the previous owner goes on until its own rebalance drops the queue (and persists its
-// offset then, as on shutdown), and a message whose consumption was still running when the
-// queue was dropped is not committed at all. The previous owner commits its offset with every
-// pull (the commitOffset flag) and every persist pass, so the gap is what it had pulled and not
-// yet committed: at most stressThreshold+stressBatch messages per queue and per handover. A
-// membership change can move every queue, hence the bound (starts+stops) × queues ×
-// (threshold+batch). RocketMQ documents the same contract: consumption is at least once, and a
-// rebalance can deliver a message again.
+// Duplicates are what at-least-once allows: counted, and at most clienttest's
+// Churn.DuplicateBound (a queue that changes owner replays at most what its previous owner had
+// pulled and not yet committed).
 //
 // The default run churns a few seconds; -stress 60s (go test ./mq/client/consumer -run
 // Stress -stress 60s) or STRESS=60s runs the long version.
@@ -57,14 +43,14 @@ func TestStressConsumersStartAndStop(t *testing.T) {
 	group := "cg_" + clienttest.Name(t)
 
 	var got clienttest.Deliveries
-	members := make([]*DefaultMQPushConsumer, stressMembers)
+	members := make([]*DefaultMQPushConsumer, clienttest.StressMembers)
 	next := 0
-	churn := clienttest.NewChurn(stressMembers, func(slot int) func() {
+	churn := clienttest.NewChurn(clienttest.StressMembers, func(slot int) func() {
 		next++
 		id := next
 		cfg := consumerConfig(t, c, group)
-		cfg.PullBatchSize = stressBatch
-		cfg.PullThresholdForQueue = stressThreshold
+		cfg.PullBatchSize = clienttest.StressPullBatchSize
+		cfg.PullThresholdForQueue = clienttest.StressPullThresholdForQueue
 		cons := NewDefaultMQPushConsumer(cfg)
 		require.NoError(t, cons.Subscribe(topic, "*"))
 		cons.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
@@ -91,7 +77,7 @@ func TestStressConsumersStartAndStop(t *testing.T) {
 	requireEachQueueOwnedOnce(t, topic, members)
 
 	dups, same := got.Duplicates()
-	bound := (churn.Starts + churn.Stops) * stressQueues * (stressThreshold + stressBatch)
+	bound := churn.DuplicateBound(stressQueues)
 	t.Logf("duplicates: %d (%d to a member that had it already), bound %d", dups, same, bound)
 	require.LessOrEqual(t, dups, bound)
 
