@@ -32,6 +32,9 @@
 //	send_message_back.go              SendMessageProcessor: CONSUMER_SEND_MSG_BACK (retry, DLQ)
 //	schedule_hooks.go                 the ScheduleMessageService (../store/schedule) wiring,
 //	                                  GET_ALL_DELAY_OFFSET
+//	end_transaction_processor.go      EndTransactionProcessor: END_TRANSACTION (commit, rollback)
+//	transaction_hooks.go              the transaction (./transaction) wiring, Broker2Client's
+//	                                  CHECK_TRANSACTION_STATE
 //	pull_message_processor.go         PullMessageProcessor: PULL_MESSAGE, status → code, long polling
 //	expression_message_filter.go      ExpressionMessageFilter: TAG filtering on ConsumeQueue tagsCode
 //	pull_request_hold_service.go      PullRequestHoldService, PullRequest, ManyPullRequest,
@@ -126,8 +129,10 @@
 // registration at a time) and stateMu (held through Initialize, Start and Shutdown). Apart
 // from those two, no lock is held while calling another component.
 //
-// Not built yet (later issues): transactions
-// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks,
+// A send with TRAN_MSG=true is stored as a half message (./transaction), or refused with
+// NO_PERMISSION under rejectTransactionMessage=true.
+//
+// Not built yet (later issues): order-message locks,
 // OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that would turn such a feature on
 // (aclEnable=true, enableDLegerCommitLog=true, ...) are refused at start: notBuiltKeys in
 // not_built_config.go is the one list.
