@@ -91,7 +91,7 @@ type BrokerController struct {
 	// scheduleMessageService delivers delayed messages (Java keeps it inside the store).
 	scheduleMessageService *schedule.ScheduleMessageService
 	// The transaction parts (transaction_hooks.go); the check service runs on a master.
-	transactionalMessageService      *transaction.TransactionalMessageServiceImpl
+	transactionalMessageService      transaction.TransactionalMessageService
 	transactionalMessageCheckService *transaction.TransactionalMessageCheckService
 	// haService replicates the store's CommitLog (Java: DefaultMessageStore#haService).
 	haService *ha.HAService

@@ -23,18 +23,18 @@ func (b *BrokerController) initTransaction() {
 		Tracer: b.tr,
 		Log:    b.log,
 	})
-	b.transactionalMessageService = transaction.NewTransactionalMessageServiceImpl(bridge,
-		time.Duration(b.storeCfg.FileReservedTime)*time.Hour)
+	svc := transaction.NewTransactionalMessageServiceImpl(bridge, time.Duration(b.storeCfg.FileReservedTime)*time.Hour)
+	b.transactionalMessageService = svc
 	listener := transaction.NewAbstractTransactionalMessageCheckListener(bridge, broker2Client{b})
 	b.transactionalMessageCheckService = transaction.NewTransactionalMessageCheckService(transaction.CheckConfig{
 		TransactionTimeOut:       b.cfg.TransactionTimeOut,
 		TransactionCheckMax:      b.cfg.TransactionCheckMax,
 		TransactionCheckInterval: b.cfg.TransactionCheckInterval,
-	}, b.transactionalMessageService, listener)
+	}, svc, listener)
 }
 
 // TransactionalMessageService returns the transaction service (nil before Initialize).
-func (b *BrokerController) TransactionalMessageService() *transaction.TransactionalMessageServiceImpl {
+func (b *BrokerController) TransactionalMessageService() transaction.TransactionalMessageService {
 	return b.transactionalMessageService
 }
 

@@ -16,6 +16,7 @@
 //
 //	transactional_message_util.go                  the system topics, group, tag; the store and offset interfaces
 //	transactional_message_bridge.go                TransactionalMessageBridge: half message, op message, queue reads
+//	transactional_message_service.go               the TransactionalMessageService interface
 //	transactional_message_service_impl.go          TransactionalMessageServiceImpl: prepare, commit/rollback lookup,
 //	                                               deletePrepareMessage, check, fillOpRemoveMap, putBackHalfMsgQueue
 //	abstract_transactional_message_check_listener.go  resolveHalfMsg (CHECK_TRANSACTION_STATE), resolveDiscardMsg
