@@ -106,10 +106,11 @@ func NewTransactionMQProducer(cfg Config, listener TransactionListener) *Transac
 func (t *TransactionMQProducer) Start() error {
 	t.checkMu.Lock()
 	if t.checkQueue == nil {
-		t.checkQueue = make(chan func(), checkRequestHoldMax)
+		q := make(chan func(), checkRequestHoldMax)
+		t.checkQueue = q
 		for range checkThreadPoolSize {
 			t.checkWorkers.Go(func() {
-				for task := range t.checkQueue {
+				for task := range q {
 					task()
 				}
 			})
