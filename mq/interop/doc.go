@@ -30,6 +30,8 @@
 //     push consumer intact, each message once.
 //   - interop_consumer_test.go: what the official producer sends reaches our push consumer
 //     (mq/client/consumer): tag filtering, compressed bodies, keys.
+//   - transaction_test.go: the official transaction producer: commit, rollback, and UNKNOW
+//     resolved by the broker's check-back, as its push consumer sees them.
 //   - bench_test.go: BenchmarkOfficialClientProduceConsume, produce to consume end to end with
 //     the official client (figures: docs/benchmarks.md).
 package interop
