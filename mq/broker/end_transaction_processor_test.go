@@ -123,6 +123,8 @@ func TestEndTransactionChecks(t *testing.T) {
 		{"queue offset", func(h *protocol.EndTransactionRequestHeader) { h.TranStateTableOffset = 7 }, "The transaction state table offset wrong"},
 		{"not a half message", func(h *protocol.EndTransactionRequestHeader) { h.CommitLogOffset = plainOff }, "Find prepared transaction message failed"},
 		{"nothing there", func(h *protocol.EndTransactionRequestHeader) { h.CommitLogOffset = 1 << 40 }, "Find prepared transaction message failed"},
+		{"negative offset", func(h *protocol.EndTransactionRequestHeader) { h.CommitLogOffset = -1 }, "Find prepared transaction message failed"},
+		{"inside a record", func(h *protocol.EndTransactionRequestHeader) { h.CommitLogOffset = off + 7 }, "Find prepared transaction message failed"},
 	}
 	for _, c := range cases {
 		for _, typ := range []int32{primitive.TransactionCommitType, primitive.TransactionRollbackType} {
@@ -145,4 +147,17 @@ func TestTransactionTopicNamesMatchProtocol(t *testing.T) {
 	require.Equal(t, protocol.TransOpHalfTopic, transaction.OpHalfTopic)
 	require.Equal(t, protocol.TransCheckMaxTimeTopic, transaction.CheckMaxTimeTopic)
 	require.Equal(t, protocol.TransactionSysGroup, transaction.SysGroup)
+}
+
+// TestEndTransactionBadHeader: a header without its fields, or with a commitOrRollback other
+// than 0, 8 or 12, is SYSTEM_ERROR naming the field (Java: checkFields), not a panic.
+func TestEndTransactionBadHeader(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	resp := tb.invoke(t, remoting.NewRequest(protocol.EndTransaction, nil, nil))
+	require.Equal(t, int32(protocol.SystemError), resp.Code)
+	require.Contains(t, resp.Remark, "bad end transaction request header")
+	h := protocol.EndTransactionRequestHeader{ProducerGroup: "pg", CommitOrRollback: 5, MsgID: "x"}
+	resp = tb.endTransaction(t, h)
+	require.Equal(t, int32(protocol.SystemError), resp.Code)
+	require.Contains(t, resp.Remark, "commitOrRollback")
 }
