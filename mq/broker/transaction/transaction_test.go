@@ -24,7 +24,9 @@ type offsets struct {
 	m  map[string]store.QueueOffset
 }
 
-func (o *offsets) key(group, topic string, q int32) string { return group + "@" + topic + "@" + strconv.Itoa(int(q)) }
+func (o *offsets) key(group, topic string, q int32) string {
+	return group + "@" + topic + "@" + strconv.Itoa(int(q))
+}
 
 func (o *offsets) QueryOffset(group, topic string, q int32) store.QueueOffset {
 	o.mu.Lock()
@@ -133,7 +135,9 @@ func (e *env) pass(d time.Duration) CheckResult {
 	return r
 }
 
-func (e *env) offset(topic string) store.QueueOffset { return e.offsets.QueryOffset(SysGroup, topic, 0) }
+func (e *env) offset(topic string) store.QueueOffset {
+	return e.offsets.QueryOffset(SysGroup, topic, 0)
+}
 
 func (e *env) count(topic string) store.QueueOffset { return e.store.GetMaxOffsetInQueue(topic, 0) }
 
