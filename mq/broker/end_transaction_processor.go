@@ -119,27 +119,14 @@ func checkPrepareMessage(half *primitive.MessageExt, lookupErr error, h *protoco
 // REAL_TOPIC and REAL_QID leave the map, and WAIT=false is set in it (the put waits for no
 // flush: the producer sent END_TRANSACTION one way). Java: EndTransactionProcessor#endMessageTransaction.
 func endMessageTransaction(half *primitive.MessageExt) *primitive.MessageExtBrokerInner {
-	inner := &primitive.MessageExtBrokerInner{}
-	inner.Topic = half.GetProperty(primitive.PropertyRealTopic)
 	qid, _ := strconv.Atoi(half.GetProperty(primitive.PropertyRealQueueID))
-	inner.QueueID = int32(qid)
-	inner.Body = half.Body
-	inner.Flag = half.Flag
-	inner.BornTimestamp = half.BornTimestamp
-	inner.BornHost = half.BornHost
-	inner.StoreHost = half.StoreHost
-	inner.ReconsumeTimes = half.ReconsumeTimes
-	inner.SysFlag = half.SysFlag
-	props := map[string]string{}
-	for k, v := range half.Properties {
-		props[k] = v
-	}
+	inner := half.CopyToInner(half.GetProperty(primitive.PropertyRealTopic), int32(qid))
+	props := inner.Properties
 	inner.TagsCode = primitive.TagsString2TagsCode(props[primitive.PropertyTags])
 	inner.PropertiesString = primitive.MarshalProperties(props)
 	delete(props, primitive.PropertyRealTopic)
 	delete(props, primitive.PropertyRealQueueID)
 	props[primitive.PropertyWaitStoreMsgOK] = "false"
-	inner.Properties = props
 	return inner
 }
 

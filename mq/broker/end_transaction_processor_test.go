@@ -35,6 +35,17 @@ func (tb *testBroker) endTransaction(t *testing.T, h protocol.EndTransactionRequ
 	return tb.invoke(t, remoting.NewRequest(protocol.EndTransaction, protocol.EncodeHeader(&h), nil))
 }
 
+// sendAndEnd sends a half message of body and ends it with typ (commit or rollback), requiring
+// SUCCESS; it returns the send's answer header and the half record's CommitLog offset.
+func (tb *testBroker) sendAndEnd(t *testing.T, body string, typ int32) (protocol.SendMessageResponseHeader, int64) {
+	t.Helper()
+	rh, off := tb.sendHalf(t, "TxTopic", body)
+	resp := tb.endTransaction(t, protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rh.QueueOffset,
+		CommitLogOffset: off, CommitOrRollback: typ, MsgID: rh.MsgID})
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	return rh, off
+}
+
 // readQueue decodes every message of topic's queue from offset 0.
 func (tb *testBroker) readQueue(t *testing.T, topic string, queueID int32) []*primitive.MessageExt {
 	t.Helper()
@@ -73,10 +84,7 @@ func TestHalfMessageStoredInHalfTopic(t *testing.T) {
 // half queue offset) records the decision.
 func TestEndTransactionCommit(t *testing.T) {
 	tb := startTestBroker(t, nil)
-	rh, off := tb.sendHalf(t, "TxTopic", "commit-me")
-	resp := tb.endTransaction(t, protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rh.QueueOffset,
-		CommitLogOffset: off, CommitOrRollback: primitive.TransactionCommitType, MsgID: rh.MsgID})
-	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	rh, off := tb.sendAndEnd(t, "commit-me", primitive.TransactionCommitType)
 	tb.waitDispatched(t, "TxTopic", 1, 1)
 	got := tb.readQueue(t, "TxTopic", 1)
 	require.Len(t, got, 1)
@@ -95,10 +103,7 @@ func TestEndTransactionCommit(t *testing.T) {
 // TestEndTransactionRollback: a rollback writes only the op message; the real queue stays empty.
 func TestEndTransactionRollback(t *testing.T) {
 	tb := startTestBroker(t, nil)
-	rh, off := tb.sendHalf(t, "TxTopic", "roll-me-back")
-	resp := tb.endTransaction(t, protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rh.QueueOffset,
-		CommitLogOffset: off, CommitOrRollback: primitive.TransactionRollbackType, MsgID: rh.MsgID})
-	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	tb.sendAndEnd(t, "roll-me-back", primitive.TransactionRollbackType)
 	tb.waitDispatched(t, transaction.OpHalfTopic, 0, 1)
 	require.Equal(t, store.QueueOffset(0), tb.b.MessageStore().GetMaxOffsetInQueue("TxTopic", 1))
 }

@@ -51,3 +51,23 @@ func TestEncodeRefusesBadInput(t *testing.T) {
 	_, err = EncodeMessage(&MessageExt{Message: Message{Topic: strings.Repeat("t", 128)}, BornHost: "127.0.0.1:1", StoreHost: "127.0.0.1:1"})
 	require.True(t, errors.Is(err, ErrCorruptRecord), "got %v", err)
 }
+
+// TestCopyToInner: a re-put copies the stored fields for the new topic and queue, and owns its
+// properties map (changing it leaves the stored message's alone).
+func TestCopyToInner(t *testing.T) {
+	m := &MessageExt{Message: Message{Topic: "T", Flag: 3, Body: []byte("b"), Properties: map[string]string{"K": "v"}},
+		SysFlag: 8, BornTimestamp: 5, BornHost: "127.0.0.1:1", StoreHost: "127.0.0.1:2", ReconsumeTimes: 4, QueueID: 9}
+	in := m.CopyToInner("Real", 2)
+	require.Equal(t, "Real", in.Topic)
+	require.Equal(t, int32(2), in.QueueID)
+	require.Equal(t, []byte("b"), in.Body)
+	require.Equal(t, int32(3), in.Flag)
+	require.Equal(t, int32(8), in.SysFlag)
+	require.Equal(t, int64(5), in.BornTimestamp)
+	require.Equal(t, "127.0.0.1:1", in.BornHost)
+	require.Equal(t, "127.0.0.1:2", in.StoreHost)
+	require.Equal(t, int32(4), in.ReconsumeTimes)
+	in.Properties["K"] = "changed"
+	require.Equal(t, "v", m.Properties["K"])
+	require.NotNil(t, (&MessageExt{}).CopyToInner("x", 0).Properties)
+}

@@ -215,24 +215,11 @@ func (b *TransactionalMessageBridge) RenewHalfMessageInner(m *primitive.MessageE
 
 // copyInner copies m into a message for topic and queue (see RenewHalfMessageInner).
 func (b *TransactionalMessageBridge) copyInner(m *primitive.MessageExt, topic string, queueID int32) *primitive.MessageExtBrokerInner {
-	inner := &primitive.MessageExtBrokerInner{}
-	inner.Topic = topic
-	inner.QueueID = queueID
-	inner.Body = m.Body
-	inner.Flag = m.Flag
-	inner.SysFlag = m.SysFlag
-	inner.BornTimestamp = m.BornTimestamp
-	inner.BornHost = m.BornHost
-	inner.StoreHost = m.StoreHost
-	inner.ReconsumeTimes = m.ReconsumeTimes
-	props := maps.Clone(m.Properties)
-	if props == nil {
-		props = map[string]string{}
-	}
+	inner := m.CopyToInner(topic, queueID)
+	props := inner.Properties
 	inner.TagsCode = primitive.TagsString2TagsCode(props[primitive.PropertyTags])
 	inner.PropertiesString = storedProperties(props)
 	props[primitive.PropertyWaitStoreMsgOK] = "false"
-	inner.Properties = props
 	return inner
 }
 
