@@ -42,6 +42,8 @@ const fastPortOffset = 2
 const (
 	pullPoolQueueCapacity      = 100000
 	heartbeatPoolQueueCapacity = 50000
+	// endTransactionPoolQueueCapacity: Java's endTransactionPoolQueueCapacity.
+	endTransactionPoolQueueCapacity = 100000
 )
 
 // messageStore is the part of the store the processors use (*store.DefaultMessageStore).
@@ -353,7 +355,9 @@ func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool)
 	}
 
 	s.RegisterProcessor(protocol.GetAllDelayOffset, remoting.ProcessorFunc(b.getAllDelayOffset), 1)
-	s.RegisterProcessor(protocol.EndTransaction, b.endTransactionProcessor, c.EndTransactionThreadPoolNums)
+	endTxPool := remoting.NewWorkerPool(c.EndTransactionThreadPoolNums, endTransactionPoolQueueCapacity, remoting.WithClock(b.clock))
+	b.fastFailurePools.endTransaction = append(b.fastFailurePools.endTransaction, endTxPool)
+	s.RegisterProcessorPool(protocol.EndTransaction, b.endTransactionProcessor, endTxPool)
 
 	// Java registers the admin processor as the default one: it answers every other code,
 	// REQUEST_CODE_NOT_SUPPORTED for those it does not know.
