@@ -58,6 +58,7 @@
 //
 //	10, 310, 320, 36     SendMessageProcessor      sendMessageThreadPoolNums (1)
 //	45                   getAllDelayOffset         1 worker (Java: the admin processor's pool)
+//	37                   EndTransactionProcessor   endTransactionThreadPoolNums (8 + 2·cores)
 //	11                   PullMessageProcessor      pullMessageThreadPoolNums (16 + 2·cores)
 //	12, 33               QueryMessageProcessor     queryMessageThreadPoolNums (8 + cores)
 //	34                   ClientManageProcessor     heartbeatThreadPoolNums (min(32, cores))
@@ -104,12 +105,14 @@
 //   - BrokerConfigPersistService: consumerOffset.json every flushConsumerOffsetInterval (first
 //     after min(10 s, interval)); retries a failed topics.json / subscriptionGroup.json write.
 //   - BrokerFastFailure: every 10 ms (first after 1 s) with brokerFastFailureEnable, answers
-//     queued sends, pulls and heartbeats that waited too long (or sends while the page cache
-//     is busy) SYSTEM_BUSY.
+//     queued sends, pulls, heartbeats and END_TRANSACTIONs that waited too long (or sends while
+//     the page cache is busy) SYSTEM_BUSY.
 //   - wake-up replays of held pulls and delayed send answers: one short-lived goroutine each,
 //     counted by a WaitGroup in their processor.
 //   - the ScheduleMessageService's two (delivery every 100 ms, delayOffset.json persist);
 //     started on a master after the store, stopped before it.
+//   - TransactionalMessageCheckService (./transaction): one check pass every
+//     transactionCheckInterval (60 s); on a master, unless ManualServices; stopped first.
 //   - SlaveSynchronize (a slave, unless ManualServices): SyncAll every 10 s (and once at Start).
 //   - the store's HAService (master/slave replication, ../store/ha): started after the store,
 //     stopped before it.
