@@ -114,10 +114,12 @@ func checkPrepareMessage(half *primitive.MessageExt, lookupErr error, h *protoco
 
 // endMessageTransaction builds the committed message from the half message: REAL_TOPIC and
 // REAL_QID as topic and queue; body, flag, sysFlag, born time and hosts, reconsume times and the
-// properties of the half message. The stored properties string is the half message's (so it
-// keeps REAL_TOPIC, REAL_QID, TRAN_MSG and PGROUP, as a Java broker's committed record does);
-// REAL_TOPIC and REAL_QID leave the map, and WAIT=false is set in it (the put waits for no
-// flush: the producer sent END_TRANSACTION one way). Java: EndTransactionProcessor#endMessageTransaction.
+// properties of the half message. The stored properties string is the half message's, taken
+// before REAL_TOPIC and REAL_QID leave the map — so the committed record keeps REAL_TOPIC,
+// REAL_QID, TRAN_MSG and PGROUP, as a Java broker's does (Java clears them from the map only
+// after writing the string). WAIT is not set: as in Java (whose setWaitStoreMsgOK(false) is lost
+// when the properties are replaced), the put waits for the flush under SYNC_FLUSH.
+// Java: EndTransactionProcessor#endMessageTransaction.
 func endMessageTransaction(half *primitive.MessageExt) *primitive.MessageExtBrokerInner {
 	qid, _ := strconv.Atoi(half.GetProperty(primitive.PropertyRealQueueID))
 	inner := half.CopyToInner(half.GetProperty(primitive.PropertyRealTopic), int32(qid))
@@ -126,12 +128,15 @@ func endMessageTransaction(half *primitive.MessageExt) *primitive.MessageExtBrok
 	inner.PropertiesString = primitive.MarshalProperties(props)
 	delete(props, primitive.PropertyRealTopic)
 	delete(props, primitive.PropertyRealQueueID)
-	props[primitive.PropertyWaitStoreMsgOK] = "false"
 	return inner
 }
 
 // sendFinalMessage puts the committed message and maps the store's status to the answer
 // (SUCCESS for the four stored statuses). Java: EndTransactionProcessor#sendFinalMessage.
+//
+// Deviation: a refused put is answered with the send path's codes and remarks
+// (handlePutMessageResult); Java words its remarks here a little differently. The producer
+// sends END_TRANSACTION one way, so no client reads them.
 func (p *EndTransactionProcessor) sendFinalMessage(inner *primitive.MessageExtBrokerInner) *remoting.RemotingCommand {
 	r := p.b.messageStore.PutMessage(inner)
 	if _, stored := storedCode(r.PutMessageStatus); stored {
