@@ -101,7 +101,8 @@ func NewTransactionMQProducer(cfg Config, listener TransactionListener) *Transac
 	return t
 }
 
-// Start starts the check executor, then the producer (DefaultMQProducer.Start).
+// Start starts the check executor, then the producer (DefaultMQProducer.Start); when the
+// producer does not start, the executor is stopped again and the error returned.
 // Java: TransactionMQProducer#start → DefaultMQProducerImpl#initTransactionEnv, #start.
 func (t *TransactionMQProducer) Start() error {
 	t.checkMu.Lock()
@@ -117,13 +118,22 @@ func (t *TransactionMQProducer) Start() error {
 		}
 	}
 	t.checkMu.Unlock()
-	return t.DefaultMQProducer.Start()
+	if err := t.DefaultMQProducer.Start(); err != nil {
+		t.stopCheckExecutor()
+		return err
+	}
+	return nil
 }
 
 // Shutdown stops the producer, then the check executor (after the checks it queued).
 // Java: DefaultMQProducerImpl#destroyTransactionEnv.
 func (t *TransactionMQProducer) Shutdown() {
 	t.DefaultMQProducer.Shutdown()
+	t.stopCheckExecutor()
+}
+
+// stopCheckExecutor closes the check queue and waits for its worker to run what was queued.
+func (t *TransactionMQProducer) stopCheckExecutor() {
 	t.checkMu.Lock()
 	q := t.checkQueue
 	t.checkQueue = nil

@@ -41,3 +41,13 @@ func TestSendMessageInTransactionNeedsListener(t *testing.T) {
 	_, err := p.SendMessageInTransaction(t.Context(), &primitive.Message{Topic: "T"}, nil)
 	require.ErrorIs(t, err, ErrNoTransactionListener)
 }
+
+// TestTransactionProducerFailedStartStopsItsExecutor: a producer that cannot start (an illegal
+// group) leaves no check worker behind, and a check arriving then is dropped, not run.
+func TestTransactionProducerFailedStartStopsItsExecutor(t *testing.T) {
+	p := NewTransactionMQProducer(DefaultConfig("bad group!"), nil)
+	require.Error(t, p.Start())
+	require.Nil(t, p.checkQueue)
+	p.CheckTransactionState("127.0.0.1:1", &primitive.MessageExt{}, nil) // dropped: not running
+	p.Shutdown()                                                          // safe after a failed Start
+}
