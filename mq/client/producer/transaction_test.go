@@ -49,5 +49,5 @@ func TestTransactionProducerFailedStartStopsItsExecutor(t *testing.T) {
 	require.Error(t, p.Start())
 	require.Nil(t, p.checkQueue)
 	p.CheckTransactionState("127.0.0.1:1", &primitive.MessageExt{}, nil) // dropped: not running
-	p.Shutdown()                                                          // safe after a failed Start
+	p.Shutdown()                                                         // safe after a failed Start
 }
