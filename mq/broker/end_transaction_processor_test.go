@@ -166,3 +166,14 @@ func TestEndTransactionBadHeader(t *testing.T) {
 	require.Equal(t, int32(protocol.SystemError), resp.Code)
 	require.Contains(t, resp.Remark, "commitOrRollback")
 }
+
+// TestEndTransactionOnSlave: a slave ends no transaction: SLAVE_NOT_AVAILABLE (11), as Java's.
+func TestEndTransactionOnSlave(t *testing.T) {
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, s storeSetup) {
+		c.BrokerID = 1
+		s.BrokerRole = store.Slave
+	})
+	resp := tb.endTransaction(t, protocol.EndTransactionRequestHeader{ProducerGroup: "pg", CommitLogOffset: 0,
+		CommitOrRollback: primitive.TransactionCommitType, MsgID: "x"})
+	require.Equal(t, int32(protocol.SlaveNotAvailable), resp.Code)
+}
