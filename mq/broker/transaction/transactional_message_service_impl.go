@@ -149,13 +149,18 @@ func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration
 			continue
 		}
 		half, err := b.GetHalfMessage(queueID, i, 1)
+		if err != nil {
+			// A record that does not decode: the pass stops here (the next one tries again).
+			b.d.Log.Error("transaction check: read half message failed", "halfOffset", i, "err", err)
+			break
+		}
 		var msg *primitive.MessageExt
-		if err == nil && half.status == pullFound && len(half.msgFoundList) > 0 {
+		if half.status == pullFound && len(half.msgFoundList) > 0 {
 			msg = half.msgFoundList[0]
 		}
 		if msg == nil {
 			getMessageNullCount++
-			if getMessageNullCount > maxRetryCountWhenHalfNull+1 || half == nil || half.status == pullNoNewMsg {
+			if getMessageNullCount > maxRetryCountWhenHalfNull+1 || half.status == pullNoNewMsg {
 				break // nothing more to read
 			}
 			i = half.nextBeginOffset // a hole (cleaned files): go on where the store says
