@@ -53,7 +53,7 @@ func NewAbstractTransactionalMessageCheckListener(bridge *TransactionalMessageBr
 // Java: AbstractTransactionalMessageCheckListener#resolveHalfMsg → #sendCheckMessage.
 //
 // Deviation: Java sends from a thread pool; the request is one way, so we send on the check's
-// goroutine, which keeps a check pass's trace in order.
+// goroutine (Check calls this once the pass is over).
 func (l *AbstractTransactionalMessageCheckListener) ResolveHalfMsg(m *primitive.MessageExt) {
 	h := CheckTransactionStateHeader{
 		TranStateTableOffset: store.QueueOffset(m.QueueOffset),

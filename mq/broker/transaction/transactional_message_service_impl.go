@@ -106,6 +106,11 @@ type CheckResult struct {
 // (putBackHalfMsgQueue) and handed to the listener, which asks its producer. Both offsets
 // then move past what the pass settled. Times are the store's clock (ms).
 // Java: TransactionalMessageServiceImpl#check.
+//
+// Deviation: Java hands each half message to the listener as it goes, whose thread pool sends
+// the check-back while the pass goes on; we hand them over when the pass has updated its
+// offsets, in queue order. Either way the pass never waits for a producer; here, in addition,
+// the pass's own steps all come before any producer's answer, so a traced pass reads in order.
 func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration, transactionCheckMax int, listener CheckListener) CheckResult {
 	s.checkMu.Lock()
 	defer s.checkMu.Unlock()
@@ -131,6 +136,7 @@ func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration
 		b.d.Log.Error("transaction check: read op queue failed", "opOffset", opOffset, "err", err)
 		return res
 	}
+	var toResolve []*primitive.MessageExt // put back, to be asked about when the pass ends
 	getMessageNullCount := 1
 	newOffset := halfOffset
 	i := halfOffset
@@ -216,7 +222,7 @@ func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration
 			// (the half offset stays here, so the next pass retries it).
 			break
 		}
-		listener.ResolveHalfMsg(msg)
+		toResolve = append(toResolve, msg)
 		res.Checked++
 		newOffset = i + 1
 		i++
@@ -226,6 +232,9 @@ func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration
 	}
 	if newOpOffset := calculateOpOffset(doneOpOffset, opOffset); newOpOffset != opOffset {
 		b.UpdateConsumeOffset(OpHalfTopic, queueID, newOpOffset)
+	}
+	for _, m := range toResolve {
+		listener.ResolveHalfMsg(m)
 	}
 	return res
 }
