@@ -159,7 +159,7 @@ type scenario struct {
 // so the broker handles them in order) and creates TopicTest.
 func newScenario(stage *mqtest.Stage, cfg config) (*scenario, error) {
 	rec := trace.NewRecorder()
-	logger := slog.New(tee{stage.Logger.Handler(), rec})
+	logger := slog.New(slog.NewMultiHandler(stage.Logger.Handler(), rec))
 	clk := clock.NewManual(epoch)
 	c, err := embedded.Start(embedded.Config{
 		Dir: stage.Dir, Brokers: 1, Logger: logger,
@@ -322,24 +322,3 @@ func (s *scenario) shutdown() {
 	}
 	s.cluster.Shutdown()
 }
-
-// tee hands every record to both handlers (the stage's printer and the step recorder).
-type tee [2]slog.Handler
-
-func (t tee) Enabled(ctx context.Context, l slog.Level) bool {
-	return t[0].Enabled(ctx, l) || t[1].Enabled(ctx, l)
-}
-
-func (t tee) Handle(ctx context.Context, r slog.Record) error {
-	for _, h := range t {
-		if h.Enabled(ctx, r.Level) {
-			if err := h.Handle(ctx, r.Clone()); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (t tee) WithAttrs(a []slog.Attr) slog.Handler { return tee{t[0].WithAttrs(a), t[1].WithAttrs(a)} }
-func (t tee) WithGroup(n string) slog.Handler      { return tee{t[0].WithGroup(n), t[1].WithGroup(n)} }
