@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"mq/remoting/protocol":   2,
 	"mq/store/schedule":      2,
 	"mq/store/ha":            2,
+	"mq/broker/transaction":  2,
 	"mq/namesrv":             3,
 	"mq/broker":              3,
 	"mq/client":              3,

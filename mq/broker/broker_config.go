@@ -113,6 +113,18 @@ type BrokerConfig struct {
 	ClientHousekeepingInterval time.Duration `prop:"clientHousekeepingInterval"`
 	// FlushConsumerOffsetInterval is the period of writing config/consumerOffset.json (5 s).
 	FlushConsumerOffsetInterval time.Duration `prop:"flushConsumerOffsetInterval"`
+	// RejectTransactionMessage refuses every send with TRAN_MSG=true (NO_PERMISSION); off, a
+	// transaction's message is stored as a half message (false).
+	RejectTransactionMessage bool `prop:"rejectTransactionMessage"`
+	// TransactionTimeOut: a half message younger than this (ms, 6000) is not checked back yet.
+	TransactionTimeOut time.Duration `prop:"transactionTimeOut"`
+	// TransactionCheckMax is how many times a half message is checked back before it is
+	// discarded to TRANS_CHECK_MAX_TIME_TOPIC (15).
+	TransactionCheckMax int `prop:"transactionCheckMax"`
+	// TransactionCheckInterval is the period of the transaction check service (ms, 60000).
+	TransactionCheckInterval time.Duration `prop:"transactionCheckInterval"`
+	// EndTransactionThreadPoolNums is the worker count of END_TRANSACTION (8 + 2 × cores).
+	EndTransactionThreadPoolNums int `prop:"endTransactionThreadPoolNums"`
 	// LogLevel is the level of the operating log mqbroker writes to stderr: DEBUG, INFO (the
 	// default), WARN or ERROR (case-insensitive).
 	//
@@ -163,6 +175,11 @@ func DefaultBrokerConfig() BrokerConfig {
 		ChannelExpiredTimeout:          120 * time.Second,
 		ClientHousekeepingInterval:     10 * time.Second,
 		FlushConsumerOffsetInterval:    5 * time.Second,
+		RejectTransactionMessage:       false,
+		TransactionTimeOut:             6 * time.Second,
+		TransactionCheckMax:            15,
+		TransactionCheckInterval:       60 * time.Second,
+		EndTransactionThreadPoolNums:   8 + 2*cores,
 		LogLevel:                       "INFO",
 	}
 }
@@ -214,6 +231,15 @@ func (c *BrokerConfig) Validate() error {
 	if c.FlushConsumerOffsetInterval <= 0 {
 		bad("flushConsumerOffsetInterval must be > 0")
 	}
+	if c.TransactionTimeOut < 0 {
+		bad("transactionTimeOut must be >= 0")
+	}
+	if c.TransactionCheckMax <= 0 {
+		bad("transactionCheckMax must be > 0, got %d", c.TransactionCheckMax)
+	}
+	if c.TransactionCheckInterval <= 0 {
+		bad("transactionCheckInterval must be > 0")
+	}
 	if _, err := conf.ParseLogLevel(c.LogLevel); err != nil {
 		bad("%v", err)
 	}
@@ -227,6 +253,7 @@ func (c *BrokerConfig) Validate() error {
 		{"clientManageThreadPoolNums", c.ClientManageThreadPoolNums},
 		{"consumerManageThreadPoolNums", c.ConsumerManageThreadPoolNums},
 		{"heartbeatThreadPoolNums", c.HeartbeatThreadPoolNums},
+		{"endTransactionThreadPoolNums", c.EndTransactionThreadPoolNums},
 	} {
 		if p.v <= 0 {
 			bad("%s must be > 0, got %d", p.name, p.v)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker/transaction"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -41,6 +42,8 @@ const fastPortOffset = 2
 const (
 	pullPoolQueueCapacity      = 100000
 	heartbeatPoolQueueCapacity = 50000
+	// endTransactionPoolQueueCapacity: Java's endTransactionPoolQueueCapacity.
+	endTransactionPoolQueueCapacity = 100000
 )
 
 // messageStore is the part of the store the processors use (*store.DefaultMessageStore).
@@ -89,6 +92,9 @@ type BrokerController struct {
 	store        messageStore
 	// scheduleMessageService delivers delayed messages (Java keeps it inside the store).
 	scheduleMessageService *schedule.ScheduleMessageService
+	// The transaction parts (transaction_hooks.go); the check service runs on a master.
+	transactionalMessageService      transaction.TransactionalMessageService
+	transactionalMessageCheckService *transaction.TransactionalMessageCheckService
 	// haService replicates the store's CommitLog (Java: DefaultMessageStore#haService).
 	haService *ha.HAService
 	// haTracer traces the HA service's steps (WithHATracer); nil: not traced.
@@ -110,6 +116,7 @@ type BrokerController struct {
 	consumerManageProcessor *ConsumerManageProcessor
 	adminBrokerProcessor    *AdminBrokerProcessor
 	queryMessageProcessor   *QueryMessageProcessor
+	endTransactionProcessor *EndTransactionProcessor
 	// brokerFastFailure answers stale queued requests SYSTEM_BUSY (broker_fast_failure.go).
 	brokerFastFailure *BrokerFastFailure
 	fastFailurePools  fastFailurePools
@@ -229,6 +236,7 @@ func (b *BrokerController) Initialize() error {
 	if err := b.initScheduleMessageService(); err != nil {
 		return err
 	}
+	b.initTransaction()
 
 	b.pullMessageProcessor = NewPullMessageProcessor(b)
 	b.pullRequestHoldService = NewPullRequestHoldService(&b.cfg, ms, b.pullMessageProcessor.executeRequestWhenWakeup, b.tr, b.log, b.clock)
@@ -306,6 +314,7 @@ func (b *BrokerController) registerProcessor() {
 	b.consumerManageProcessor = NewConsumerManageProcessor(b)
 	b.adminBrokerProcessor = NewAdminBrokerProcessor(b)
 	b.queryMessageProcessor = NewQueryMessageProcessor(b)
+	b.endTransactionProcessor = NewEndTransactionProcessor(b)
 	b.registerProcessors(b.remotingServer, true)
 	b.registerProcessors(b.fastRemotingServer, false)
 }
@@ -346,6 +355,9 @@ func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool)
 	}
 
 	s.RegisterProcessor(protocol.GetAllDelayOffset, remoting.ProcessorFunc(b.getAllDelayOffset), 1)
+	endTxPool := remoting.NewWorkerPool(c.EndTransactionThreadPoolNums, endTransactionPoolQueueCapacity, remoting.WithClock(b.clock))
+	b.fastFailurePools.endTransaction = append(b.fastFailurePools.endTransaction, endTxPool)
+	s.RegisterProcessorPool(protocol.EndTransaction, b.endTransactionProcessor, endTxPool)
 
 	// Java registers the admin processor as the default one: it answers every other code,
 	// REQUEST_CODE_NOT_SUPPORTED for those it does not know.
@@ -381,6 +393,9 @@ func (b *BrokerController) Start() error {
 	if b.storeCfg.BrokerRole != store.Slave { // Java: handleScheduleMessageService (master only)
 		if err := b.scheduleMessageService.Start(); err != nil {
 			return fmt.Errorf("broker: start schedule message service: %w", err)
+		}
+		if !b.storeOpts.ManualServices { // Java: startProcessorByHa (master only)
+			b.transactionalMessageCheckService.Start()
 		}
 	}
 	mainAddr := listenAddr(b.serverCfg.ListenAddr, b.cfg.ListenPort)
@@ -545,6 +560,9 @@ func (b *BrokerController) Shutdown() {
 	b.persistService.Shutdown()
 	b.slaveSyncService.Shutdown()
 	b.brokerFastFailure.shutdown()
+	if b.transactionalMessageCheckService != nil {
+		b.transactionalMessageCheckService.Shutdown()
+	}
 	if b.started && b.addr.Load() != nil {
 		b.brokerOuterAPI.UnregisterBrokerAll(b.cfg.BrokerClusterName, b.BrokerAddr(), b.cfg.BrokerName, b.cfg.BrokerID)
 	}

@@ -20,8 +20,7 @@ type FastFailureConfig struct {
 	WaitTimeMillsInPullQueue time.Duration `prop:"waitTimeMillsInPullQueue"`
 	// WaitTimeMillsInHeartbeatQueue: the same for heartbeats (31 s).
 	WaitTimeMillsInHeartbeatQueue time.Duration `prop:"waitTimeMillsInHeartbeatQueue"`
-	// WaitTimeMillsInTransactionQueue: the same for END_TRANSACTION (3 s); read, unused until
-	// transactions are built.
+	// WaitTimeMillsInTransactionQueue: the same for END_TRANSACTION (3 s).
 	WaitTimeMillsInTransactionQueue time.Duration `prop:"waitTimeMillsInTransactionQueue"`
 }
 
@@ -47,13 +46,15 @@ const (
 // the main and the fast server have pools of their own).
 type fastFailurePools struct {
 	send, pull, heartbeat []*remoting.WorkerPool
+	// endTransaction: END_TRANSACTION's pools (transaction_hooks.go).
+	endTransaction []*remoting.WorkerPool
 }
 
 // BrokerFastFailure answers requests that would be answered too late anyway, so that clients
 // fail fast and send elsewhere rather than time out: while the store's page cache is busy (a
 // put has held the put lock longer than osPageCacheBusyTimeOutMills) every queued send gets
-// SYSTEM_BUSY "[PCBUSY_CLEAN_QUEUE]..."; and sends, pulls and heartbeats that waited in their
-// queue longer than waitTimeMillsIn{Send,Pull,Heartbeat}Queue get SYSTEM_BUSY
+// SYSTEM_BUSY "[PCBUSY_CLEAN_QUEUE]..."; and sends, pulls, heartbeats and END_TRANSACTIONs that
+// waited in their queue longer than waitTimeMillsIn{Send,Pull,Heartbeat,Transaction}Queue get SYSTEM_BUSY
 // "[TIMEOUT_CLEAN_QUEUE]...". New sends are refused at the door meanwhile
 // (SendMessageProcessor.RejectRequest: "[REJECTREQUEST]..."). A request answered here never
 // reaches the store: a producer that retries it elsewhere stores it once.
@@ -97,14 +98,19 @@ func (f *BrokerFastFailure) CleanExpiredRequest() int {
 	send := f.cleanExpiredRequestInQueue(pools.send, b.cfg.WaitTimeMillsInSendQueue, now)
 	pull := f.cleanExpiredRequestInQueue(pools.pull, b.cfg.WaitTimeMillsInPullQueue, now)
 	heartbeat := f.cleanExpiredRequestInQueue(pools.heartbeat, b.cfg.WaitTimeMillsInHeartbeatQueue, now)
-	total := pcBusy + send + pull + heartbeat
+	endTx := f.cleanExpiredRequestInQueue(pools.endTransaction, b.cfg.WaitTimeMillsInTransactionQueue, now)
+	total := pcBusy + send + pull + heartbeat + endTx
 	if total > 0 {
 		if b.tr.Enabled() {
-			b.tr.Step("BrokerFastFailure#cleanExpiredRequest", slog.Int("pcBusyCleaned", pcBusy),
-				slog.Int("sendExpired", send), slog.Int("pullExpired", pull), slog.Int("heartbeatExpired", heartbeat))
+			attrs := []slog.Attr{slog.Int("pcBusyCleaned", pcBusy), slog.Int("sendExpired", send),
+				slog.Int("pullExpired", pull), slog.Int("heartbeatExpired", heartbeat)}
+			if endTx > 0 { // only then, so the traces of sweeps without transactions stay as they were
+				attrs = append(attrs, slog.Int("endTransactionExpired", endTx))
+			}
+			b.tr.Step("BrokerFastFailure#cleanExpiredRequest", attrs...)
 		}
 		b.log.Warn("broker fast failure answered queued requests SYSTEM_BUSY", "pcBusy", pcBusy,
-			"send", send, "pull", pull, "heartbeat", heartbeat)
+			"send", send, "pull", pull, "heartbeat", heartbeat, "endTransaction", endTx)
 	}
 	return total
 }

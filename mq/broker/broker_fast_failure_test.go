@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -177,4 +178,46 @@ func TestFastFailureConfigKeys(t *testing.T) {
 	require.Empty(t, unknown)
 	require.False(t, c.BrokerFastFailureEnable)
 	require.Equal(t, 500*time.Millisecond, c.WaitTimeMillsInSendQueue)
+}
+
+// TestFastFailureEndTransaction: an END_TRANSACTION that waited in its queue at least
+// waitTimeMillsInTransactionQueue (3 s) behind a stuck commit is answered SYSTEM_BUSY
+// "[TIMEOUT_CLEAN_QUEUE]..." and never processed; the stuck one completes once the put goes on.
+// Java: BrokerFastFailure#cleanExpiredRequest (endTransactionThreadPoolQueue).
+func TestFastFailureEndTransaction(t *testing.T) {
+	p := newStuckPut()
+	clk := clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	tb := startTestBrokerOn(t, clk, nil, p.option(false), func(c *BrokerConfig, _ storeSetup) { c.EndTransactionThreadPoolNums = 1 })
+	t.Cleanup(p.unblock)
+	rh1, off1 := tb.sendHalf(t, "TxTopic", "first")
+	rh2, off2 := tb.sendHalf(t, "TxTopic", "second")
+	end := func(rh protocol.SendMessageResponseHeader, off int64) <-chan *remoting.RemotingCommand {
+		out := make(chan *remoting.RemotingCommand, 1)
+		h := protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rh.QueueOffset,
+			CommitLogOffset: off, CommitOrRollback: primitive.TransactionCommitType, MsgID: rh.MsgID}
+		require.NoError(t, tb.client.InvokeAsync(context.Background(), tb.addr,
+			remoting.NewRequest(protocol.EndTransaction, protocol.EncodeHeader(&h), nil),
+			func(resp *remoting.RemotingCommand, err error) {
+				require.NoError(t, err)
+				out <- resp
+			}))
+		return out
+	}
+	p.armed.Store(true)
+	stuck := end(rh1, off1)
+	<-p.entered
+	old := end(rh2, off2)
+	require.Eventually(t, func() bool { return tb.b.fastFailurePools.endTransaction[0].QueueLen() == 1 }, 5*time.Second, time.Millisecond)
+	ff := tb.b.BrokerFastFailure()
+	clk.Advance(2999 * time.Millisecond)
+	require.Zero(t, ff.CleanExpiredRequest(), "younger than 3 s")
+	clk.Advance(time.Millisecond)
+	require.Equal(t, 1, ff.CleanExpiredRequest())
+	r := <-old
+	require.Equal(t, remoting.SystemBusy, r.Code)
+	require.Equal(t, "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: 3000ms, size of queue: 0", r.Remark)
+	p.unblock()
+	require.Equal(t, int32(protocol.Success), (<-stuck).Code)
+	tb.waitDispatched(t, "TxTopic", 1, 1)
+	require.Len(t, tb.readQueue(t, "TxTopic", 1), 1, "only the first was committed")
 }

@@ -32,6 +32,9 @@
 //	send_message_back.go              SendMessageProcessor: CONSUMER_SEND_MSG_BACK (retry, DLQ)
 //	schedule_hooks.go                 the ScheduleMessageService (../store/schedule) wiring,
 //	                                  GET_ALL_DELAY_OFFSET
+//	end_transaction_processor.go      EndTransactionProcessor: END_TRANSACTION (commit, rollback)
+//	transaction_hooks.go              the transaction (./transaction) wiring, Broker2Client's
+//	                                  CHECK_TRANSACTION_STATE
 //	pull_message_processor.go         PullMessageProcessor: PULL_MESSAGE, status → code, long polling
 //	expression_message_filter.go      ExpressionMessageFilter: TAG filtering on ConsumeQueue tagsCode
 //	pull_request_hold_service.go      PullRequestHoldService, PullRequest, ManyPullRequest,
@@ -55,6 +58,7 @@
 //
 //	10, 310, 320, 36     SendMessageProcessor      sendMessageThreadPoolNums (1)
 //	45                   getAllDelayOffset         1 worker (Java: the admin processor's pool)
+//	37                   EndTransactionProcessor   endTransactionThreadPoolNums (8 + 2·cores)
 //	11                   PullMessageProcessor      pullMessageThreadPoolNums (16 + 2·cores)
 //	12, 33               QueryMessageProcessor     queryMessageThreadPoolNums (8 + cores)
 //	34                   ClientManageProcessor     heartbeatThreadPoolNums (min(32, cores))
@@ -101,12 +105,14 @@
 //   - BrokerConfigPersistService: consumerOffset.json every flushConsumerOffsetInterval (first
 //     after min(10 s, interval)); retries a failed topics.json / subscriptionGroup.json write.
 //   - BrokerFastFailure: every 10 ms (first after 1 s) with brokerFastFailureEnable, answers
-//     queued sends, pulls and heartbeats that waited too long (or sends while the page cache
-//     is busy) SYSTEM_BUSY.
+//     queued sends, pulls, heartbeats and END_TRANSACTIONs that waited too long (or sends while
+//     the page cache is busy) SYSTEM_BUSY.
 //   - wake-up replays of held pulls and delayed send answers: one short-lived goroutine each,
 //     counted by a WaitGroup in their processor.
 //   - the ScheduleMessageService's two (delivery every 100 ms, delayOffset.json persist);
 //     started on a master after the store, stopped before it.
+//   - TransactionalMessageCheckService (./transaction): one check pass every
+//     transactionCheckInterval (60 s); on a master, unless ManualServices; stopped first.
 //   - SlaveSynchronize (a slave, unless ManualServices): SyncAll every 10 s (and once at Start).
 //   - the store's HAService (master/slave replication, ../store/ha): started after the store,
 //     stopped before it.
@@ -126,8 +132,10 @@
 // registration at a time) and stateMu (held through Initialize, Start and Shutdown). Apart
 // from those two, no lock is held while calling another component.
 //
-// Not built yet (later issues): transactions
-// (a send with TRAN_MSG=true is refused with NO_PERMISSION), order-message locks,
+// A send with TRAN_MSG=true is stored as a half message (./transaction), or refused with
+// NO_PERMISSION under rejectTransactionMessage=true.
+//
+// Not built yet (later issues): order-message locks,
 // OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that would turn such a feature on
 // (aclEnable=true, enableDLegerCommitLog=true, ...) are refused at start: notBuiltKeys in
 // not_built_config.go is the one list.

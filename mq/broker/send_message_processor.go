@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -237,15 +238,18 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 	}
 	msg.TagsCode = primitive.TagsString2TagsCode(props[primitive.PropertyTags])
 
-	if tran := props[primitive.PropertyTransactionPrepared]; tran == "true" {
-		// Transactions (half messages) are a later issue; refuse rather than store a half
-		// message as a normal one.
-		return refuse(protocol.NoPermission, fmt.Sprintf("the broker[%s] sending transaction message is forbidden (transactions are not supported yet)",
-			b.cfg.BrokerIP1)).answer(resp), nil
-	}
 	if tr := b.tr; tr.Enabled() {
 		tr.Step("SendMessageProcessor#asyncSendMessage", slog.String("topic", msg.Topic),
 			slog.Int("queueId", int(msg.QueueID)), slog.Int("bodyLen", len(msg.Body)))
+	}
+	if tran := props[primitive.PropertyTransactionPrepared]; strings.EqualFold(tran, "true") {
+		if b.cfg.RejectTransactionMessage {
+			return refuse(protocol.NoPermission, fmt.Sprintf("the broker[%s] sending transaction message is forbidden",
+				b.cfg.BrokerIP1)).answer(resp), nil
+		}
+		// A half message: stored in RMQ_SYS_TRANS_HALF_TOPIC, answered like any send (the
+		// queueOffset is the half queue's, which END_TRANSACTION names again).
+		return p.awaitPut(ch, req, resp, b.transactionalMessageService.AsyncPrepareMessage(msg), queueID)
 	}
 	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), queueID)
 }

@@ -210,15 +210,6 @@ func TestSendBatch(t *testing.T) {
 	require.Equal(t, "DefaultCluster", msgs[1].Properties[primitive.PropertyCluster])
 }
 
-// TestSendTransactionRefused: half messages are a later issue; they are refused, not stored
-// as normal messages.
-func TestSendTransactionRefused(t *testing.T) {
-	tb := startTestBroker(t, nil)
-	h := sendHeader("TxTopic", 0, map[string]string{primitive.PropertyTransactionPrepared: "true"})
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("half")))
-	require.Equal(t, int32(protocol.NoPermission), resp.Code)
-}
-
 // TestSendSyncFlush: with flushDiskType=SYNC_FLUSH a send is answered SUCCESS once its record
 // is on disk, and a batch too; when the flush stalls past syncFlushTimeout the answer is
 // FLUSH_DISK_TIMEOUT (10) with msgId, queueId and queueOffset filled (the message is stored).
@@ -270,7 +261,10 @@ func TestSendSyncFlush(t *testing.T) {
 // (SEND_BATCH_MESSAGE) path alike where both have the check. Java: AbstractSendMessageProcessor
 // #msgCheck, SendMessageProcessor#asyncSendMessage / #asyncSendBatchMessage / #handleRetryAndDLQ.
 func TestSendRefusalsExact(t *testing.T) {
-	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) { c.AutoCreateSubscriptionGroup = false })
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) {
+		c.AutoCreateSubscriptionGroup = false
+		c.RejectTransactionMessage = true
+	})
 	tcm := tb.b.TopicConfigManager()
 	noWrite := protocol.NewTopicConfig("NoWriteQueues")
 	noWrite.ReadQueueNums, noWrite.WriteQueueNums = 4, 0
@@ -301,10 +295,10 @@ func TestSendRefusalsExact(t *testing.T) {
 			protocol.SystemError, "topic[NoWriteQueues] has no write queue", false},
 		{"retry topic of an unknown group", false, func(h *protocol.SendMessageRequestHeader) { h.Topic = "%RETRY%nosuchgroup" },
 			protocol.SubscriptionGroupNotExist, "subscription group not exist, nosuchgroup", false},
-		{"transaction half message", false, func(h *protocol.SendMessageRequestHeader) {
+		{"transaction half message under rejectTransactionMessage", false, func(h *protocol.SendMessageRequestHeader) {
 			h.Topic = "Existing"
 			h.Properties = primitive.MarshalProperties(map[string]string{primitive.PropertyTransactionPrepared: "true"})
-		}, protocol.NoPermission, "the broker[" + ip + "] sending transaction message is forbidden (transactions are not supported yet)", false},
+		}, protocol.NoPermission, "the broker[" + ip + "] sending transaction message is forbidden", false},
 	}
 	for _, c := range cases {
 		for _, batch := range []bool{false, true} {

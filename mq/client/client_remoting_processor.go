@@ -82,7 +82,14 @@ func (p *ClientRemotingProcessor) checkTransactionState(ch *remoting.Channel, re
 	if err != nil {
 		return nil, fmt.Errorf("checkTransactionState: %w", err)
 	}
+	if id := msg.GetProperty(primitive.PropertyUniqClientMessageIDKeyIdx); id != "" {
+		msg.TransactionID = id
+	}
 	group := msg.GetProperty(primitive.PropertyProducerGroup)
+	if tr := p.instance.tr; tr.Enabled() {
+		tr.Step("ClientRemotingProcessor#checkTransactionState", slog.String("group", group), slog.String("topic", msg.Topic),
+			slog.Int64("tranStateTableOffset", h.TranStateTableOffset))
+	}
 	if group == "" {
 		p.instance.log.Warn("checkTransactionState, pick producer group failed")
 		return nil, nil

@@ -50,6 +50,7 @@
 //	pull_result.go               PullStatus, PullResult (what PULL_MESSAGE answers)
 //	client_api_consumer.go       PULL_MESSAGE (async, sync), QUERY/UPDATE_CONSUMER_OFFSET,
 //	                             CONSUMER_SEND_MSG_BACK, GET_MAX_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP
+//	client_api_transaction.go    END_TRANSACTION (one way)
 //
 // # Wire formats written here
 //

@@ -26,6 +26,8 @@
 //     server's expiry scan removed it (on the name server's hand-advanced clock).
 //   - interop_retry_test.go: the official consumer's retries through CONSUMER_SEND_MSG_BACK,
 //     SCHEDULE_TOPIC_XXXX and %RETRY%<group>, then the DLQ; the official producer's delay level.
+//   - transaction_test.go: the official transaction producer: commit, rollback, and UNKNOW
+//     resolved by the broker's check-back, as its push consumer sees them.
 //   - interop_producer_test.go: what our producer (mq/client/producer) sends reaches the official
 //     push consumer intact, each message once.
 //   - interop_consumer_test.go: what the official producer sends reaches our push consumer

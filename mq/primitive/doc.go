@@ -16,6 +16,7 @@
 //	tags.go           TagsString2TagsCode (Java String.hashCode), CRC32 (UtilAll#crc32)
 //	msgid.go          offsetMsgId create/decode, host field <-> "ip:port"
 //	decoder.go        DecodeMessage / DecodeMessages (MessageDecoder#decode)
+//	encoder.go        EncodeMessage (MessageDecoder#encode: the CHECK_TRANSACTION_STATE body)
 //	batch.go          DecodeBatchBody: the SEND_BATCH_MESSAGE body
 //	errors.go         sentinel errors
 //
@@ -23,7 +24,8 @@
 //
 // Big-endian; n = body, t = topic, p = properties length; BORNHOST / STOREHOSTADDRESS are 20
 // bytes instead of 8 when SYSFLAG bit 4 (0x10) / bit 5 (0x20) is set, shifting later offsets
-// by 12 each. The store's encoder writes it (mq/store); this package only reads it.
+// by 12 each. The store's encoder writes it (mq/store); this package reads it, and EncodeMessage writes one for
+// the check-back request.
 //
 //	offset size  field
 //	     0    4  TOTALSIZE                  91 + n + t + p (IPv4 hosts)

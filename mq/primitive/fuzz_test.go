@@ -71,3 +71,35 @@ func FuzzDecodeOffsetMsgID(f *testing.F) {
 		_ = off
 	})
 }
+
+// FuzzEncodeDecodedMessage: any record DecodeMessage accepts encodes back (EncodeMessage, the
+// CHECK_TRANSACTION_STATE body) to a record that decodes to the same message.
+func FuzzEncodeDecodedMessage(f *testing.F) {
+	f.Add(workedExample)
+	f.Add(buildRecord(defaultParts()))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, _, err := DecodeMessage(b)
+		if err != nil {
+			return
+		}
+		out, err := EncodeMessage(m)
+		if len(m.Topic) > MaxTopicLength { // a 1-byte length reads up to 255; Java's signed byte 127
+			require.ErrorIs(t, err, ErrCorruptRecord)
+			return
+		}
+		require.NoError(t, err)
+		back, n, err := DecodeMessage(out)
+		require.NoError(t, err)
+		require.Equal(t, len(out), n)
+		if len(m.Properties) == 0 {
+			m.Properties = nil // an empty properties string decodes to nil
+		}
+		require.Equal(t, m.Body, back.Body)
+		require.Equal(t, m.Topic, back.Topic)
+		require.Equal(t, m.Properties, back.Properties)
+		require.Equal(t, m.BornHost, back.BornHost)
+		require.Equal(t, m.StoreHost, back.StoreHost)
+		require.Equal(t, m.CommitLogOffset, back.CommitLogOffset)
+		require.Equal(t, m.QueueOffset, back.QueueOffset)
+	})
+}

@@ -76,3 +76,27 @@ func (q MessageQueue) String() string {
 	return "MessageQueue [topic=" + q.Topic + ", brokerName=" + q.BrokerName +
 		", queueId=" + strconv.Itoa(int(q.QueueID)) + "]"
 }
+
+// CopyToInner returns a message to put again built from the stored message m, for topic and
+// queueID: m's body (shared, not copied), flag, sysFlag, born timestamp and host, store host and
+// reconsume times, and a copy of m's properties (an empty map when m has none). PropertiesString
+// and TagsCode are left to the caller: each path decides which properties its record stores.
+// It is what the broker's re-puts share: a delayed message's delivery, a transaction's commit,
+// a half message put back or discarded.
+func (m *MessageExt) CopyToInner(topic string, queueID int32) *MessageExtBrokerInner {
+	inner := &MessageExtBrokerInner{}
+	inner.Topic = topic
+	inner.QueueID = queueID
+	inner.Body = m.Body
+	inner.Flag = m.Flag
+	inner.SysFlag = m.SysFlag
+	inner.BornTimestamp = m.BornTimestamp
+	inner.BornHost = m.BornHost
+	inner.StoreHost = m.StoreHost
+	inner.ReconsumeTimes = m.ReconsumeTimes
+	inner.Properties = make(map[string]string, len(m.Properties)+1)
+	for k, v := range m.Properties {
+		inner.Properties[k] = v
+	}
+	return inner
+}

@@ -66,6 +66,10 @@ type DefaultMQProducer struct {
 
 	tpMu                  sync.RWMutex
 	topicPublishInfoTable map[string]*client.TopicPublishInfo
+
+	// registrant is what Start registers with the instance: p itself, or the
+	// TransactionMQProducer around it (so CHECK_TRANSACTION_STATE reaches its listener).
+	registrant client.MQProducerInner
 }
 
 // NewDefaultMQProducer returns a producer for cfg (see DefaultConfig); it does nothing until
@@ -129,7 +133,11 @@ func (p *DefaultMQProducer) Start() error {
 		p.cfg.ChangeInstanceNameToPID()
 	}
 	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(p.cfg.ClientConfig, p.cfg.Options)
-	if !inst.RegisterProducer(p.cfg.ProducerGroup, p) {
+	var registrant client.MQProducerInner = p
+	if p.registrant != nil {
+		registrant = p.registrant
+	}
+	if !inst.RegisterProducer(p.cfg.ProducerGroup, registrant) {
 		p.state.Store(int32(client.CreateJust))
 		p.mu.Unlock()
 		return fmt.Errorf("%w: the producer group[%s] has been created before, specify another name please",

@@ -15,6 +15,8 @@
 //	send_api.go                 the public sends (Send, SendAsync, SendOneway, to a queue, with
 //	                            a selector, batches) and the async sender executor
 //	send.go                     sendDefaultImpl, tryToFindTopicPublishInfo, sendKernelImpl
+//	transaction_mq_producer.go  TransactionMQProducer, TransactionListener, LocalTransactionState:
+//	                            sendMessageInTransaction, endTransaction, checkTransactionState
 //	mq_fault_strategy.go        MQFaultStrategy: queue selection, latency tables
 //	latency_fault_tolerance.go  LatencyFaultToleranceImpl, FaultItem
 //	selector.go                 MessageQueueSelector, by hash, at random
@@ -47,6 +49,7 @@
 // # Trace
 //
 // The producer traces as component "producer": DefaultMQProducerImpl#start, #sendDefaultImpl,
+// #sendMessageInTransaction, #endTransaction, #checkTransactionState,
 // #tryToFindTopicPublishInfo, #sendKernelImpl, MQFaultStrategy#selectOneMessageQueue,
 // MQFaultStrategy#updateFaultItem (only when the fault tolerance is on),
 // LatencyFaultToleranceImpl#updateFaultItem, #isAvailable, #pickOneAtLeast, FaultItem#isAvailable.

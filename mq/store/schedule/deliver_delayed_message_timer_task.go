@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"log/slog"
-	"maps"
 	"strconv"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -133,29 +132,16 @@ func (s *ScheduleMessageService) deliverMessage(inner *primitive.MessageExtBroke
 // record keeps DELAY (and REAL_TOPIC / REAL_QID) as it had them in SCHEDULE_TOPIC_XXXX, which is
 // what a consumer of a delayed message sees from a Java broker.
 func (s *ScheduleMessageService) messageTimeup(m *primitive.MessageExt) (*primitive.MessageExtBrokerInner, bool) {
-	props := maps.Clone(m.Properties)
-	if props == nil {
-		props = map[string]string{}
-	}
-	realTopic := props[primitive.PropertyRealTopic]
-	realQID, err := strconv.ParseInt(props[primitive.PropertyRealQueueID], 10, 32)
+	realTopic := m.GetProperty(primitive.PropertyRealTopic)
+	realQID, err := strconv.ParseInt(m.GetProperty(primitive.PropertyRealQueueID), 10, 32)
 	if realTopic == "" || err != nil || realQID < 0 {
 		return nil, false
 	}
-	inner := &primitive.MessageExtBrokerInner{}
-	inner.Body = m.Body
-	inner.Flag = m.Flag
+	inner := m.CopyToInner(realTopic, int32(realQID))
+	props := inner.Properties
 	inner.TagsCode = primitive.TagsString2TagsCode(props[primitive.PropertyTags])
 	inner.PropertiesString = primitive.MarshalProperties(props)
-	inner.SysFlag = m.SysFlag
-	inner.BornTimestamp = m.BornTimestamp
-	inner.BornHost = m.BornHost
-	inner.StoreHost = m.StoreHost
-	inner.ReconsumeTimes = m.ReconsumeTimes
 	props[primitive.PropertyWaitStoreMsgOK] = "false"
 	delete(props, primitive.PropertyDelayTimeLevel)
-	inner.Properties = props
-	inner.Topic = realTopic
-	inner.QueueID = int32(realQID)
 	return inner, true
 }

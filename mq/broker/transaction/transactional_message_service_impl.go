@@ -1,0 +1,385 @@
+package transaction
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
+)
+
+// ErrHalfMessageNotFound: END_TRANSACTION named a CommitLog offset where no half message is
+// (nothing there, or a message of another topic). The broker answers SYSTEM_ERROR.
+var ErrHalfMessageNotFound = errors.New("find prepared transaction message failed")
+
+// TransactionalMessageServiceImpl holds the two-phase commit on the store: prepare (put the
+// half message), the end of a transaction (find the half message, record the decision in the op
+// queue) and the check of half messages left undecided.
+// Mirrors org.apache.rocketmq.broker.transaction.queue.TransactionalMessageServiceImpl.
+//
+// checkMu makes check passes take turns (the check service's loop and a direct Check).
+type TransactionalMessageServiceImpl struct {
+	bridge *TransactionalMessageBridge
+	// fileReservedTime: a half message older than this is skipped (discarded) by the check.
+	fileReservedTime time.Duration
+	checkMu          sync.Mutex
+}
+
+// NewTransactionalMessageServiceImpl returns the service over bridge; fileReservedTime is the
+// store's (72 h): half messages born longer ago are no longer checked.
+func NewTransactionalMessageServiceImpl(bridge *TransactionalMessageBridge, fileReservedTime time.Duration) *TransactionalMessageServiceImpl {
+	return &TransactionalMessageServiceImpl{bridge: bridge, fileReservedTime: fileReservedTime}
+}
+
+// Bridge returns the service's store bridge.
+func (s *TransactionalMessageServiceImpl) Bridge() *TransactionalMessageBridge { return s.bridge }
+
+// AsyncPrepareMessage stores msg as a half message (ParseHalfMessageInner) and answers with the
+// store's put result. Java: TransactionalMessageServiceImpl#asyncPrepareMessage.
+func (s *TransactionalMessageServiceImpl) AsyncPrepareMessage(msg *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult {
+	return s.bridge.d.Store.AsyncPutMessage(s.bridge.ParseHalfMessageInner(msg))
+}
+
+// CommitMessage and RollbackMessage find the half message at a CommitLog offset (bytes). The
+// record must be in RMQ_SYS_TRANS_HALF_TOPIC: an offset pointing at any other message is
+// ErrHalfMessageNotFound, as is one pointing at nothing.
+// Java: TransactionalMessageServiceImpl#commitMessage / #rollbackMessage (getHalfMessageByOffset).
+//
+// Deviation: Java accepts whatever message lies at the offset; committing a normal message
+// would then store a copy of it with an empty topic. We check the topic.
+func (s *TransactionalMessageServiceImpl) CommitMessage(commitLogOffset store.CommitLogOffset) (*primitive.MessageExt, error) {
+	return s.getHalfMessageByOffset(commitLogOffset)
+}
+
+// RollbackMessage: see CommitMessage.
+func (s *TransactionalMessageServiceImpl) RollbackMessage(commitLogOffset store.CommitLogOffset) (*primitive.MessageExt, error) {
+	return s.getHalfMessageByOffset(commitLogOffset)
+}
+
+func (s *TransactionalMessageServiceImpl) getHalfMessageByOffset(off store.CommitLogOffset) (*primitive.MessageExt, error) {
+	m, err := s.bridge.LookMessageByOffset(off)
+	if err != nil || m == nil {
+		return nil, fmt.Errorf("%w: commitLogOffset %d", ErrHalfMessageNotFound, off)
+	}
+	if m.Topic != HalfTopic {
+		return nil, fmt.Errorf("%w: commitLogOffset %d holds a message of topic %s", ErrHalfMessageNotFound, off, m.Topic)
+	}
+	return m, nil
+}
+
+// DeletePrepareMessage records that the half message m is decided (an op message with tag
+// "d"); it reports whether the op message was stored. Java: TransactionalMessageServiceImpl#deletePrepareMessage.
+func (s *TransactionalMessageServiceImpl) DeletePrepareMessage(m *primitive.MessageExt) bool {
+	if tr := s.bridge.d.Tracer; tr.Enabled() {
+		tr.Step("TransactionalMessageServiceImpl#deletePrepareMessage", slog.Int64("commitLogOffset", m.CommitLogOffset),
+			slog.Int64("queueOffset", m.QueueOffset))
+	}
+	return s.bridge.PutOpMessage(m, RemoveTag)
+}
+
+// CheckListener is what Check hands half messages to: those to ask their producer about, and
+// those to give up on. AbstractTransactionalMessageCheckListener implements it.
+type CheckListener interface {
+	ResolveHalfMsg(m *primitive.MessageExt)
+	ResolveDiscardMsg(m *primitive.MessageExt)
+}
+
+// CheckResult counts what one check pass did, for tests and the chapter.
+type CheckResult struct {
+	// Checked half messages were put back and their producer asked (resolveHalfMsg).
+	Checked int
+	// Discarded half messages went to TRANS_CHECK_MAX_TIME_TOPIC (or were too old).
+	Discarded int
+}
+
+// Check runs one pass over the half queue: it reads the op messages from the SysGroup's op
+// offset (fillOpRemoveMap) and walks the half messages from the SysGroup's half offset. A half
+// message with an op message is decided and skipped; one checked transactionCheckMax times
+// already, or older than fileReservedTime, is discarded; one stored after the pass began, or
+// younger than its immunity (CHECK_IMMUNITY_TIME_IN_SECONDS, else transactionTimeout), ends
+// the pass; any other is put back at the queue's end with TRANSACTION_CHECK_TIMES + 1
+// (putBackHalfMsgQueue) and handed to the listener, which asks its producer. Both offsets
+// then move past what the pass settled. Times are the store's clock (ms).
+// Java: TransactionalMessageServiceImpl#check.
+//
+// Deviation: Java hands each half message to the listener as it goes, whose thread pool sends
+// the check-back while the pass goes on; we hand them over when the pass has updated its
+// offsets, in queue order. Either way the pass never waits for a producer; here, in addition,
+// the pass's own steps all come before any producer's answer, so a traced pass reads in order.
+func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration, transactionCheckMax int, listener CheckListener) CheckResult {
+	s.checkMu.Lock()
+	defer s.checkMu.Unlock()
+	b := s.bridge
+	var res CheckResult
+	const queueID = 0 // the one half queue (ParseHalfMessageInner)
+	halfOffset := b.FetchConsumeOffset(HalfTopic, queueID)
+	opOffset := b.FetchConsumeOffset(OpHalfTopic, queueID)
+	if tr := b.d.Tracer; tr.Enabled() {
+		tr.Step("TransactionalMessageServiceImpl#check", slog.String("topic", HalfTopic), slog.Int("queueId", queueID),
+			slog.Int64("halfOffset", int64(halfOffset)), slog.Int64("opOffset", int64(opOffset)))
+	}
+	if halfOffset < 0 || opOffset < 0 {
+		b.d.Log.Error("transaction check: queue offset illegal", "halfOffset", halfOffset, "opOffset", opOffset)
+		return res
+	}
+	timeout := transactionTimeout.Milliseconds()
+	startTime := b.d.Store.Now()
+	var doneOpOffset []store.QueueOffset
+	removeMap := map[store.QueueOffset]store.QueueOffset{}
+	pull, err := s.fillOpRemoveMap(removeMap, queueID, opOffset, halfOffset, &doneOpOffset)
+	if err != nil {
+		b.d.Log.Error("transaction check: read op queue failed", "opOffset", opOffset, "err", err)
+		return res
+	}
+	var toResolve []*primitive.MessageExt // put back, to be asked about when the pass ends
+	getMessageNullCount := 1
+	newOffset := halfOffset
+	i := halfOffset
+	nextOpOffset := pull.nextBeginOffset
+	for {
+		now := b.d.Store.Now()
+		if now-startTime > maxProcessTimeLimit.Milliseconds() {
+			b.d.Log.Info("transaction check: queue process time reached max", "limit", maxProcessTimeLimit)
+			break
+		}
+		if opOff, ok := removeMap[i]; ok {
+			delete(removeMap, i)
+			doneOpOffset = append(doneOpOffset, opOff)
+			newOffset = i + 1
+			i++
+			continue
+		}
+		half, err := b.GetHalfMessage(queueID, i, 1)
+		if err != nil {
+			// A record that does not decode: the pass stops here (the next one tries again).
+			b.d.Log.Error("transaction check: read half message failed", "halfOffset", i, "err", err)
+			break
+		}
+		var msg *primitive.MessageExt
+		if half.status == pullFound && len(half.msgFoundList) > 0 {
+			msg = half.msgFoundList[0]
+		}
+		if msg == nil {
+			getMessageNullCount++
+			if getMessageNullCount > maxRetryCountWhenHalfNull+1 || half.status == pullNoNewMsg {
+				break // nothing more to read
+			}
+			i = half.nextBeginOffset // a hole (cleaned files): go on where the store says
+			newOffset = i
+			continue
+		}
+		if s.needDiscard(msg, transactionCheckMax) || s.needSkip(msg, now) {
+			listener.ResolveDiscardMsg(msg)
+			res.Discarded++
+			newOffset = i + 1
+			i++
+			continue
+		}
+		if msg.StoreTimestamp >= startTime {
+			break // stored after this pass began: the next pass sees it
+		}
+		age := now - msg.BornTimestamp
+		immunity := timeout
+		if v := msg.GetProperty(primitive.PropertyCheckImmunityTimeInSeconds); v != "" {
+			immunity = immunityTime(v, timeout)
+			if age < immunity {
+				if s.checkPrepareQueueOffset(removeMap, &doneOpOffset, msg) {
+					newOffset = i + 1
+					i++
+					continue
+				}
+			}
+		} else if age >= 0 && age < immunity {
+			break // too young to check; so is every later one
+		}
+		var opLast *primitive.MessageExt
+		if pull != nil && len(pull.msgFoundList) > 0 {
+			opLast = pull.msgFoundList[len(pull.msgFoundList)-1]
+		}
+		needCheck := (opLast == nil && age > immunity) ||
+			(opLast != nil && opLast.BornTimestamp-startTime > timeout) ||
+			age <= -1
+		if !needCheck {
+			// Op messages read so far do not settle this half: read the next batch of them.
+			if pull != nil {
+				nextOpOffset = pull.nextBeginOffset
+			}
+			pull, err = s.fillOpRemoveMap(removeMap, queueID, nextOpOffset, halfOffset, &doneOpOffset)
+			// Deviation: Java loops here until its 60 s limit when neither read found op
+			// messages (nothing can change); we end the pass, the next one starts over.
+			if err != nil || (!pull.found() && opLast == nil) {
+				break
+			}
+			continue
+		}
+		if !s.putBackHalfMsgQueue(msg, i) {
+			// Deviation: Java retries the same offset until its 60 s limit; we end the pass
+			// (the half offset stays here, so the next pass retries it).
+			break
+		}
+		toResolve = append(toResolve, msg)
+		res.Checked++
+		newOffset = i + 1
+		i++
+	}
+	if newOffset != halfOffset {
+		b.UpdateConsumeOffset(HalfTopic, queueID, newOffset)
+	}
+	if newOpOffset := calculateOpOffset(doneOpOffset, opOffset); newOpOffset != opOffset {
+		b.UpdateConsumeOffset(OpHalfTopic, queueID, newOpOffset)
+	}
+	for _, m := range toResolve {
+		listener.ResolveHalfMsg(m)
+	}
+	return res
+}
+
+// immunityTime is CHECK_IMMUNITY_TIME_IN_SECONDS in ms, or timeout (ms) when it does not parse.
+// Java: TransactionalMessageServiceImpl#getImmunityTime.
+func immunityTime(v string, timeout int64) int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return timeout
+	}
+	return n * 1000
+}
+
+// needDiscard counts a check: TRANSACTION_CHECK_TIMES + 1 (1 when absent) is set on m, or m is
+// to be discarded when the count already reached transactionCheckMax.
+// Java: TransactionalMessageServiceImpl#needDiscard.
+func (s *TransactionalMessageServiceImpl) needDiscard(m *primitive.MessageExt, transactionCheckMax int) bool {
+	times := 1
+	if v := m.GetProperty(primitive.PropertyTransactionCheckTimes); v != "" {
+		n, _ := strconv.Atoi(v)
+		if n >= transactionCheckMax {
+			return true
+		}
+		times = n + 1
+	}
+	m.PutProperty(primitive.PropertyTransactionCheckTimes, strconv.Itoa(times))
+	return false
+}
+
+// needSkip: a half message born longer than fileReservedTime ago is not checked any more.
+// Java: TransactionalMessageServiceImpl#needSkip.
+func (s *TransactionalMessageServiceImpl) needSkip(m *primitive.MessageExt, now int64) bool {
+	if age := now - m.BornTimestamp; s.fileReservedTime > 0 && age > s.fileReservedTime.Milliseconds() {
+		s.bridge.d.Log.Info("half message exceed file reserved time, skipped", "msgId", m.MsgID, "bornTimestamp", m.BornTimestamp)
+		return true
+	}
+	return false
+}
+
+// putBackHalfMsgQueue puts m again at the end of the half queue (with its updated check
+// count), so the queue's offset can move on while the producer is asked; m then names its new
+// copy (queue offset, CommitLog offset, msgId), the one the check request carries. It reports
+// whether the store took it. Java: TransactionalMessageServiceImpl#putBackHalfMsgQueue.
+func (s *TransactionalMessageServiceImpl) putBackHalfMsgQueue(m *primitive.MessageExt, offset store.QueueOffset) bool {
+	r := s.bridge.PutMessageReturnResult(s.bridge.RenewHalfMessageInner(m))
+	if r.PutMessageStatus != store.PutOK || r.AppendMessageResult == nil {
+		s.bridge.d.Log.Error("put back half message failed", "offset", offset, "msgId", m.MsgID, "status", r.PutMessageStatus.String())
+		return false
+	}
+	a := r.AppendMessageResult
+	if tr := s.bridge.d.Tracer; tr.Enabled() {
+		tr.Step("TransactionalMessageServiceImpl#putBackHalfMsgQueue", slog.Int64("halfOffset", int64(offset)),
+			slog.Int64("newQueueOffset", int64(a.LogicsOffset)),
+			slog.String("checkTimes", m.GetProperty(primitive.PropertyTransactionCheckTimes)))
+	}
+	m.QueueOffset = int64(a.LogicsOffset)
+	m.CommitLogOffset = int64(a.WroteOffset)
+	m.OffsetMsgID = a.MsgID
+	if m.GetProperty(primitive.PropertyUniqClientMessageIDKeyIdx) == "" {
+		m.MsgID = a.MsgID
+	}
+	return true
+}
+
+// checkPrepareQueueOffset handles a half message still inside its immunity time: when it was
+// put back before (TRAN_PREPARED_QUEUE_OFFSET names its first offset) and that offset has an op
+// message, it is decided (true); otherwise it is put back once more with
+// TRAN_PREPARED_QUEUE_OFFSET set, and true when that put succeeded.
+// Java: TransactionalMessageServiceImpl#checkPrepareQueueOffset.
+func (s *TransactionalMessageServiceImpl) checkPrepareQueueOffset(removeMap map[store.QueueOffset]store.QueueOffset,
+	doneOpOffset *[]store.QueueOffset, m *primitive.MessageExt) bool {
+	v := m.GetProperty(primitive.PropertyTransactionPreparedQueueOffset)
+	if v == "" {
+		return s.putImmunityMsgBackToHalfQueue(m)
+	}
+	prepared, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || prepared == -1 {
+		return false
+	}
+	if opOff, ok := removeMap[store.QueueOffset(prepared)]; ok {
+		delete(removeMap, store.QueueOffset(prepared))
+		*doneOpOffset = append(*doneOpOffset, opOff)
+		return true
+	}
+	return s.putImmunityMsgBackToHalfQueue(m)
+}
+
+// putImmunityMsgBackToHalfQueue puts m back with TRAN_PREPARED_QUEUE_OFFSET = its first queue
+// offset. Java: TransactionalMessageServiceImpl#putImmunityMsgBackToHalfQueue.
+func (s *TransactionalMessageServiceImpl) putImmunityMsgBackToHalfQueue(m *primitive.MessageExt) bool {
+	inner := s.bridge.RenewHalfMessageInner(m)
+	if inner.Properties[primitive.PropertyTransactionPreparedQueueOffset] == "" {
+		inner.Properties[primitive.PropertyTransactionPreparedQueueOffset] = strconv.FormatInt(m.QueueOffset, 10)
+		inner.PropertiesString = storedProperties(inner.Properties)
+	}
+	return s.bridge.PutMessageReturnResult(inner).PutMessageStatus == store.PutOK
+}
+
+// fillOpRemoveMap reads up to 32 op messages from opOffset: an op message for a half offset
+// below miniOffset (already behind the half queue's offset) is done at once; any other enters
+// removeMap (half offset → op offset). Java: TransactionalMessageServiceImpl#fillOpRemoveMap.
+func (s *TransactionalMessageServiceImpl) fillOpRemoveMap(removeMap map[store.QueueOffset]store.QueueOffset, queueID int32,
+	opOffset, miniOffset store.QueueOffset, doneOpOffset *[]store.QueueOffset) (*pullResult, error) {
+	b := s.bridge
+	pull, err := b.GetOpMessage(queueID, opOffset, opMsgPullNums)
+	if err != nil {
+		return nil, err
+	}
+	if tr := b.d.Tracer; tr.Enabled() {
+		tr.Step("TransactionalMessageServiceImpl#fillOpRemoveMap", slog.Int64("opOffset", int64(opOffset)),
+			slog.Int("opMessages", len(pull.msgFoundList)), slog.Int64("nextOpOffset", int64(pull.nextBeginOffset)))
+	}
+	switch pull.status {
+	case pullOffsetIllegal, pullNoMatchedMsg:
+		b.UpdateConsumeOffset(OpHalfTopic, queueID, pull.nextBeginOffset)
+		return pull, nil
+	case pullNoNewMsg:
+		return pull, nil
+	}
+	for _, op := range pull.msgFoundList {
+		halfOffset, err := strconv.ParseInt(string(op.Body), 10, 64)
+		if err != nil || op.Tags() != RemoveTag {
+			b.d.Log.Error("found a illegal tag in opMessageExt", "queueOffset", op.QueueOffset, "tags", op.Tags())
+			continue
+		}
+		if store.QueueOffset(halfOffset) < miniOffset {
+			*doneOpOffset = append(*doneOpOffset, store.QueueOffset(op.QueueOffset))
+		} else {
+			removeMap[store.QueueOffset(halfOffset)] = store.QueueOffset(op.QueueOffset)
+		}
+	}
+	return pull, nil
+}
+
+// calculateOpOffset is the op queue's new offset: past the run of done op offsets that starts
+// at old. Java: TransactionalMessageServiceImpl#calculateOpOffset.
+func calculateOpOffset(done []store.QueueOffset, old store.QueueOffset) store.QueueOffset {
+	slices.Sort(done)
+	next := old
+	for _, o := range done {
+		if o != next {
+			break
+		}
+		next++
+	}
+	return next
+}
