@@ -11,11 +11,19 @@ import (
 // AdminBrokerProcessor answers the admin codes built so far: UPDATE_AND_CREATE_TOPIC (17),
 // DELETE_TOPIC_IN_BROKER (215), SEARCH_OFFSET_BY_TIMESTAMP (29), GET_MAX_OFFSET (30),
 // GET_MIN_OFFSET (31), and what a slave's SlaveSynchronize asks: GET_ALL_TOPIC_CONFIG (21),
-// GET_ALL_CONSUMER_OFFSET (43), GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
-// (core subset; every other code it owns in Java is a later issue).
+// GET_ALL_CONSUMER_OFFSET (43), GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201), and mqadmin's codes
+// (admin_broker_stats.go, admin_broker_clients.go, admin_broker_config.go): GET_BROKER_RUNTIME_INFO
+// (28), GET_TOPIC_STATS_INFO (202), GET_CONSUME_STATS (208), GET_CONSUMER_CONNECTION_LIST (203),
+// GET_PRODUCER_CONNECTION_LIST (204), QUERY_TOPIC_CONSUME_BY_WHO (300),
+// INVOKE_BROKER_TO_RESET_OFFSET (222), GET_BROKER_CONFIG (26), UPDATE_BROKER_CONFIG (25),
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), DELETE_SUBSCRIPTIONGROUP (207).
+// Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor (every other code it owns
+// in Java is a later issue).
 type AdminBrokerProcessor struct {
 	remoting.NeverRejects
 	b *BrokerController
+	// conf is the config table GET_BROKER_CONFIG and UPDATE_BROKER_CONFIG share.
+	conf brokerConfiguration
 }
 
 // NewAdminBrokerProcessor returns the processor of b.
@@ -44,7 +52,36 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 	case protocol.GetAllSubscriptionGroupConfig:
 		return p.getAllSubscriptionGroupConfig(), nil
 	}
-	return remoting.NewNotSupportedResponse(req), nil
+	return p.processAdminRequest(req), nil
+}
+
+// processAdminRequest answers the codes mqadmin sends (admin_broker_*.go).
+func (p *AdminBrokerProcessor) processAdminRequest(req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	switch req.Code {
+	case protocol.GetBrokerRuntimeInfo:
+		return p.getBrokerRuntimeInfo()
+	case protocol.GetTopicStatsInfo:
+		return p.getTopicStatsInfo(req)
+	case protocol.GetConsumeStats:
+		return p.getConsumeStats(req)
+	case protocol.GetConsumerConnectionList:
+		return p.getConsumerConnectionList(req)
+	case protocol.GetProducerConnectionList:
+		return p.getProducerConnectionList(req)
+	case protocol.QueryTopicConsumeByWho:
+		return p.queryTopicConsumeByWho(req)
+	case protocol.InvokeBrokerToResetOffset:
+		return p.resetOffset(req)
+	case protocol.GetBrokerConfig:
+		return p.getBrokerConfig()
+	case protocol.UpdateBrokerConfig:
+		return p.updateBrokerConfig(req)
+	case protocol.UpdateAndCreateSubscriptionGroup:
+		return p.updateAndCreateSubscriptionGroup(req)
+	case protocol.DeleteSubscriptionGroup:
+		return p.deleteSubscriptionGroup(req)
+	}
+	return remoting.NewNotSupportedResponse(req)
 }
 
 // validateSlave refuses topic changes on a slave. Java: AdminBrokerProcessor#validateSlave.
