@@ -82,4 +82,3 @@ func (m *SubscriptionGroupManager) DeleteSubscriptionGroupConfig(group string) {
 	m.log.Info("delete subscription group OK", "old", old)
 	m.persistChange()
 }
-
