@@ -11,7 +11,8 @@ import (
 // ClientRemotingProcessor answers the requests a broker sends to a client on the connection
 // the client opened: NOTIFY_CONSUMER_IDS_CHANGED (40) wakes the rebalance at once, and
 // CHECK_TRANSACTION_STATE (39) goes to the producer of the half message's group when it
-// implements TransactionStateChecker. Other broker → client codes are not registered (the
+// implements TransactionStateChecker, and RESET_CONSUMER_CLIENT_OFFSET (220) to the consumer of
+// the group when it implements OffsetResetter. Other broker → client codes are not registered (the
 // remoting layer answers REQUEST_CODE_NOT_SUPPORTED).
 // Mirrors org.apache.rocketmq.client.impl.ClientRemotingProcessor.
 type ClientRemotingProcessor struct {
@@ -21,6 +22,27 @@ type ClientRemotingProcessor struct {
 func (p *ClientRemotingProcessor) register(c *remoting.Client) {
 	c.RegisterProcessor(protocol.NotifyConsumerIdsChanged, remoting.ProcessorFunc(p.notifyConsumerIdsChanged))
 	c.RegisterProcessor(protocol.CheckTransactionState, remoting.ProcessorFunc(p.checkTransactionState))
+	c.RegisterProcessor(protocol.ResetConsumerClientOffset, remoting.ProcessorFunc(p.resetOffset))
+}
+
+// resetOffset: an admin's INVOKE_BROKER_TO_RESET_OFFSET made the broker send the group's new
+// queue offsets (RESET_CONSUMER_CLIENT_OFFSET, 220, oneway); the group's consumer moves its
+// queues of the topic there when it implements OffsetResetter. Java: #resetOffset, then
+// MQClientInstance#resetOffset.
+func (p *ClientRemotingProcessor) resetOffset(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.ResetOffsetRequestHeader
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
+		return nil, err
+	}
+	body, err := protocol.DecodeResetOffsetBody(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("resetOffset: %w", err)
+	}
+	p.instance.log.Info("invoke reset offset operation from broker", "topic", h.Topic, "group", h.Group, "timestamp", h.Timestamp)
+	if r, ok := p.instance.SelectConsumer(h.Group).(OffsetResetter); ok {
+		r.ResetOffset(h.Topic, body.OffsetTable)
+	}
+	return nil, nil
 }
 
 // notifyConsumerIdsChanged: a member joined or left a consumer group of this client; the

@@ -83,7 +83,7 @@ func init() {
 				return err
 			}
 			for _, k := range sortedKeys(kv) {
-				if len(addrs) > 1 {
+				if *b == "" { // -c: each line names its broker
 					fmt.Fprintf(r.Out, "%-24s %-32s: %s\n", addr, k, kv[k])
 				} else {
 					fmt.Fprintf(r.Out, "%-32s: %s\n", k, kv[k])
