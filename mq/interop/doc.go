@@ -30,6 +30,8 @@
 //     push consumer intact, each message once.
 //   - interop_consumer_test.go: what the official producer sends reaches our push consumer
 //     (mq/client/consumer): tag filtering, compressed bodies, keys.
+//   - admin_test.go: the official client's admin API (CreateTopic, FetchAllTopicList,
+//     GetAllSubscriptionGroup, DeleteTopic) against our name server and broker.
 //   - bench_test.go: BenchmarkOfficialClientProduceConsume, produce to consume end to end with
 //     the official client (figures: docs/benchmarks.md).
 package interop
