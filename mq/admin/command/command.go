@@ -157,7 +157,7 @@ func Commands() []*SubCommand {
 		consumerProgressCmd, consumerConnectionCmd, producerConnectionCmd,
 		updateSubGroupCmd, deleteSubGroupCmd, resetOffsetByTimeCmd,
 		queryMsgByIdCmd, queryMsgByKeyCmd, queryMsgByOffsetCmd, printMsgCmd,
-		sendMessageCmd, consumeMessageCmd,
+		sendMessageCmd, consumeMessageCmd, dumpStoreCmd,
 	}
 }
 

@@ -18,6 +18,9 @@
 //	                  deleteSubGroup, resetOffsetByTime
 //	message_cmds.go   queryMsgById, queryMsgByKey, queryMsgByOffset, printMsg, consumeMessage,
 //	                  sendMessage
+//	dump_store.go     dumpStore (a learner's command beyond RocketMQ's): a store's CommitLog
+//	                  records field by field, ConsumeQueue units, index header, slots and
+//	                  entries, checkpoint — from the files, opened read-only
 //
 // No goroutines of its own; each run opens one admin client (and sendMessage one producer)
 // and closes it before returning.
