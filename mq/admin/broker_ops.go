@@ -84,29 +84,40 @@ func (a *DefaultMQAdminExt) brokersOf(ctx context.Context, topic string) (map[st
 	return out, nil
 }
 
+// askBrokers sends the request code with header ext to the master of every broker of topic's
+// route, in broker-name order, and hands each SUCCESS answer to each; the first error (a
+// broker's answer, a transport failure, or each's) stops it.
+func (a *DefaultMQAdminExt) askBrokers(ctx context.Context, topic string, code int32, ext map[string]string,
+	each func(addr string, resp *remoting.RemotingCommand) error) error {
+	brokers, err := a.brokersOf(ctx, topic)
+	if err != nil {
+		return err
+	}
+	for _, addr := range sortedValues(brokers) {
+		resp, err := a.invoke(ctx, addr, remoting.NewRequest(code, ext, nil))
+		if err == nil {
+			err = each(addr, resp)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ExamineTopicStats merges every master's GET_TOPIC_STATS_INFO (202) for topic: min and max
 // queue offsets and last store time per queue. Java: DefaultMQAdminExt#examineTopicStats.
 func (a *DefaultMQAdminExt) ExamineTopicStats(ctx context.Context, topic string) (*protocol.TopicStatsTable, error) {
-	brokers, err := a.brokersOf(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
 	out := &protocol.TopicStatsTable{OffsetTable: map[primitive.MessageQueue]protocol.TopicOffset{}}
 	h := protocol.TopicRequestHeader{Topic: topic}
-	for _, addr := range sortedValues(brokers) {
-		resp, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.GetTopicStatsInfo, protocol.EncodeHeader(&h), nil))
-		if err != nil {
-			return nil, err
-		}
+	err := a.askBrokers(ctx, topic, protocol.GetTopicStatsInfo, protocol.EncodeHeader(&h), func(_ string, resp *remoting.RemotingCommand) error {
 		t, err := protocol.DecodeTopicStatsTable(resp.Body)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			maps.Copy(out.OffsetTable, t.OffsetTable)
 		}
-		for mq, o := range t.OffsetTable {
-			out.OffsetTable[mq] = o
-		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // ExamineConsumeStats merges every master's GET_CONSUME_STATS (208) for group (on topic, or on
@@ -114,27 +125,17 @@ func (a *DefaultMQAdminExt) ExamineTopicStats(ctx context.Context, topic string)
 // topic %RETRY%group, which every consumer of the group creates. Java:
 // DefaultMQAdminExt#examineConsumeStats.
 func (a *DefaultMQAdminExt) ExamineConsumeStats(ctx context.Context, group, topic string) (*protocol.ConsumeStats, error) {
-	brokers, err := a.brokersOf(ctx, protocol.GetRetryTopic(group))
-	if err != nil {
-		return nil, err
-	}
 	out := &protocol.ConsumeStats{OffsetTable: map[primitive.MessageQueue]protocol.OffsetWrapper{}}
 	h := protocol.GetConsumeStatsRequestHeader{ConsumerGroup: group, Topic: topic}
-	for _, addr := range sortedValues(brokers) {
-		resp, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.GetConsumeStats, protocol.EncodeHeader(&h), nil))
-		if err != nil {
-			return nil, err
-		}
+	err := a.askBrokers(ctx, protocol.GetRetryTopic(group), protocol.GetConsumeStats, protocol.EncodeHeader(&h), func(_ string, resp *remoting.RemotingCommand) error {
 		cs, err := protocol.DecodeConsumeStats(resp.Body)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			out.ConsumeTps += cs.ConsumeTps
+			maps.Copy(out.OffsetTable, cs.OffsetTable)
 		}
-		out.ConsumeTps += cs.ConsumeTps
-		for mq, o := range cs.OffsetTable {
-			out.OffsetTable[mq] = o
-		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // ExamineConsumerConnectionInfo asks the brokers of group's retry topic for its connections
@@ -258,26 +259,19 @@ func (a *DefaultMQAdminExt) GetAllSubscriptionGroup(ctx context.Context, addr st
 // QueryTopicConsumeByWho merges the brokers' QUERY_TOPIC_CONSUME_BY_WHO (300) for topic: the
 // groups that subscribe it or have offsets on it, sorted. Java: DefaultMQAdminExt#queryTopicConsumeByWho.
 func (a *DefaultMQAdminExt) QueryTopicConsumeByWho(ctx context.Context, topic string) ([]string, error) {
-	brokers, err := a.brokersOf(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
 	h := protocol.TopicRequestHeader{Topic: topic}
 	set := map[string]bool{}
-	for _, addr := range sortedValues(brokers) {
-		resp, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.QueryTopicConsumeByWho, protocol.EncodeHeader(&h), nil))
-		if err != nil {
-			return nil, err
-		}
+	err := a.askBrokers(ctx, topic, protocol.QueryTopicConsumeByWho, protocol.EncodeHeader(&h), func(_ string, resp *remoting.RemotingCommand) error {
 		var gl protocol.GroupList
 		if err := protocol.DecodeJSONBody(resp.Body, &gl); err != nil {
-			return nil, err
+			return err
 		}
 		for _, g := range gl.GroupList {
 			set[g] = true
 		}
-	}
-	return slices.Sorted(maps.Keys(set)), nil
+		return nil
+	})
+	return sortedKeys(set), err
 }
 
 // sortedValues returns m's values ordered by key.

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -17,24 +18,17 @@ import (
 // connected (ResetOffsetByTimestampOld then does the reset on the brokers alone).
 // Java: DefaultMQAdminExt#resetOffsetByTimestamp.
 func (a *DefaultMQAdminExt) ResetOffsetByTimestamp(ctx context.Context, topic, group string, timestamp int64, isForce bool) (map[primitive.MessageQueue]int64, error) {
-	brokers, err := a.brokersOf(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
 	h := protocol.ResetOffsetRequestHeader{Topic: topic, Group: group, Timestamp: timestamp, IsForce: isForce}
 	out := map[primitive.MessageQueue]int64{}
-	for _, addr := range sortedValues(brokers) {
-		resp, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.InvokeBrokerToResetOffset, protocol.EncodeHeader(&h), nil))
-		if err != nil {
-			return nil, err
-		}
+	err := a.askBrokers(ctx, topic, protocol.InvokeBrokerToResetOffset, protocol.EncodeHeader(&h), func(_ string, resp *remoting.RemotingCommand) error {
 		body, err := protocol.DecodeResetOffsetBody(resp.Body)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			maps.Copy(out, body.OffsetTable)
 		}
-		for mq, o := range body.OffsetTable {
-			out[mq] = o
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

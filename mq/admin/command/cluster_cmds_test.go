@@ -33,22 +33,12 @@ func TestClusterList(t *testing.T) {
 	require.Len(t, rows(ok(t, c, "clusterList", "-c", "NoSuchCluster")), 1, "only the header")
 }
 
-// statusLines parses brokerStatus's "key: value" lines.
-func statusLines(out string) map[string]string {
-	kv := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		k, v, _ := strings.Cut(line, ":")
-		kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	return kv
-}
-
 // TestBrokerStatus: the runtime table's CommitLog offsets follow the messages stored, and the
 // earliest message time is the first message's store time. Java: BrokerStatusSubCommand.
 func TestBrokerStatus(t *testing.T) {
 	c := startCluster(t, 1)
 	b := c.Brokers[0]
-	kv := statusLines(ok(t, c, "brokerStatus", "-b", b.BrokerAddr()))
+	kv := keyValues(ok(t, c, "brokerStatus", "-b", b.BrokerAddr()), ":")
 	require.Equal(t, "0", kv["commitLogMaxOffset"])
 	require.Equal(t, "V4_9_8", kv["brokerVersionDesc"])
 	require.Equal(t, "ASYNC_MASTER", kv["brokerRole"])
@@ -56,9 +46,9 @@ func TestBrokerStatus(t *testing.T) {
 	topic := "BS_" + clienttest.Name(t)
 	createTopic(t, c, topic, 1)
 	res := sendTo(t, startProducer(t, c, "pg_"+clienttest.Name(t)), primitive.MessageQueue{Topic: topic, BrokerName: "broker-a"}, "m", "", "", 2)
-	kv = statusLines(ok(t, c, "brokerStatus", "-c", "DefaultCluster"))
+	kv = keyValues(ok(t, c, "brokerStatus", "-c", "DefaultCluster"), ":")
 	require.Empty(t, kv["commitLogMaxOffset"], "with -c every line starts with the broker's address")
-	kv = statusLines(ok(t, c, "brokerStatus", "-b", b.BrokerAddr()))
+	kv = keyValues(ok(t, c, "brokerStatus", "-b", b.BrokerAddr()), ":")
 	require.Equal(t, strconv.FormatInt(int64(b.MessageStore().GetMaxPhyOffset()), 10), kv["commitLogMaxOffset"])
 	require.NotEqual(t, "0", kv["commitLogMaxOffset"])
 	first, err := b.MessageStore().LookMessageByOffset(0)

@@ -83,9 +83,8 @@ type Options struct {
 
 type option struct {
 	short, long, usage string
-	value              *string
-	isBool             bool
-	boolValue          *bool
+	value              *string // a string option's value
+	isBool, isNum      bool
 }
 
 // Str declares a string option; required ones must be given.
@@ -106,8 +105,62 @@ func (o *Options) Bool(short, long, usage string) *bool {
 	v := new(bool)
 	o.fs.BoolVar(v, short, false, usage)
 	o.fs.BoolVar(v, long, false, usage)
-	o.all = append(o.all, &option{short: short, long: long, usage: usage, isBool: true, boolValue: v})
+	o.all = append(o.all, &option{short: short, long: long, usage: usage, isBool: true})
 	return v
+}
+
+// Num declares a numeric option (an int64, spaces around it allowed); a value that is no
+// number is a command-line error, as an unknown flag is.
+func (o *Options) Num(short, long, usage string, required bool, def int64) *int64 {
+	v := &def
+	o.fs.Var(int64Value{v}, short, usage)
+	o.fs.Var(int64Value{v}, long, usage)
+	opt := &option{short: short, long: long, usage: usage, isNum: true}
+	o.all = append(o.all, opt)
+	if required {
+		o.required = append(o.required, opt)
+	}
+	return v
+}
+
+// TrueFalse declares an option that takes "true" or "false" as its argument (-o true), as
+// RocketMQ's boolean options with an argument do: "true" in any case is true, anything else
+// false (Java's Boolean.parseBoolean).
+func (o *Options) TrueFalse(short, long, usage string, def bool) *bool {
+	v := &def
+	o.fs.Var(trueFalseValue{v}, short, usage)
+	o.fs.Var(trueFalseValue{v}, long, usage)
+	o.all = append(o.all, &option{short: short, long: long, usage: usage})
+	return v
+}
+
+// trueFalseValue is a flag.Value over a bool that needs its argument.
+type trueFalseValue struct{ v *bool }
+
+func (x trueFalseValue) String() string { return strconv.FormatBool(x.v != nil && *x.v) }
+
+func (x trueFalseValue) Set(s string) error {
+	*x.v = strings.EqualFold(strings.TrimSpace(s), "true")
+	return nil
+}
+
+// int64Value is a flag.Value over an int64.
+type int64Value struct{ v *int64 }
+
+func (x int64Value) String() string {
+	if x.v == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*x.v, 10)
+}
+
+func (x int64Value) Set(s string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	*x.v = n
+	return nil
 }
 
 // Set reports whether the option named by its short name was given.
@@ -123,30 +176,6 @@ func (o *Options) Set(short string) bool {
 		}
 	}
 	return set
-}
-
-// Int parses the string option s as an int; "" is def.
-func Int(s string, name string, def int) (int, error) {
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return 0, usageError("option %s: %q is not a number", name, s)
-	}
-	return n, nil
-}
-
-// Int64 parses the string option s as an int64; "" is def.
-func Int64(s string, name string, def int64) (int64, error) {
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil {
-		return 0, usageError("option %s: %q is not a number", name, s)
-	}
-	return n, nil
 }
 
 // Commands lists every subcommand, in the order mqadmin's help prints them.
@@ -234,7 +263,7 @@ func run(cmd *SubCommand, args []string, env Env) int {
 		return ExitUsage
 	}
 	for _, opt := range o.required {
-		if strings.TrimSpace(*opt.value) == "" {
+		if opt.isNum && !o.Set(opt.short) || opt.value != nil && strings.TrimSpace(*opt.value) == "" {
 			fmt.Fprintf(env.Stderr, "%s: Missing required option: %s\n", cmd.Name, opt.short)
 			printUsage(env.Stderr, cmd, o)
 			return ExitUsage

@@ -50,6 +50,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"topicList", "-x"}, command.ExitUsage, "flag provided but not defined: -x"},
 		{[]string{"topicStatus", "-n", "127.0.0.1:1"}, command.ExitUsage, "Missing required option: t"},
 		{[]string{"topicList"}, command.ExitUsage, "no name server address"},
+		{[]string{"updateTopic", "-n", "127.0.0.1:1", "-t", "T", "-c", "C", "-r", "eight"}, command.ExitUsage, `invalid value "eight" for flag -r: not a number`},
+		{[]string{"queryMsgByOffset", "-n", "127.0.0.1:1", "-t", "T", "-b", "broker-a", "-i", "0"}, command.ExitUsage, "Missing required option: o"},
 		{[]string{"topicList", "-n", "127.0.0.1:1"}, command.ExitFailed, "topicList command failed"},
 		{[]string{"topicList", "-n", "127.0.0.1:1", "extra"}, command.ExitUsage, "unexpected arguments"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -156,21 +157,8 @@ func init() {
 	}
 }
 
-// subscriptionGroupConfig is SubscriptionGroupConfig's JSON, with Java's defaults.
-type subscriptionGroupConfig struct {
-	BrokerID                       int64  `json:"brokerId"`
-	ConsumeBroadcastEnable         bool   `json:"consumeBroadcastEnable"`
-	ConsumeEnable                  bool   `json:"consumeEnable"`
-	ConsumeFromMinEnable           bool   `json:"consumeFromMinEnable"`
-	GroupName                      string `json:"groupName"`
-	NotifyConsumerIdsChangedEnable bool   `json:"notifyConsumerIdsChangedEnable"`
-	RetryMaxTimes                  int32  `json:"retryMaxTimes"`
-	RetryQueueNums                 int32  `json:"retryQueueNums"`
-	WhichBrokerWhenConsumeSlowly   int64  `json:"whichBrokerWhenConsumeSlowly"`
-}
-
-// String is SubscriptionGroupConfig#toString.
-func (c subscriptionGroupConfig) String() string {
+// subscriptionGroupString is SubscriptionGroupConfig#toString.
+func subscriptionGroupString(c broker.SubscriptionGroupConfig) string {
 	return fmt.Sprintf("SubscriptionGroupConfig [groupName=%s, consumeEnable=%t, consumeFromMinEnable=%t, consumeBroadcastEnable=%t, "+
 		"retryQueueNums=%d, retryMaxTimes=%d, brokerId=%d, whichBrokerWhenConsumeSlowly=%d, notifyConsumerIdsChangedEnable=%t]",
 		c.GroupName, c.ConsumeEnable, c.ConsumeFromMinEnable, c.ConsumeBroadcastEnable, c.RetryQueueNums, c.RetryMaxTimes,
@@ -182,44 +170,28 @@ func (c subscriptionGroupConfig) String() string {
 var updateSubGroupCmd = &SubCommand{Name: "updateSubGroup", Desc: "Update or create subscription group"}
 
 func init() {
-	var b, c, g, s, m, d, q, rt, i, w, a *string
+	var b, c, g *string
+	var s, m, d, a *bool
+	var q, rt, i, w *int64
 	updateSubGroupCmd.options = func(o *Options) {
 		b = o.Str("b", "brokerAddr", "create subscription group to which broker", false, "")
 		c = o.Str("c", "clusterName", "create subscription group to which cluster", false, "")
 		g = o.Str("g", "groupName", "consumer group name", true, "")
-		s = o.Str("s", "consumeEnable", "consume enable", false, "true")
-		m = o.Str("m", "consumeFromMinEnable", "from min offset", false, "false")
-		d = o.Str("d", "consumeBroadcastEnable", "broadcast", false, "true")
-		q = o.Str("q", "retryQueueNums", "retry queue nums", false, "1")
-		rt = o.Str("r", "retryMaxTimes", "retry max times", false, "16")
-		i = o.Str("i", "brokerId", "consumer from which broker id", false, "0")
-		w = o.Str("w", "whichBrokerWhenConsumeSlowly", "which broker id when consume slowly", false, "1")
-		a = o.Str("a", "notifyConsumerIdsChanged", "notify consumerId changed", false, "true")
+		s = o.TrueFalse("s", "consumeEnable", "consume enable", true)
+		m = o.TrueFalse("m", "consumeFromMinEnable", "from min offset", false)
+		d = o.TrueFalse("d", "consumeBroadcastEnable", "broadcast", true)
+		q = o.Num("q", "retryQueueNums", "retry queue nums", false, 1)
+		rt = o.Num("r", "retryMaxTimes", "retry max times", false, 16)
+		i = o.Num("i", "brokerId", "consumer from which broker id", false, 0)
+		w = o.Num("w", "whichBrokerWhenConsumeSlowly", "which broker id when consume slowly", false, 1)
+		a = o.TrueFalse("a", "notifyConsumerIdsChanged", "notify consumerId changed", true)
 	}
 	updateSubGroupCmd.run = func(r *Run) error {
-		isTrue := func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
-		cfg := subscriptionGroupConfig{GroupName: strings.TrimSpace(*g), ConsumeEnable: isTrue(*s),
-			ConsumeFromMinEnable: isTrue(*m), ConsumeBroadcastEnable: isTrue(*d), NotifyConsumerIdsChangedEnable: isTrue(*a)}
-		for _, f := range []struct {
-			s    string
-			name string
-			dst  *int64
-		}{{*i, "-i", &cfg.BrokerID}, {*w, "-w", &cfg.WhichBrokerWhenConsumeSlowly}} {
-			n, err := Int64(f.s, f.name, 0)
-			if err != nil {
-				return err
-			}
-			*f.dst = n
-		}
-		rq, err := Int(*q, "-q", 1)
-		if err != nil {
-			return err
-		}
-		rm, err := Int(*rt, "-r", 16)
-		if err != nil {
-			return err
-		}
-		cfg.RetryQueueNums, cfg.RetryMaxTimes = int32(rq), int32(rm)
+		cfg := broker.NewSubscriptionGroupConfig(strings.TrimSpace(*g))
+		cfg.ConsumeEnable, cfg.ConsumeFromMinEnable, cfg.ConsumeBroadcastEnable = *s, *m, *d
+		cfg.NotifyConsumerIdsChangedEnable = *a
+		cfg.RetryQueueNums, cfg.RetryMaxTimes = int32(*q), int32(*rt)
+		cfg.BrokerID, cfg.WhichBrokerWhenConsumeSlowly = *i, *w
 		addrs, err := targets(r, *b, *c)
 		if err != nil {
 			return err
@@ -230,7 +202,7 @@ func init() {
 			}
 			fmt.Fprintf(r.Out, "create subscription group to %s success.\n", addr)
 		}
-		fmt.Fprintln(r.Out, cfg)
+		fmt.Fprintln(r.Out, subscriptionGroupString(cfg))
 		return nil
 	}
 }
@@ -239,12 +211,13 @@ func init() {
 var deleteSubGroupCmd = &SubCommand{Name: "deleteSubGroup", Desc: "Delete subscription group from broker."}
 
 func init() {
-	var b, c, g, ro *string
+	var b, c, g *string
+	var ro *bool
 	deleteSubGroupCmd.options = func(o *Options) {
 		b = o.Str("b", "brokerAddr", "delete subscription group from which broker", false, "")
 		c = o.Str("c", "clusterName", "delete subscription group from which cluster", false, "")
 		g = o.Str("g", "groupName", "subscription group name", true, "")
-		ro = o.Str("r", "removeOffset", "remove offset (true|false)", false, "false")
+		ro = o.TrueFalse("r", "removeOffset", "remove offset (true|false)", false)
 	}
 	deleteSubGroupCmd.run = func(r *Run) error {
 		group := strings.TrimSpace(*g)
@@ -252,9 +225,8 @@ func init() {
 		if err != nil {
 			return err
 		}
-		remove := strings.EqualFold(strings.TrimSpace(*ro), "true")
 		for _, addr := range addrs {
-			if err := r.Admin.DeleteSubscriptionGroup(r.Ctx, addr, group, remove); err != nil {
+			if err := r.Admin.DeleteSubscriptionGroup(r.Ctx, addr, group, *ro); err != nil {
 				return err
 			}
 			fmt.Fprintf(r.Out, "delete subscription group [%s] from broker [%s] in cluster [%s] success.\n", group, addr, *c)
@@ -286,12 +258,13 @@ func parseTimestamp(s string, now time.Time) (int64, error) {
 var resetOffsetByTimeCmd = &SubCommand{Name: "resetOffsetByTime", Desc: "Reset consumer offset by timestamp(without client restart)."}
 
 func init() {
-	var g, t, s, f *string
+	var g, t, s *string
+	var f *bool
 	resetOffsetByTimeCmd.options = func(o *Options) {
 		g = o.Str("g", "group", "set the consumer group", true, "")
 		t = o.Str("t", "topic", "set the topic", true, "")
 		s = o.Str("s", "timestamp", "set the timestamp[now|currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]", true, "")
-		f = o.Str("f", "force", "set the force rollback by timestamp switch[true|false]", false, "true")
+		f = o.TrueFalse("f", "force", "set the force rollback by timestamp switch[true|false]", true)
 	}
 	resetOffsetByTimeCmd.run = func(r *Run) error {
 		ts, err := parseTimestamp(*s, r.Clock.Now())
@@ -299,7 +272,7 @@ func init() {
 			return err
 		}
 		group, topic := strings.TrimSpace(*g), strings.TrimSpace(*t)
-		force := !strings.EqualFold(strings.TrimSpace(*f), "false")
+		force := *f
 		offsets, err := r.Admin.ResetOffsetByTimestamp(r.Ctx, topic, group, ts, force)
 		if admin.IsConsumerNotOnline(err) {
 			return resetOffsetOld(r, group, topic, ts, force)

@@ -33,27 +33,19 @@ type dumpOpts struct {
 }
 
 func init() {
-	var d, p, t, c, s, i *string
+	var d, p, t *string
+	var c, s, i *int64
 	dumpStoreCmd.options = func(o *Options) {
 		d = o.Str("d", "storeDir", "the store root (storePathRootDir), e.g. ~/store", true, "")
 		p = o.Str("p", "part", "what to print: all, commitlog, consumequeue, index or checkpoint", false, "all")
 		t = o.Str("t", "topic", "print only this topic's ConsumeQueues", false, "")
-		c = o.Str("c", "count", "at most this many records, units or entries per file (0: all)", false, "20")
-		s = o.Str("S", "maxHashSlotNum", "hash slots of an index file (default: detected from its size)", false, "")
-		i = o.Str("I", "maxIndexNum", "entries of an index file (default: detected from its size)", false, "")
+		c = o.Num("c", "count", "at most this many records, units or entries per file (0: all)", false, 20)
+		s = o.Num("S", "maxHashSlotNum", "hash slots of an index file (default: detected from its size)", false, 0)
+		i = o.Num("I", "maxIndexNum", "entries of an index file (default: detected from its size)", false, 0)
 	}
 	dumpStoreCmd.run = func(r *Run) error {
-		o := dumpOpts{root: strings.TrimSpace(*d), part: strings.TrimSpace(*p), topic: strings.TrimSpace(*t)}
-		var err error
-		if o.limit, err = Int(*c, "-c", 20); err != nil {
-			return err
-		}
-		if o.slots, err = Int64(*s, "-S", 0); err != nil {
-			return err
-		}
-		if o.entries, err = Int64(*i, "-I", 0); err != nil {
-			return err
-		}
+		o := dumpOpts{root: strings.TrimSpace(*d), part: strings.TrimSpace(*p), topic: strings.TrimSpace(*t),
+			limit: int(*c), slots: *s, entries: *i}
 		if st, err := os.Stat(o.root); err != nil || !st.IsDir() {
 			return fmt.Errorf("no store directory at %s", o.root)
 		}

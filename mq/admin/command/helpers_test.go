@@ -42,6 +42,17 @@ func ok(t testing.TB, c *embedded.Cluster, sub string, args ...string) string {
 	return r.out
 }
 
+// keyValues parses "key<sep>value" lines (brokerStatus's "key: value", queryMsgById's
+// "Name: value"), both sides trimmed.
+func keyValues(out, sep string) map[string]string {
+	kv := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		k, v, _ := strings.Cut(line, sep)
+		kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return kv
+}
+
 // rows parses the box-drawn tables of out: every line that starts with "│", split into its
 // trimmed cells (the header row included, first).
 func rows(out string) [][]string {

@@ -77,28 +77,17 @@ func init() {
 var queryMsgByKeyCmd = &SubCommand{Name: "queryMsgByKey", Desc: "Query Message by Key"}
 
 func init() {
-	var t, k, b, e, c *string
+	var t, k *string
+	var b, e, c *int64
 	queryMsgByKeyCmd.options = func(o *Options) {
 		t = o.Str("t", "topic", "topic name", true, "")
 		k = o.Str("k", "msgKey", "Message Key", true, "")
-		b = o.Str("b", "beginTimestamp", "Begin timestamp(ms). default:0, eg:1676730526212", false, "0")
-		e = o.Str("e", "endTimestamp", "End timestamp(ms). default:Long.MAX_VALUE", false, "")
-		c = o.Str("c", "maxNum", "The maximum number of messages returned by the query, default:64", false, "64")
+		b = o.Num("b", "beginTimestamp", "Begin timestamp(ms). default:0, eg:1676730526212", false, 0)
+		e = o.Num("e", "endTimestamp", "End timestamp(ms). default:Long.MAX_VALUE", false, int64(^uint64(0)>>1))
+		c = o.Num("c", "maxNum", "The maximum number of messages returned by the query, default:64", false, 64)
 	}
 	queryMsgByKeyCmd.run = func(r *Run) error {
-		begin, err := Int64(*b, "-b", 0)
-		if err != nil {
-			return err
-		}
-		end, err := Int64(*e, "-e", int64(^uint64(0)>>1))
-		if err != nil {
-			return err
-		}
-		maxNum, err := Int(*c, "-c", 64)
-		if err != nil {
-			return err
-		}
-		msgs, err := r.Admin.QueryMessage(r.Ctx, strings.TrimSpace(*t), strings.TrimSpace(*k), maxNum, begin, end, false)
+		msgs, err := r.Admin.QueryMessage(r.Ctx, strings.TrimSpace(*t), strings.TrimSpace(*k), int(*c), *b, *e, false)
 		if err != nil {
 			return err
 		}
@@ -128,23 +117,17 @@ func brokerAddrByName(r *Run, topic, brokerName string) (string, error) {
 var queryMsgByOffsetCmd = &SubCommand{Name: "queryMsgByOffset", Desc: "Query Message by offset"}
 
 func init() {
-	var t, b, i, o *string
+	var t, b *string
+	var i, o *int64
 	queryMsgByOffsetCmd.options = func(opts *Options) {
 		t = opts.Str("t", "topic", "topic name", true, "")
 		b = opts.Str("b", "brokerName", "Broker Name", true, "")
-		i = opts.Str("i", "queueId", "Queue Id", true, "")
-		o = opts.Str("o", "offset", "Queue Offset", true, "")
+		i = opts.Num("i", "queueId", "Queue Id", true, 0)
+		o = opts.Num("o", "offset", "Queue Offset", true, 0)
 	}
 	queryMsgByOffsetCmd.run = func(r *Run) error {
-		qid, err := Int(*i, "-i", 0)
-		if err != nil {
-			return err
-		}
-		off, err := Int64(*o, "-o", 0)
-		if err != nil {
-			return err
-		}
-		mq := primitive.MessageQueue{Topic: strings.TrimSpace(*t), BrokerName: strings.TrimSpace(*b), QueueID: int32(qid)}
+		off := *o
+		mq := primitive.MessageQueue{Topic: strings.TrimSpace(*t), BrokerName: strings.TrimSpace(*b), QueueID: int32(*i)}
 		addr, err := brokerAddrByName(r, mq.Topic, mq.BrokerName)
 		if err != nil {
 			return err
@@ -240,28 +223,22 @@ func queueRanges(r *Run, topic, brokerName string, queueID int32, begin, end int
 var printMsgCmd = &SubCommand{Name: "printMsg", Desc: "Print Message Detail"}
 
 func init() {
-	var t, s, b, e, d *string
+	var t, s *string
+	var d *bool
+	var b, e *int64
 	printMsgCmd.options = func(o *Options) {
 		t = o.Str("t", "topic", "topic name", true, "")
 		s = o.Str("s", "subExpression", "Subscribe Expression(eg: TagA || TagB)", false, "*")
-		b = o.Str("b", "beginTimestamp", "Begin timestamp(ms)", false, "")
-		e = o.Str("e", "endTimestamp", "End timestamp(ms)", false, "")
-		d = o.Str("d", "printBody", "print body", false, "true")
+		b = o.Num("b", "beginTimestamp", "Begin timestamp(ms)", false, 0)
+		e = o.Num("e", "endTimestamp", "End timestamp(ms)", false, 0)
+		d = o.TrueFalse("d", "printBody", "print body", true)
 	}
 	printMsgCmd.run = func(r *Run) error {
-		begin, err := Int64(*b, "-b", 0)
+		ranges, addrs, err := queueRanges(r, strings.TrimSpace(*t), "", 0, *b, *e)
 		if err != nil {
 			return err
 		}
-		end, err := Int64(*e, "-e", 0)
-		if err != nil {
-			return err
-		}
-		ranges, addrs, err := queueRanges(r, strings.TrimSpace(*t), "", 0, begin, end)
-		if err != nil {
-			return err
-		}
-		_, err = pullRange(r, addrs, ranges, strings.TrimSpace(*s), !strings.EqualFold(strings.TrimSpace(*d), "false"), 0)
+		_, err = pullRange(r, addrs, ranges, strings.TrimSpace(*s), *d, 0)
 		return err
 	}
 }
@@ -271,52 +248,31 @@ func init() {
 var consumeMessageCmd = &SubCommand{Name: "consumeMessage", Desc: "Consume message"}
 
 func init() {
-	var t, b, i, o, g, s, e, c *string
+	var t, b, g *string
+	var i, o, s, e, c *int64
 	consumeMessageCmd.options = func(opts *Options) {
 		t = opts.Str("t", "topic", "Topic name", true, "")
 		b = opts.Str("b", "brokerName", "Broker name", false, "")
-		i = opts.Str("i", "queueId", "Queue Id", false, "0")
-		o = opts.Str("o", "offset", "Queue offset", false, "")
-		g = opts.Str("g", "consumerGroup", "Consumer group name", false, toolsConsumerGroup)
-		s = opts.Str("s", "beginTimestamp", "Begin timestamp(ms)", false, "")
-		e = opts.Str("e", "endTimestamp", "End timestamp(ms)", false, "")
-		c = opts.Str("c", "MessageNumber", "Number of message to be consumed", false, "128")
+		i = opts.Num("i", "queueId", "Queue Id", false, 0)
+		o = opts.Num("o", "offset", "Queue offset", false, 0)
+		g = opts.Str("g", "consumerGroup", "Consumer group name (unused: nothing is committed)", false, toolsConsumerGroup)
+		s = opts.Num("s", "beginTimestamp", "Begin timestamp(ms)", false, 0)
+		e = opts.Num("e", "endTimestamp", "End timestamp(ms)", false, 0)
+		c = opts.Num("c", "MessageNumber", "Number of message to be consumed", false, 128)
 	}
 	consumeMessageCmd.run = func(r *Run) error {
-		qid, err := Int(*i, "-i", 0)
-		if err != nil {
-			return err
-		}
-		begin, err := Int64(*s, "-s", 0)
-		if err != nil {
-			return err
-		}
-		end, err := Int64(*e, "-e", 0)
-		if err != nil {
-			return err
-		}
-		count, err := Int(*c, "-c", 128)
-		if err != nil {
-			return err
-		}
 		_ = g
-		ranges, addrs, err := queueRanges(r, strings.TrimSpace(*t), strings.TrimSpace(*b), int32(qid), begin, end)
+		if r.Opts.Set("o") && *b == "" {
+			return usageError("-o needs -b and -i")
+		}
+		ranges, addrs, err := queueRanges(r, strings.TrimSpace(*t), strings.TrimSpace(*b), int32(*i), *s, *e)
 		if err != nil {
 			return err
 		}
-		if *o != "" {
-			if *b == "" {
-				return usageError("-o needs -b and -i")
-			}
-			off, err := Int64(*o, "-o", 0)
-			if err != nil {
-				return err
-			}
-			for mq, rg := range ranges {
-				ranges[mq] = [2]int64{max(off, rg[0]), rg[1]}
-			}
+		for mq, rg := range ranges {
+			ranges[mq] = [2]int64{max(*o, rg[0]), rg[1]}
 		}
-		n, err := pullRange(r, addrs, ranges, "*", true, count)
+		n, err := pullRange(r, addrs, ranges, "*", true, int(*c))
 		if err != nil {
 			return err
 		}
@@ -330,14 +286,15 @@ func init() {
 var sendMessageCmd = &SubCommand{Name: "sendMessage", Desc: "Send a message"}
 
 func init() {
-	var t, p, k, c, b, i *string
+	var t, p, k, c, b *string
+	var i *int64
 	sendMessageCmd.options = func(o *Options) {
 		t = o.Str("t", "topic", "Topic name", true, "")
 		p = o.Str("p", "body", "UTF-8 string format of the message body", true, "")
 		k = o.Str("k", "key", "Message keys", false, "")
 		c = o.Str("c", "tags", "Message tags", false, "")
 		b = o.Str("b", "broker", "Send message to target broker", false, "")
-		i = o.Str("i", "qid", "Send message to target queue", false, "")
+		i = o.Num("i", "qid", "Send message to target queue", false, 0)
 	}
 	sendMessageCmd.run = func(r *Run) error {
 		msg := &primitive.Message{Topic: strings.TrimSpace(*t), Body: []byte(*p), Properties: map[string]string{}}
@@ -346,6 +303,10 @@ func init() {
 		}
 		if *c != "" {
 			msg.Properties[primitive.PropertyTags] = *c
+		}
+		toQueue := *b != "" || r.Opts.Set("i")
+		if toQueue && (*b == "" || !r.Opts.Set("i")) {
+			return usageError("-b and -i go together")
 		}
 		cfg := producer.DefaultConfig(fmt.Sprintf("PID_MQADMIN_%d", os.Getpid()))
 		cfg.NamesrvAddr = strings.Join(r.Admin.NamesrvAddrs(), ";")
@@ -358,15 +319,8 @@ func init() {
 		defer prod.Shutdown()
 		var res *client.SendResult
 		var err error
-		if *b != "" || *i != "" {
-			if *b == "" || *i == "" {
-				return usageError("-b and -i go together")
-			}
-			qid, err := Int(*i, "-i", 0)
-			if err != nil {
-				return err
-			}
-			res, err = prod.SendToQueue(r.Ctx, msg, primitive.MessageQueue{Topic: msg.Topic, BrokerName: strings.TrimSpace(*b), QueueID: int32(qid)})
+		if toQueue {
+			res, err = prod.SendToQueue(r.Ctx, msg, primitive.MessageQueue{Topic: msg.Topic, BrokerName: strings.TrimSpace(*b), QueueID: int32(*i)})
 			if err != nil {
 				return err
 			}

@@ -14,16 +14,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
-// detail parses queryMsgById's "Name: value" lines.
-func detail(out string) map[string]string {
-	kv := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		k, v, _ := strings.Cut(line, ": ")
-		kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	return kv
-}
-
 // TestQueryMessages: queryMsgByKey lists exactly the messages of the topic carrying the key
 // (not those of another topic with the same key, nor those with a key that only starts the
 // same way); queryMsgById finds a message by its offsetMsgId, and by its UNIQ_KEY with -t;
@@ -65,7 +55,7 @@ func TestQueryMessages(t *testing.T) {
 	require.Contains(t, r.errOut, "message not found")
 
 	h := hits[2]
-	d := detail(ok(t, c, "queryMsgById", "-i", h.OffsetMsgID))
+	d := keyValues(ok(t, c, "queryMsgById", "-i", h.OffsetMsgID), ": ")
 	require.Equal(t, h.OffsetMsgID, d["OffsetID"])
 	require.Equal(t, h.MsgID, d["MsgID"])
 	require.Equal(t, topic, d["Topic"])
@@ -76,12 +66,12 @@ func TestQueryMessages(t *testing.T) {
 	require.Equal(t, c.Brokers[1].BrokerAddr(), d["Store Host"])
 	require.Regexp(t, regexp.MustCompile(`^\{.*KEYS=order-1 x.*UNIQ_KEY=`+h.MsgID+`.*\}$`), d["Properties"])
 
-	d = detail(ok(t, c, "queryMsgById", "-t", topic, "-i", h.MsgID))
+	d = keyValues(ok(t, c, "queryMsgById", "-t", topic, "-i", h.MsgID), ": ")
 	require.Equal(t, h.OffsetMsgID, d["OffsetID"], "the UNIQ_KEY through the index")
 	r = mqadmin(t, c, "queryMsgById", "-i", h.MsgID)
 	require.Equal(t, command.ExitFailed, r.code, "a UNIQ_KEY without -t")
 
-	d = detail(ok(t, c, "queryMsgByOffset", "-t", topic, "-b", "broker-a", "-i", "1", "-o", "1"))
+	d = keyValues(ok(t, c, "queryMsgByOffset", "-t", topic, "-b", "broker-a", "-i", "1", "-o", "1"), ": ")
 	require.Equal(t, hits[1].OffsetMsgID, d["OffsetID"])
 	require.Equal(t, "a-1", d["Message Body"])
 	require.Equal(t, "1", d["Queue Offset"])
@@ -109,7 +99,7 @@ func TestSendMessageAndPrint(t *testing.T) {
 		require.Regexp(t, `^[0-9A-F]{32}$`, tbl[1][3])
 		ids = append(ids, tbl[1][3])
 	}
-	d := detail(ok(t, c, "queryMsgById", "-t", topic, "-i", ids[0]))
+	d := keyValues(ok(t, c, "queryMsgById", "-t", topic, "-i", ids[0]), ": ")
 	require.Equal(t, "hello", d["Message Body"])
 
 	var out string

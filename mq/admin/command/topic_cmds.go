@@ -49,36 +49,24 @@ var updateTopicCmd = &SubCommand{
 }
 
 func init() {
-	var b, c, t, r, w, p, o, s *string
+	var b, c, t *string
+	var o *bool
+	var r, w, p *int64
 	updateTopicCmd.options = func(opts *Options) {
 		b = opts.Str("b", "brokerAddr", "create topic to which broker", false, "")
 		c = opts.Str("c", "clusterName", "create topic to which cluster", false, "")
 		t = opts.Str("t", "topic", "topic name", true, "")
-		r = opts.Str("r", "readQueueNums", "set read queue nums", false, "8")
-		w = opts.Str("w", "writeQueueNums", "set write queue nums", false, "8")
-		p = opts.Str("p", "perm", "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]", false, "6")
-		o = opts.Str("o", "order", "set topic's order(true|false)", false, "false")
-		s = opts.Str("s", "hasUnitSub", "has unit sub (true|false)", false, "")
+		r = opts.Num("r", "readQueueNums", "set read queue nums", false, 8)
+		w = opts.Num("w", "writeQueueNums", "set write queue nums", false, 8)
+		p = opts.Num("p", "perm", "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]", false, 6)
+		o = opts.TrueFalse("o", "order", "set topic's order(true|false)", false)
 	}
 	updateTopicCmd.run = func(run *Run) error {
 		tc := *protocol.NewTopicConfig(strings.TrimSpace(*t))
 		if err := protocol.ValidateTopic(tc.TopicName); err != nil {
 			return usageError("%v", err)
 		}
-		rq, err := Int(*r, "-r", 8)
-		if err != nil {
-			return err
-		}
-		wq, err := Int(*w, "-w", 8)
-		if err != nil {
-			return err
-		}
-		perm, err := Int(*p, "-p", 6)
-		if err != nil {
-			return err
-		}
-		_ = s
-		tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm, tc.Order = int32(rq), int32(wq), int32(perm), strings.EqualFold(strings.TrimSpace(*o), "true")
+		tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm, tc.Order = int32(*r), int32(*w), int32(*p), *o
 		addrs, err := targets(run, *b, *c)
 		if err != nil {
 			return err

@@ -1,7 +1,5 @@
 package fastjson
 
-import "fmt"
-
 // QuoteObjectKeys rewrites fastjson text whose map keys are objects into standard JSON by
 // turning each such key into a string holding the key's text:
 //
@@ -10,55 +8,10 @@ import "fmt"
 //
 // fastjson writes a Map<MessageQueue, X> that way (TopicStatsTable, ConsumeStats,
 // ResetOffsetBody); unmarshal the result into a map[string]X and each key into the key type.
-// Numeric keys are quoted too (QuoteNumericKeys), so one pass reads both dialects; standard
-// JSON passes through unchanged. Errors: ErrUnterminatedString, or an object key whose braces
+// Numeric keys are quoted too (QuoteNumericKeys), so one pass reads both dialects (the text
+// of an object key is copied as it is); standard JSON passes through unchanged. Errors: ErrUnterminatedString, or an object key whose braces
 // do not close (wrapped with its byte position). It never panics.
-func QuoteObjectKeys(in []byte) ([]byte, error) {
-	in, err := QuoteNumericKeys(in)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(in)+64)
-	var stack []byte
-	expectKey := false
-	for i := 0; i < len(in); {
-		c := in[i]
-		switch {
-		case c == '"':
-			end, _ := stringEnd(in, i) // QuoteNumericKeys found every string terminated
-			out = append(out, in[i:end]...)
-			i = end
-			continue
-		case expectKey && c == '{':
-			end, ok := objectEnd(in, i)
-			if !ok {
-				return nil, fmt.Errorf("fastjson: object key at byte %d does not close", i)
-			}
-			out = appendQuoted(out, in[i:end])
-			i = end
-			expectKey = false
-			continue
-		case c == '{':
-			stack = append(stack, c)
-			expectKey = true
-		case c == '[':
-			stack = append(stack, c)
-			expectKey = false
-		case c == '}' || c == ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			expectKey = false
-		case c == ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
-		case c == ':':
-			expectKey = false
-		}
-		out = append(out, c)
-		i++
-	}
-	return out, nil
-}
+func QuoteObjectKeys(in []byte) ([]byte, error) { return quoteKeys(in, true) }
 
 // objectEnd returns the index just past the object starting with the brace at in[start].
 func objectEnd(in []byte, start int) (int, bool) {
