@@ -82,7 +82,9 @@ func TestDumpStore(t *testing.T) {
 	topic := "D_" + clienttest.Name(t)
 	createTopic(t, c, topic, 1)
 	res := sendTo(t, startProducer(t, c, "pg_"+clienttest.Name(t)), primitive.MessageQueue{Topic: topic, BrokerName: "broker-a"}, "body", "key-1", "TagA", 3)
-	require.Eventually(t, func() bool { return b.MessageStore().GetMaxOffsetInQueue(topic, 0) == 3 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { // the reput service built the ConsumeQueue and the index
+		return b.MessageStore().GetMaxOffsetInQueue(topic, 0) == 3 && len(b.MessageStore().QueryMessage(topic, "key-1", 32, 0, 1<<62).Messages) == 3
+	}, 5*time.Second, 10*time.Millisecond)
 
 	out := dump(t, "-d", root, "-p", "commitlog")
 	require.Contains(t, out, "== CommitLog commitlog/00000000000000000000 (")

@@ -99,7 +99,12 @@ func TestSendMessageAndPrint(t *testing.T) {
 		require.Regexp(t, `^[0-9A-F]{32}$`, tbl[1][3])
 		ids = append(ids, tbl[1][3])
 	}
-	d := keyValues(ok(t, c, "queryMsgById", "-t", topic, "-i", ids[0]), ": ")
+	var d map[string]string
+	require.Eventually(t, func() bool { // the UNIQ_KEY is found through the index, built behind the send
+		r := mqadmin(t, c, "queryMsgById", "-t", topic, "-i", ids[0])
+		d = keyValues(r.out, ": ")
+		return r.code == command.ExitOK
+	}, 5*time.Second, 20*time.Millisecond)
 	require.Equal(t, "hello", d["Message Body"])
 
 	var out string
