@@ -67,6 +67,7 @@ var forbidden = map[string][]string{
 	"mq/client":      {"mq/broker", "mq/store", "mq/namesrv"},
 	"mq/cmd/broker":  {"mq/mqtest"},
 	"mq/cmd/namesrv": {"mq/mqtest"},
+	"mq/cmd/mqadmin": {"mq/mqtest"},
 }
 
 // layerOf returns the layer of pkg: an exact key first, then the first pattern that matches
