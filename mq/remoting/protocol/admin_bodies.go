@@ -10,9 +10,9 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
-// The bodies of the admin requests (mqadmin's; docs/reference/remoting-protocol.md §4.17). Java
-// writes them with fastjson, which puts a
-// Map<MessageQueue, X> with the queue objects themselves as keys:
+// The bodies of the admin requests (mqadmin's; docs/reference/remoting-protocol.md §4.17).
+// Java writes them with fastjson, which puts a Map<MessageQueue, X> with the queue objects
+// themselves as keys:
 //
 //	{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:{"lastUpdateTimestamp":0,"maxOffset":5,"minOffset":0}}}
 //
