@@ -64,7 +64,7 @@ func (a *DefaultMQAdminExt) QueryMessage(ctx context.Context, topic, key string,
 // HasKey reports whether m is of topic and has key as its UNIQ_KEY or as a word of its KEYS
 // (what the index looked up; another topic#key may share its hash).
 func HasKey(m *primitive.MessageExt, topic, key string) bool {
-	if m.Topic != topic {
+	if m.Topic != topic || key == "" {
 		return false
 	}
 	if m.Properties[primitive.PropertyUniqClientMessageIDKeyIdx] == key {

@@ -380,4 +380,5 @@ func TestQueryMessageChecksHashCollisions(t *testing.T) {
 	require.Len(t, s.QueryMessage("T", "BB", 32, 0, 1<<62).Messages, 4)
 	require.Equal(t, []string{"mine"}, bodies(s.QueryMessage("Aa", "k", 32, 0, 1<<62)))
 	require.Empty(t, s.QueryMessage("T", "A", 32, 0, 1<<62).Messages, "a prefix of a key is no key")
+	require.Empty(t, s.QueryMessage("T", "", 32, 0, 1<<62).Messages, "no KEYS is no empty key")
 }

@@ -66,7 +66,7 @@ func (s *DefaultMessageStore) QueryMessage(topic, key string, maxNum int, begin,
 // decode does not match.
 func recordMatches(rec []byte, topic, key string) bool {
 	m, _, err := primitive.DecodeMessage(rec)
-	if err != nil || m.Topic != topic {
+	if err != nil || m.Topic != topic || key == "" { // the index holds no empty key
 		return false
 	}
 	if m.Properties[primitive.PropertyUniqClientMessageIDKeyIdx] == key {

@@ -3,6 +3,7 @@ package command_test
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,6 +36,18 @@ func TestHelp(t *testing.T) {
 	code, out2, _ := run("help", "topicStatus")
 	require.Equal(t, command.ExitOK, code)
 	require.Equal(t, out, out2)
+}
+
+// TestEverySubcommandHasHelp: "-h" on each subcommand prints its usage line and options and
+// exits 0, without a name server.
+func TestEverySubcommandHasHelp(t *testing.T) {
+	for _, c := range command.Commands() {
+		code, out, errOut := run(c.Name, "-h")
+		require.Equal(t, command.ExitOK, code, "%s: %s", c.Name, errOut)
+		require.True(t, strings.HasPrefix(out, "usage: mqadmin "+c.Name+" "), "%s:\n%s", c.Name, out)
+		require.Contains(t, out, c.Desc)
+		require.Contains(t, out, "-h,--help")
+	}
 }
 
 // TestUsageErrors: an unknown subcommand, an unknown flag, a missing required option and a
