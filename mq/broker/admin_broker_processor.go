@@ -55,31 +55,29 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 	return p.processAdminRequest(req), nil
 }
 
-// processAdminRequest answers the codes mqadmin sends (admin_broker_*.go).
-func (p *AdminBrokerProcessor) processAdminRequest(req *remoting.RemotingCommand) *remoting.RemotingCommand {
-	switch req.Code {
-	case protocol.GetBrokerRuntimeInfo:
+// adminRequests are the codes mqadmin sends (admin_broker_*.go), by request code.
+var adminRequests = map[int32]func(*AdminBrokerProcessor, *remoting.RemotingCommand) *remoting.RemotingCommand{
+	protocol.GetBrokerRuntimeInfo: func(p *AdminBrokerProcessor, _ *remoting.RemotingCommand) *remoting.RemotingCommand {
 		return p.getBrokerRuntimeInfo()
-	case protocol.GetTopicStatsInfo:
-		return p.getTopicStatsInfo(req)
-	case protocol.GetConsumeStats:
-		return p.getConsumeStats(req)
-	case protocol.GetConsumerConnectionList:
-		return p.getConsumerConnectionList(req)
-	case protocol.GetProducerConnectionList:
-		return p.getProducerConnectionList(req)
-	case protocol.QueryTopicConsumeByWho:
-		return p.queryTopicConsumeByWho(req)
-	case protocol.InvokeBrokerToResetOffset:
-		return p.resetOffset(req)
-	case protocol.GetBrokerConfig:
+	},
+	protocol.GetTopicStatsInfo:         (*AdminBrokerProcessor).getTopicStatsInfo,
+	protocol.GetConsumeStats:           (*AdminBrokerProcessor).getConsumeStats,
+	protocol.GetConsumerConnectionList: (*AdminBrokerProcessor).getConsumerConnectionList,
+	protocol.GetProducerConnectionList: (*AdminBrokerProcessor).getProducerConnectionList,
+	protocol.QueryTopicConsumeByWho:    (*AdminBrokerProcessor).queryTopicConsumeByWho,
+	protocol.InvokeBrokerToResetOffset: (*AdminBrokerProcessor).resetOffset,
+	protocol.GetBrokerConfig: func(p *AdminBrokerProcessor, _ *remoting.RemotingCommand) *remoting.RemotingCommand {
 		return p.getBrokerConfig()
-	case protocol.UpdateBrokerConfig:
-		return p.updateBrokerConfig(req)
-	case protocol.UpdateAndCreateSubscriptionGroup:
-		return p.updateAndCreateSubscriptionGroup(req)
-	case protocol.DeleteSubscriptionGroup:
-		return p.deleteSubscriptionGroup(req)
+	},
+	protocol.UpdateBrokerConfig:               (*AdminBrokerProcessor).updateBrokerConfig,
+	protocol.UpdateAndCreateSubscriptionGroup: (*AdminBrokerProcessor).updateAndCreateSubscriptionGroup,
+	protocol.DeleteSubscriptionGroup:          (*AdminBrokerProcessor).deleteSubscriptionGroup,
+}
+
+// processAdminRequest answers an adminRequests code, or REQUEST_CODE_NOT_SUPPORTED.
+func (p *AdminBrokerProcessor) processAdminRequest(req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	if handle, ok := adminRequests[req.Code]; ok {
+		return handle(p, req)
 	}
 	return remoting.NewNotSupportedResponse(req)
 }

@@ -73,15 +73,8 @@ func init() {
 		c = o.Str("c", "clusterName", "which cluster", false, "")
 	}
 	brokerStatusCmd.run = func(r *Run) error {
-		addrs, err := targets(r, *b, *c)
-		if err != nil {
-			return err
-		}
-		for _, addr := range addrs {
+		return forTargets(r, *b, *c, func(addr string) error {
 			kv, err := r.Admin.FetchBrokerRuntimeStats(r.Ctx, addr)
-			if err != nil {
-				return err
-			}
 			for _, k := range sortedKeys(kv) {
 				if *b == "" { // -c: each line names its broker
 					fmt.Fprintf(r.Out, "%-24s %-32s: %s\n", addr, k, kv[k])
@@ -89,8 +82,8 @@ func init() {
 					fmt.Fprintf(r.Out, "%-32s: %s\n", k, kv[k])
 				}
 			}
-		}
-		return nil
+			return err
+		})
 	}
 }
 
@@ -104,11 +97,7 @@ func init() {
 		c = o.Str("c", "clusterName", "get which cluster", false, "")
 	}
 	getBrokerConfigCmd.run = func(r *Run) error {
-		addrs, err := targets(r, *b, *c)
-		if err != nil {
-			return err
-		}
-		for _, addr := range addrs {
+		return forTargets(r, *b, *c, func(addr string) error {
 			props, err := r.Admin.GetBrokerConfig(r.Ctx, addr)
 			if err != nil {
 				return err
@@ -117,8 +106,8 @@ func init() {
 			for _, k := range sortedKeys(props) {
 				fmt.Fprintf(r.Out, "%-50s=  %s\n", k, props[k])
 			}
-		}
-		return nil
+			return nil
+		})
 	}
 }
 
@@ -135,17 +124,13 @@ func init() {
 		v = o.Str("v", "value", "config value", true, "")
 	}
 	updateBrokerConfigCmd.run = func(r *Run) error {
-		addrs, err := targets(r, *b, *c)
-		if err != nil {
-			return err
-		}
 		props := map[string]string{strings.TrimSpace(*k): strings.TrimSpace(*v)}
-		for _, addr := range addrs {
-			if err := r.Admin.UpdateBrokerConfig(r.Ctx, addr, props); err != nil {
-				return err
+		return forTargets(r, *b, *c, func(addr string) error {
+			err := r.Admin.UpdateBrokerConfig(r.Ctx, addr, props)
+			if err == nil {
+				fmt.Fprintf(r.Out, "update broker config success, %s\n", addr)
 			}
-			fmt.Fprintf(r.Out, "update broker config success, %s\n", addr)
-		}
-		return nil
+			return err
+		})
 	}
 }

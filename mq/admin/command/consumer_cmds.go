@@ -192,18 +192,17 @@ func init() {
 		cfg.NotifyConsumerIdsChangedEnable = *a
 		cfg.RetryQueueNums, cfg.RetryMaxTimes = int32(*q), int32(*rt)
 		cfg.BrokerID, cfg.WhichBrokerWhenConsumeSlowly = *i, *w
-		addrs, err := targets(r, *b, *c)
-		if err != nil {
-			return err
-		}
-		for _, addr := range addrs {
-			if err := r.Admin.CreateAndUpdateSubscriptionGroupConfig(r.Ctx, addr, cfg); err != nil {
-				return err
+		err := forTargets(r, *b, *c, func(addr string) error {
+			err := r.Admin.CreateAndUpdateSubscriptionGroupConfig(r.Ctx, addr, cfg)
+			if err == nil {
+				fmt.Fprintf(r.Out, "create subscription group to %s success.\n", addr)
 			}
-			fmt.Fprintf(r.Out, "create subscription group to %s success.\n", addr)
+			return err
+		})
+		if err == nil {
+			fmt.Fprintln(r.Out, subscriptionGroupString(cfg))
 		}
-		fmt.Fprintln(r.Out, subscriptionGroupString(cfg))
-		return nil
+		return err
 	}
 }
 
@@ -221,17 +220,13 @@ func init() {
 	}
 	deleteSubGroupCmd.run = func(r *Run) error {
 		group := strings.TrimSpace(*g)
-		addrs, err := targets(r, *b, *c)
-		if err != nil {
-			return err
-		}
-		for _, addr := range addrs {
-			if err := r.Admin.DeleteSubscriptionGroup(r.Ctx, addr, group, *ro); err != nil {
-				return err
+		return forTargets(r, *b, *c, func(addr string) error {
+			err := r.Admin.DeleteSubscriptionGroup(r.Ctx, addr, group, *ro)
+			if err == nil {
+				fmt.Fprintf(r.Out, "delete subscription group [%s] from broker [%s] in cluster [%s] success.\n", group, addr, *c)
 			}
-			fmt.Fprintf(r.Out, "delete subscription group [%s] from broker [%s] in cluster [%s] success.\n", group, addr, *c)
-		}
-		return nil
+			return err
+		})
 	}
 }
 

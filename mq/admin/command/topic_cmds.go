@@ -26,6 +26,21 @@ func targets(r *Run, broker, cluster string) ([]string, error) {
 	return nil, usageError("one of -b (brokerAddr) and -c (clusterName) is required")
 }
 
+// forTargets runs do on each broker address -b or -c names (targets), in order; the first
+// error stops it.
+func forTargets(r *Run, broker, cluster string, do func(addr string) error) error {
+	addrs, err := targets(r, broker, cluster)
+	if err != nil {
+		return err
+	}
+	for _, addr := range addrs {
+		if err := do(addr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // humanTime formats ms as RocketMQ's UtilAll#timeMillisToHumanString2 does,
 // "yyyy-MM-dd HH:mm:ss,SSS" in local time; 0 is "0".
 func humanTime(ms int64) string {
@@ -67,18 +82,17 @@ func init() {
 			return usageError("%v", err)
 		}
 		tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm, tc.Order = int32(*r), int32(*w), int32(*p), *o
-		addrs, err := targets(run, *b, *c)
-		if err != nil {
-			return err
-		}
-		for _, addr := range addrs {
-			if err := run.Admin.CreateAndUpdateTopicConfig(run.Ctx, addr, tc); err != nil {
-				return err
+		err := forTargets(run, *b, *c, func(addr string) error {
+			err := run.Admin.CreateAndUpdateTopicConfig(run.Ctx, addr, tc)
+			if err == nil {
+				fmt.Fprintf(run.Out, "create topic to %s success.\n", addr)
 			}
-			fmt.Fprintf(run.Out, "create topic to %s success.\n", addr)
+			return err
+		})
+		if err == nil {
+			fmt.Fprintln(run.Out, topicConfigString(tc))
 		}
-		fmt.Fprintln(run.Out, topicConfigString(tc))
-		return nil
+		return err
 	}
 }
 

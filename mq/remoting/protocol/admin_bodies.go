@@ -45,13 +45,7 @@ func (t *TopicStatsTable) Encode() []byte {
 
 // DecodeTopicStatsTable reads a GET_TOPIC_STATS_INFO body; errors wrap ErrBadBody.
 func DecodeTopicStatsTable(body []byte) (*TopicStatsTable, error) {
-	var raw struct {
-		OffsetTable map[string]TopicOffset `json:"offsetTable"`
-	}
-	if err := unmarshalMQKeyed(body, "topic stats", &raw); err != nil {
-		return nil, err
-	}
-	t, err := mqKeys(raw.OffsetTable, "topic stats")
+	t, err := decodeOffsetTable[TopicOffset](body, "topic stats", nil)
 	return &TopicStatsTable{OffsetTable: t}, err
 }
 
@@ -95,15 +89,11 @@ func (c *ConsumeStats) Encode() []byte {
 
 // DecodeConsumeStats reads a GET_CONSUME_STATS body; errors wrap ErrBadBody.
 func DecodeConsumeStats(body []byte) (*ConsumeStats, error) {
-	var raw struct {
-		ConsumeTps  float64                  `json:"consumeTps"`
-		OffsetTable map[string]OffsetWrapper `json:"offsetTable"`
+	var rest struct {
+		ConsumeTps float64 `json:"consumeTps"`
 	}
-	if err := unmarshalMQKeyed(body, "consume stats", &raw); err != nil {
-		return nil, err
-	}
-	t, err := mqKeys(raw.OffsetTable, "consume stats")
-	return &ConsumeStats{ConsumeTps: raw.ConsumeTps, OffsetTable: t}, err
+	t, err := decodeOffsetTable[OffsetWrapper](body, "consume stats", &rest)
+	return &ConsumeStats{ConsumeTps: rest.ConsumeTps, OffsetTable: t}, err
 }
 
 // ResetOffsetBody is the body of RESET_CONSUMER_CLIENT_OFFSET (220) and of an
@@ -125,13 +115,7 @@ func (r *ResetOffsetBody) Encode() []byte {
 
 // DecodeResetOffsetBody reads a reset-offset body; errors wrap ErrBadBody.
 func DecodeResetOffsetBody(body []byte) (*ResetOffsetBody, error) {
-	var raw struct {
-		OffsetTable map[string]int64 `json:"offsetTable"`
-	}
-	if err := unmarshalMQKeyed(body, "reset offset", &raw); err != nil {
-		return nil, err
-	}
-	t, err := mqKeys(raw.OffsetTable, "reset offset")
+	t, err := decodeOffsetTable[int64](body, "reset offset", nil)
 	return &ResetOffsetBody{OffsetTable: t}, err
 }
 
@@ -165,22 +149,25 @@ type GroupList struct {
 	GroupList []string `json:"groupList"`
 }
 
-// unmarshalMQKeyed reads a body whose maps may have object keys into v; errors wrap ErrBadBody.
-func unmarshalMQKeyed(body []byte, what string, v any) error {
+// decodeOffsetTable reads a body {"offsetTable":{<MessageQueue>:V,...},...} in fastjson's
+// object-key form (or standard JSON with the queues' text as keys) and, when rest is not nil,
+// its other fields into rest. Errors wrap ErrBadBody naming what.
+func decodeOffsetTable[V any](body []byte, what string, rest any) (map[primitive.MessageQueue]V, error) {
+	var raw struct {
+		OffsetTable map[string]V `json:"offsetTable"`
+	}
 	std, err := fastjson.QuoteObjectKeys(body)
 	if err == nil {
-		err = json.Unmarshal(std, v)
+		err = json.Unmarshal(std, &raw)
+	}
+	if err == nil && rest != nil {
+		err = json.Unmarshal(std, rest)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrBadBody, what, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadBody, what, err)
 	}
-	return nil
-}
-
-// mqKeys turns a map keyed by MessageQueue JSON text into a map keyed by MessageQueue.
-func mqKeys[V any](raw map[string]V, what string) (map[primitive.MessageQueue]V, error) {
-	out := make(map[primitive.MessageQueue]V, len(raw))
-	for k, v := range raw {
+	out := make(map[primitive.MessageQueue]V, len(raw.OffsetTable))
+	for k, v := range raw.OffsetTable {
 		var mq primitive.MessageQueue
 		if err := json.Unmarshal([]byte(k), &mq); err != nil {
 			return nil, fmt.Errorf("%w: %s: queue key %q: %v", ErrBadBody, what, k, err)
