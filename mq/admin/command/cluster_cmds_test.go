@@ -10,7 +10,6 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -43,9 +42,9 @@ func TestBrokerStatus(t *testing.T) {
 	require.Equal(t, "V4_9_8", kv["brokerVersionDesc"])
 	require.Equal(t, "ASYNC_MASTER", kv["brokerRole"])
 
-	topic := "BS_" + clienttest.Name(t)
+	topic := "BS_" + name(t, "")
 	createTopic(t, c, topic, 1)
-	res := sendTo(t, startProducer(t, c, "pg_"+clienttest.Name(t)), primitive.MessageQueue{Topic: topic, BrokerName: "broker-a"}, "m", "", "", 2)
+	res := sendTo(t, startProducer(t, c, name(t, "pg_")), primitive.MessageQueue{Topic: topic, BrokerName: "broker-a"}, "m", "", "", 2)
 	kv = keyValues(ok(t, c, "brokerStatus", "-c", "DefaultCluster"), ":")
 	require.Empty(t, kv["commitLogMaxOffset"], "with -c every line starts with the broker's address")
 	kv = keyValues(ok(t, c, "brokerStatus", "-b", b.BrokerAddr()), ":")

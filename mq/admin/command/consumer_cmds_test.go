@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -21,9 +20,9 @@ import (
 // Without -g the group is listed with its total lag. Java: ConsumerProgressSubCommand.
 func TestConsumerProgress(t *testing.T) {
 	c := startCluster(t, 1)
-	topic, group := "CP_"+clienttest.Name(t), "cg_"+clienttest.Name(t)
+	topic, group := name(t, "CP_"), name(t, "cg_")
 	createTopic(t, c, topic, 2)
-	p := startProducer(t, c, "pg_"+clienttest.Name(t))
+	p := startProducer(t, c, name(t, "pg_"))
 	for q := range int32(2) {
 		sendTo(t, p, primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: q}, fmt.Sprint("first", q), "", "", 5)
 	}
@@ -67,7 +66,7 @@ func TestConsumerProgress(t *testing.T) {
 	require.Equal(t, "6", all[i][6])
 	require.Equal(t, "0", all[i][1], "no consumer online")
 
-	r := mqadmin(t, c, "consumerProgress", "-g", "nobody_"+clienttest.Name(t))
+	r := mqadmin(t, c, "consumerProgress", "-g", name(t, "nobody_"))
 	require.Equal(t, command.ExitFailed, r.code, "a group without a retry topic has no route")
 }
 
@@ -77,7 +76,7 @@ func TestConsumerProgress(t *testing.T) {
 // CONSUMER_NOT_ONLINE (206). Java: ConsumerConnectionSubCommand, ProducerConnectionSubCommand.
 func TestConsumerAndProducerConnection(t *testing.T) {
 	c := startCluster(t, 1)
-	topic, group, pgroup := "CC_"+clienttest.Name(t), "cg_"+clienttest.Name(t), "pg_"+clienttest.Name(t)
+	topic, group, pgroup := name(t, "CC_"), name(t, "cg_"), name(t, "pg_")
 	createTopic(t, c, topic, 1)
 	cons, _ := startConsumer(t, c, group, topic)
 	clientID := cons.Instance().ClientID()
@@ -123,7 +122,7 @@ func TestConsumerAndProducerConnection(t *testing.T) {
 // -r true the group's offsets too. Java: UpdateSubGroupSubCommand, DeleteSubscriptionGroupCommand.
 func TestSubscriptionGroup(t *testing.T) {
 	c := startCluster(t, 2)
-	group := "sg_" + clienttest.Name(t)
+	group := "sg_" + name(t, "")
 	out := ok(t, c, "updateSubGroup", "-c", "DefaultCluster", "-g", group, "-r", "3", "-q", "2", "-s", "false")
 	for _, b := range c.Brokers {
 		require.Contains(t, out, "create subscription group to "+b.BrokerAddr()+" success.\n")
@@ -155,9 +154,9 @@ func TestSubscriptionGroup(t *testing.T) {
 // offsets are committed on the broker (the old way). Java: ResetOffsetByTimeCommand.
 func TestResetOffsetByTime(t *testing.T) {
 	c := startCluster(t, 1)
-	topic, group := "RO_"+clienttest.Name(t), "cg_"+clienttest.Name(t)
+	topic, group := name(t, "RO_"), name(t, "cg_")
 	createTopic(t, c, topic, 2)
-	p := startProducer(t, c, "pg_"+clienttest.Name(t))
+	p := startProducer(t, c, name(t, "pg_"))
 	mq0 := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 0}
 	mq1 := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 1}
 	first := sendTo(t, p, mq0, "old", "", "", 3)

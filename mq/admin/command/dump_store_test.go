@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -79,9 +78,9 @@ func TestDumpStore(t *testing.T) {
 	c := startCluster(t, 1)
 	b := c.Brokers[0]
 	root := b.MessageStoreConfig().StorePathRootDir
-	topic := "D_" + clienttest.Name(t)
+	topic := "D_" + name(t, "")
 	createTopic(t, c, topic, 1)
-	res := sendTo(t, startProducer(t, c, "pg_"+clienttest.Name(t)), primitive.MessageQueue{Topic: topic, BrokerName: "broker-a"}, "body", "key-1", "TagA", 3)
+	res := sendTo(t, startProducer(t, c, name(t, "pg_")), primitive.MessageQueue{Topic: topic, BrokerName: "broker-a"}, "body", "key-1", "TagA", 3)
 	require.Eventually(t, func() bool { // the reput service built the ConsumeQueue and the index
 		return b.MessageStore().GetMaxOffsetInQueue(topic, 0) == 3 && len(b.MessageStore().QueryMessage(topic, "key-1", 32, 0, 1<<62).Messages) == 3
 	}, 5*time.Second, 10*time.Millisecond)

@@ -90,6 +90,9 @@ func column(t testing.TB, table [][]string, name string) []string {
 	return nil
 }
 
+// name is prefix followed by t's name as a topic or group may spell it (clienttest.Name).
+func name(t testing.TB, prefix string) string { return prefix + clienttest.Name(t) }
+
 // startCluster starts brokers brokers (broker-a, broker-b, ...) with a name server.
 func startCluster(t testing.TB, brokers int) *embedded.Cluster {
 	return clienttest.StartCluster(t, brokers, nil)

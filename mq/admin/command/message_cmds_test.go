@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -21,10 +20,10 @@ import (
 // QueryMsgByIdSubCommand, QueryMsgByOffsetSubCommand.
 func TestQueryMessages(t *testing.T) {
 	c := startCluster(t, 2)
-	topic, other := "Q_"+clienttest.Name(t), "O_"+clienttest.Name(t)
+	topic, other := name(t, "Q_"), name(t, "O_")
 	createTopic(t, c, topic, 2)
 	createTopic(t, c, other, 1)
-	p := startProducer(t, c, "pg_"+clienttest.Name(t))
+	p := startProducer(t, c, name(t, "pg_"))
 	mqA := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 1}
 	mqB := primitive.MessageQueue{Topic: topic, BrokerName: "broker-b", QueueID: 0}
 	hits := append(sendTo(t, p, mqA, "a", "order-1", "TagA", 2), sendTo(t, p, mqB, "b", "order-1 x", "TagB", 1)...)
@@ -85,7 +84,7 @@ func TestQueryMessages(t *testing.T) {
 // Java: SendMessageCommand, PrintMessageSubCommand, ConsumeMessageCommand.
 func TestSendMessageAndPrint(t *testing.T) {
 	c := startCluster(t, 1)
-	topic := "P_" + clienttest.Name(t)
+	topic := "P_" + name(t, "")
 	createTopic(t, c, topic, 2)
 	var ids []string
 	for i, body := range []string{"hello", "world", "again"} {

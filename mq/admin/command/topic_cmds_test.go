@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -23,7 +22,7 @@ import (
 // TopicRouteSubCommand, DeleteTopicSubCommand.
 func TestTopicLifecycle(t *testing.T) {
 	c := startCluster(t, 2)
-	topic := "T_" + clienttest.Name(t)
+	topic := "T_" + name(t, "")
 	out := ok(t, c, "updateTopic", "-c", "DefaultCluster", "-t", topic, "-r", "3", "-w", "3", "-p", "6")
 	for _, b := range c.Brokers {
 		require.Contains(t, out, "create topic to "+b.BrokerAddr()+" success.\n")
@@ -74,7 +73,7 @@ func TestTopicLifecycle(t *testing.T) {
 // refused with the broker's remark and exit code 1; neither -b nor -c is a usage error (2).
 func TestUpdateTopicOnOneBroker(t *testing.T) {
 	c := startCluster(t, 2)
-	topic := "One_" + clienttest.Name(t)
+	topic := "One_" + name(t, "")
 	ok(t, c, "updateTopic", "-b", c.Brokers[1].BrokerAddr(), "-t", topic, "-r", "2", "-w", "2")
 	_, onA := c.Brokers[0].TopicConfigManager().TopicConfigTable()[topic]
 	tc, onB := c.Brokers[1].TopicConfigManager().TopicConfigTable()[topic]
@@ -96,9 +95,9 @@ func TestUpdateTopicOnOneBroker(t *testing.T) {
 // Java: TopicStatusSubCommand.
 func TestTopicStatus(t *testing.T) {
 	c := startCluster(t, 2)
-	topic := "S_" + clienttest.Name(t)
+	topic := "S_" + name(t, "")
 	createTopic(t, c, topic, 2)
-	p := startProducer(t, c, "pg_"+clienttest.Name(t))
+	p := startProducer(t, c, name(t, "pg_"))
 	sendTo(t, p, primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 0}, "a0", "", "", 3)
 	sendTo(t, p, primitive.MessageQueue{Topic: topic, BrokerName: "broker-b", QueueID: 1}, "b1", "", "", 5)
 
@@ -127,12 +126,12 @@ func TestTopicStatus(t *testing.T) {
 // it (retry and DLQ topics left out).
 func TestTopicListClusterModel(t *testing.T) {
 	c := startCluster(t, 1)
-	topic := "L_" + clienttest.Name(t)
+	topic := "L_" + name(t, "")
 	createTopic(t, c, topic, 1)
-	c.Brokers[0].ConsumerOffsetManager().CommitOffset("test", "g_"+clienttest.Name(t), topic, 0, 0)
+	c.Brokers[0].ConsumerOffsetManager().CommitOffset("test", name(t, "g_"), topic, 0, 0)
 	tbl := rows(ok(t, c, "topicList", "-c"))
 	require.Equal(t, []string{"#Cluster Name", "#Topic", "#Consumer Group"}, tbl[0])
 	require.True(t, slices.ContainsFunc(tbl[1:], func(r []string) bool {
-		return r[0] == "DefaultCluster" && r[1] == topic && r[2] == "g_"+clienttest.Name(t)
+		return r[0] == "DefaultCluster" && r[1] == topic && r[2] == name(t, "g_")
 	}), "%v", tbl)
 }
