@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -24,11 +25,13 @@ type AdminBrokerProcessor struct {
 	b *BrokerController
 	// conf is the config table GET_BROKER_CONFIG and UPDATE_BROKER_CONFIG share.
 	conf brokerConfiguration
+	// boot is when the broker was initialized (GET_BROKER_RUNTIME_INFO's bootTimestamp).
+	boot time.Time
 }
 
 // NewAdminBrokerProcessor returns the processor of b.
 func NewAdminBrokerProcessor(b *BrokerController) *AdminBrokerProcessor {
-	return &AdminBrokerProcessor{b: b}
+	return &AdminBrokerProcessor{b: b, boot: b.clock.Now()}
 }
 
 // ProcessRequest implements remoting.RequestProcessor.

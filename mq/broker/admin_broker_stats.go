@@ -2,6 +2,7 @@ package broker
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -104,8 +105,13 @@ func (p *AdminBrokerProcessor) getBrokerRuntimeInfo() *remoting.RemotingCommand 
 		earliest = m.StoreTimestamp
 	}
 	ratio := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	up := b.clock.Now().Sub(p.boot)
+	runtime := fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]",
+		int(up.Hours())/24, int(up.Hours())%24, int(up.Minutes())%60, int(up.Seconds())%60)
 	t := map[string]string{
 		"brokerVersionDesc":                    brokerVersionDesc,
+		"bootTimestamp":                        strconv.FormatInt(p.boot.UnixMilli(), 10),
+		"runtime":                              runtime,
 		"brokerVersion":                        strconv.Itoa(int(remoting.DefaultVersion)),
 		"brokerName":                           b.cfg.BrokerName,
 		"brokerId":                             strconv.FormatInt(b.cfg.BrokerID, 10),

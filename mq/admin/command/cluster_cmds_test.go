@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -41,6 +42,10 @@ func TestBrokerStatus(t *testing.T) {
 	require.Equal(t, "0", kv["commitLogMaxOffset"])
 	require.Equal(t, "V4_9_8", kv["brokerVersionDesc"])
 	require.Equal(t, "ASYNC_MASTER", kv["brokerRole"])
+	require.Regexp(t, `^\[ 0 days, 0 hours, \d+ minutes, \d+ seconds \]$`, kv["runtime"])
+	boot, err := strconv.ParseInt(kv["bootTimestamp"], 10, 64)
+	require.NoError(t, err)
+	require.InDelta(t, time.Now().UnixMilli(), boot, 60_000, "started a moment ago")
 
 	topic := "BS_" + name(t, "")
 	createTopic(t, c, topic, 1)

@@ -16,5 +16,6 @@
 //
 // # Files
 //
-//	main.go  main: command.Main over os.Args, stdout and stderr
+//	main.go  main: command.Main over os.Args, stdout and stderr (main_test.go runs the test
+//	         binary as mqadmin and checks its exit codes)
 package main
