@@ -1,10 +1,10 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -114,7 +114,7 @@ const maxTimestamp = int64(^uint64(0) >> 1)
 // Java: DefaultMQPullConsumer#pull, as mqadmin's printMsg and consumeMessage use it.
 func (a *DefaultMQAdminExt) PullMessages(ctx context.Context, addr, group string, mq primitive.MessageQueue, subExpression string,
 	queueOffset int64, maxNums int32) ([]*primitive.MessageExt, int64, error) {
-	sub, err := protocol.BuildSubscriptionData(mq.Topic, cmpOr(subExpression, protocol.SubAll))
+	sub, err := protocol.BuildSubscriptionData(mq.Topic, cmp.Or(subExpression, protocol.SubAll))
 	if err != nil {
 		return nil, queueOffset, err
 	}
@@ -142,13 +142,3 @@ func (a *DefaultMQAdminExt) PullMessages(ctx context.Context, addr, group string
 	}
 	return out, res.NextBeginOffset, nil
 }
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-// ms formats a millisecond timestamp as a decimal string.
-func ms(t int64) string { return strconv.FormatInt(t, 10) }
