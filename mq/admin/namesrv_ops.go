@@ -86,3 +86,16 @@ func MasterAddrsOfCluster(ci *protocol.ClusterInfo, cluster string) ([]string, e
 	}
 	return out, nil
 }
+
+// CreateOrUpdateOrderConf stores topic's order configuration ("brokerName:queueNums;...") in
+// every name server's ORDER_TOPIC_CONFIG namespace (PUT_KV_CONFIG, 100), which a name server
+// with orderMessageEnable puts into the topic's route. Java: DefaultMQAdminExt#createOrUpdateOrderConf.
+func (a *DefaultMQAdminExt) CreateOrUpdateOrderConf(ctx context.Context, topic, orderConf string) error {
+	h := protocol.PutKVConfigRequestHeader{Namespace: protocol.NamespaceOrderTopicConfig, Key: topic, Value: orderConf}
+	for _, addr := range a.namesrvs {
+		if _, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.PutKVConfig, protocol.EncodeHeader(&h), nil)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -2,6 +2,8 @@ package command
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,11 +91,48 @@ func init() {
 			}
 			return err
 		})
-		if err == nil {
-			fmt.Fprintln(run.Out, topicConfigString(tc))
+		if err != nil {
+			return err
 		}
+		if tc.Order {
+			if err := setOrderConf(run, tc, *b, *c); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintln(run.Out, topicConfigString(tc))
+		return nil
+	}
+}
+
+// setOrderConf records an ordered topic's brokers and queue counts ("broker-a:8;broker-b:8") in
+// the name servers' ORDER_TOPIC_CONFIG: with -c every broker of the cluster, with -b that
+// broker. Java: UpdateTopicSubCommand (its isOrder branch).
+func setOrderConf(run *Run, tc protocol.TopicConfig, broker, cluster string) error {
+	ci, err := run.Admin.ExamineBrokerClusterInfo(run.Ctx)
+	if err != nil {
 		return err
 	}
+	var names []string
+	for _, bd := range ci.BrokerAddrTable {
+		if cluster != "" && bd.Cluster == cluster || broker != "" && slices.Contains(slices.Collect(maps.Values(bd.BrokerAddrs)), broker) {
+			names = append(names, bd.BrokerName)
+		}
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s:%d", n, tc.WriteQueueNums)
+	}
+	conf := strings.Join(parts, ";")
+	if err := run.Admin.CreateOrUpdateOrderConf(run.Ctx, tc.TopicName, conf); err != nil {
+		return err
+	}
+	what := "cluster"
+	if cluster == "" {
+		what = "broker"
+	}
+	fmt.Fprintf(run.Out, "set %s orderConf. isOrder=%t, orderConf=[%s]\n", what, tc.Order, conf)
+	return nil
 }
 
 // deleteTopic mirrors DeleteTopicSubCommand: the topic goes from every master of the cluster,

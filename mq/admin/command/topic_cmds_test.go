@@ -12,6 +12,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // TestTopicLifecycle: updateTopic -c creates the topic on every master of the cluster (one
@@ -134,4 +135,21 @@ func TestTopicListClusterModel(t *testing.T) {
 	require.True(t, slices.ContainsFunc(tbl[1:], func(r []string) bool {
 		return r[0] == "DefaultCluster" && r[1] == topic && r[2] == name(t, "g_")
 	}), "%v", tbl)
+}
+
+// TestUpdateOrderTopic: with -o true the topic's brokers and queue counts go into the name
+// servers' ORDER_TOPIC_CONFIG ("broker-a:4;broker-b:4" for -c, the one broker for -b).
+// Java: UpdateTopicSubCommand with isOrder.
+func TestUpdateOrderTopic(t *testing.T) {
+	c := startCluster(t, 2)
+	topic := name(t, "Ord_")
+	out := ok(t, c, "updateTopic", "-c", "DefaultCluster", "-t", topic, "-r", "4", "-w", "4", "-o", "true")
+	require.Contains(t, out, "set cluster orderConf. isOrder=true, orderConf=[broker-a:4;broker-b:4]\n")
+	require.Contains(t, out, "order=true]")
+	conf, found := c.Namesrv.KVConfigManager.GetKVConfig(protocol.NamespaceOrderTopicConfig, topic)
+	require.True(t, found)
+	require.Equal(t, "broker-a:4;broker-b:4", conf)
+
+	out = ok(t, c, "updateTopic", "-b", c.Brokers[1].BrokerAddr(), "-t", topic, "-w", "2", "-r", "2", "-o", "true")
+	require.Contains(t, out, "set broker orderConf. isOrder=true, orderConf=[broker-b:2]\n")
 }
