@@ -94,9 +94,11 @@ func (p *AdminBrokerProcessor) getConsumeStats(req *remoting.RemotingCommand) *r
 // the keys mqadmin's brokerStatus and clusterList read. Java: AdminBrokerProcessor#getBrokerRuntimeInfo
 // (prepareRuntimeInfo).
 //
-// Deviation: there is no BrokerStatsManager or StoreStatsService yet, so the TPS keys (putTps,
-// getTransferedTps, ...) read "0.00" and the message totals "0"; the offsets, ratios, times
-// and queue sizes are real.
+// Deviation: the store counts its totals since it started (msgPutTotalTodayNow,
+// msgGetTotalTodayNow: store.StoreStatsService) but samples nothing, and there is no
+// BrokerStats taking the totals at midnight: the TPS keys (putTps, getTransferedTps) read
+// "0.00 0.00 0.00" and the yesterday/today-morning totals "0". The offsets, ratios and times
+// are real.
 func (p *AdminBrokerProcessor) getBrokerRuntimeInfo() *remoting.RemotingCommand {
 	b, ms := p.b, p.b.messageStore
 	minPhy, maxPhy := ms.GetMinPhyOffset(), ms.GetMaxPhyOffset()
@@ -126,8 +128,8 @@ func (p *AdminBrokerProcessor) getBrokerRuntimeInfo() *remoting.RemotingCommand 
 		"remainHowManyDataToFlush":             strconv.FormatInt(ms.RemainHowManyDataToFlush(), 10),
 		"putTps":                               "0.00 0.00 0.00",
 		"getTransferedTps":                     "0.00 0.00 0.00",
-		"msgPutTotalTodayNow":                  "0",
-		"msgGetTotalTodayNow":                  "0",
+		"msgPutTotalTodayNow":                  strconv.FormatInt(ms.StoreStatsService().PutMessageTimesTotal(), 10),
+		"msgGetTotalTodayNow":                  strconv.FormatInt(ms.StoreStatsService().GetMessageTransferedMsgCount(), 10),
 		"msgPutTotalYesterdayMorning":          "0",
 		"msgPutTotalTodayMorning":              "0",
 		"msgGetTotalYesterdayMorning":          "0",

@@ -88,7 +88,9 @@
 //	store_put.go                    PutMessage, the store checks, AppendToCommitLog
 //	store_get.go                    GetMessage (through a ConsumeQueue iterator), lookups by offset
 //	store_offsets.go                offset queries, lookups by time, flush positions, DeleteTopics
-//	store_query.go                  QueryMessage (by key, through the index)
+//	store_query.go                  QueryMessage (by key, through the index; each hit checked
+//	                                against its record's topic and keys)
+//	store_stats.go                  StoreStatsService: the put and get totals
 //	store_clean.go                  CleanFilesPeriodically, IsSpaceFull, manual deletion
 //	store_services.go               the services and flush steps for chapters (ManualServices)
 //	sys_unix.go                     Linux and macOS: mmap, madvise, mlock, msync, ftruncate, statfs

@@ -54,6 +54,7 @@ type DefaultMessageStore struct {
 	dispatchers        dispatcherList
 	reput              *ReputMessageService
 	flushCQ            *FlushConsumeQueueService
+	stats              StoreStatsService // put and get totals (atomics)
 
 	cleanCommitLog    *CleanCommitLogService
 	cleanConsumeQueue *CleanConsumeQueueService

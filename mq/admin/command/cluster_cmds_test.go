@@ -55,6 +55,7 @@ func TestBrokerStatus(t *testing.T) {
 	kv = keyValues(ok(t, c, "brokerStatus", "-b", b.BrokerAddr()), ":")
 	require.Equal(t, strconv.FormatInt(int64(b.MessageStore().GetMaxPhyOffset()), 10), kv["commitLogMaxOffset"])
 	require.NotEqual(t, "0", kv["commitLogMaxOffset"])
+	require.Equal(t, "2", kv["msgPutTotalTodayNow"], "the two messages stored")
 	first, err := b.MessageStore().LookMessageByOffset(0)
 	require.NoError(t, err)
 	require.Equal(t, strconv.FormatInt(first.StoreTimestamp, 10), kv["earliestMessageTimeStamp"])
