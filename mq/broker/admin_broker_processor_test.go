@@ -81,3 +81,31 @@ func TestAdminAnswersForUnknownNames(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, cs.OffsetTable, "a group with no offsets has no queues")
 }
+
+// TestRuntimeInfoTPS: putTps and getTransferedTps are the store's rates over 10, 60 and 600 s,
+// two decimals each, 0.00 while the store has not sampled long enough; msgPutTotalTodayNow is
+// the messages stored. The store's services are driven by hand here, so the test places the
+// once-a-second samples itself. Java: StoreStatsService#getPutTps(), #getGetTransferedTps().
+func TestRuntimeInfoTPS(t *testing.T) {
+	tb := startTestBroker(t, nil, func(_ *BrokerConfig, s storeSetup) { s.ManualServices = true })
+	stats := tb.b.MessageStore().StoreStatsService()
+	for i := range 10 {
+		stats.Sample(int64(i) * 1000)
+	}
+	runtime := func() map[string]string {
+		resp := tb.invoke(t, remoting.NewRequest(protocol.GetBrokerRuntimeInfo, nil, nil))
+		require.Equal(t, int32(protocol.Success), resp.Code)
+		kv, err := protocol.DecodeKVTable(resp.Body)
+		require.NoError(t, err)
+		return kv.Table
+	}
+	require.Equal(t, "0.00 0.00 0.00", runtime()["putTps"], "ten samples are not enough for the 10 s rate")
+	for range 5 {
+		tb.sendOK(t, "TPS", 0, "", []byte("m"))
+	}
+	stats.Sample(10_000)
+	kv := runtime()
+	require.Equal(t, "0.50 0.00 0.00", kv["putTps"], "5 messages in the 10 s between the samples")
+	require.Equal(t, "0.00 0.00 0.00", kv["getTransferedTps"])
+	require.Equal(t, "5", kv["msgPutTotalTodayNow"])
+}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -94,11 +95,12 @@ func (p *AdminBrokerProcessor) getConsumeStats(req *remoting.RemotingCommand) *r
 // the keys mqadmin's brokerStatus and clusterList read. Java: AdminBrokerProcessor#getBrokerRuntimeInfo
 // (prepareRuntimeInfo).
 //
-// Deviation: the store counts its totals since it started (msgPutTotalTodayNow,
-// msgGetTotalTodayNow: store.StoreStatsService) but samples nothing, and there is no
-// BrokerStats taking the totals at midnight: the TPS keys (putTps, getTransferedTps) read
-// "0.00 0.00 0.00" and the yesterday/today-morning totals "0". The offsets, ratios and times
-// are real.
+// msgPutTotalTodayNow and msgGetTotalTodayNow are the store's totals since it started,
+// putTps and getTransferedTps its rates over 10, 60 and 600 s ("12.50 11.80 3.02",
+// store.StoreStatsService).
+//
+// Deviation: there is no BrokerStats taking the totals at midnight, so the yesterday- and
+// today-morning totals read "0".
 func (p *AdminBrokerProcessor) getBrokerRuntimeInfo() *remoting.RemotingCommand {
 	b, ms := p.b, p.b.messageStore
 	minPhy, maxPhy := ms.GetMinPhyOffset(), ms.GetMaxPhyOffset()
@@ -126,8 +128,8 @@ func (p *AdminBrokerProcessor) getBrokerRuntimeInfo() *remoting.RemotingCommand 
 		"pageCacheLockTimeMills":               strconv.FormatInt(ms.LockTimeMills(), 10),
 		"earliestMessageTimeStamp":             strconv.FormatInt(earliest, 10),
 		"remainHowManyDataToFlush":             strconv.FormatInt(ms.RemainHowManyDataToFlush(), 10),
-		"putTps":                               "0.00 0.00 0.00",
-		"getTransferedTps":                     "0.00 0.00 0.00",
+		"putTps":                               tps(ms.StoreStatsService(), true),
+		"getTransferedTps":                     tps(ms.StoreStatsService(), false),
 		"msgPutTotalTodayNow":                  strconv.FormatInt(ms.StoreStatsService().PutMessageTimesTotal(), 10),
 		"msgGetTotalTodayNow":                  strconv.FormatInt(ms.StoreStatsService().GetMessageTransferedMsgCount(), 10),
 		"msgPutTotalYesterdayMorning":          "0",
@@ -142,6 +144,20 @@ func (p *AdminBrokerProcessor) getBrokerRuntimeInfo() *remoting.RemotingCommand 
 	}
 	kv := protocol.KVTable{Table: t}
 	return jsonBody(kv.Encode(), nil, "")
+}
+
+// tps formats the put (or get) rates over 10, 60 and 600 s as Java's runtime table does.
+// Java: StoreStatsService#getPutTps(), #getGetTransferedTps().
+func tps(s *store.StoreStatsService, put bool) string {
+	var out []string
+	for _, w := range []int{10, 60, 600} {
+		p, g := s.TPS(w)
+		if !put {
+			p = g
+		}
+		out = append(out, strconv.FormatFloat(p, 'f', 2, 64))
+	}
+	return strings.Join(out, " ")
 }
 
 // queryTopicConsumeByWho answers QUERY_TOPIC_CONSUME_BY_WHO (300): the groups online on the
