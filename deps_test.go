@@ -41,10 +41,13 @@ var layers = map[string]int{
 	"mq/client":              3,
 	"mq/client/producer":     4,
 	"mq/client/consumer":     4,
+	"mq/admin":               5,
+	"mq/admin/command":       6,
 	"mq/embedded":            6,
 	"mq/mqtest":              7,
 	"mq/cmd/broker":          8,
 	"mq/cmd/namesrv":         8,
+	"mq/cmd/mqadmin":         8,
 	"mq/interop":             8,
 	"ch??-*":                 8,
 	"examples/quickstart":    8,
@@ -65,6 +68,7 @@ var forbidden = map[string][]string{
 	"mq/client":      {"mq/broker", "mq/store", "mq/namesrv"},
 	"mq/cmd/broker":  {"mq/mqtest"},
 	"mq/cmd/namesrv": {"mq/mqtest"},
+	"mq/cmd/mqadmin": {"mq/mqtest"},
 }
 
 // layerOf returns the layer of pkg: an exact key first, then the first pattern that matches

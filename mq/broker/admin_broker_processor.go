@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -11,16 +12,26 @@ import (
 // AdminBrokerProcessor answers the admin codes built so far: UPDATE_AND_CREATE_TOPIC (17),
 // DELETE_TOPIC_IN_BROKER (215), SEARCH_OFFSET_BY_TIMESTAMP (29), GET_MAX_OFFSET (30),
 // GET_MIN_OFFSET (31), and what a slave's SlaveSynchronize asks: GET_ALL_TOPIC_CONFIG (21),
-// GET_ALL_CONSUMER_OFFSET (43), GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
-// (core subset; every other code it owns in Java is a later issue).
+// GET_ALL_CONSUMER_OFFSET (43), GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201), and mqadmin's codes
+// (admin_broker_stats.go, admin_broker_clients.go, admin_broker_config.go): GET_BROKER_RUNTIME_INFO
+// (28), GET_TOPIC_STATS_INFO (202), GET_CONSUME_STATS (208), GET_CONSUMER_CONNECTION_LIST (203),
+// GET_PRODUCER_CONNECTION_LIST (204), QUERY_TOPIC_CONSUME_BY_WHO (300),
+// INVOKE_BROKER_TO_RESET_OFFSET (222), GET_BROKER_CONFIG (26), UPDATE_BROKER_CONFIG (25),
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), DELETE_SUBSCRIPTIONGROUP (207).
+// Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor (every other code it owns
+// in Java is a later issue).
 type AdminBrokerProcessor struct {
 	remoting.NeverRejects
 	b *BrokerController
+	// conf is the config table GET_BROKER_CONFIG and UPDATE_BROKER_CONFIG share.
+	conf brokerConfiguration
+	// boot is when the broker was initialized (GET_BROKER_RUNTIME_INFO's bootTimestamp).
+	boot time.Time
 }
 
 // NewAdminBrokerProcessor returns the processor of b.
 func NewAdminBrokerProcessor(b *BrokerController) *AdminBrokerProcessor {
-	return &AdminBrokerProcessor{b: b}
+	return &AdminBrokerProcessor{b: b, boot: b.clock.Now()}
 }
 
 // ProcessRequest implements remoting.RequestProcessor.
@@ -44,7 +55,34 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 	case protocol.GetAllSubscriptionGroupConfig:
 		return p.getAllSubscriptionGroupConfig(), nil
 	}
-	return remoting.NewNotSupportedResponse(req), nil
+	return p.processAdminRequest(req), nil
+}
+
+// adminRequests are the codes mqadmin sends (admin_broker_*.go), by request code.
+var adminRequests = map[int32]func(*AdminBrokerProcessor, *remoting.RemotingCommand) *remoting.RemotingCommand{
+	protocol.GetBrokerRuntimeInfo: func(p *AdminBrokerProcessor, _ *remoting.RemotingCommand) *remoting.RemotingCommand {
+		return p.getBrokerRuntimeInfo()
+	},
+	protocol.GetTopicStatsInfo:         (*AdminBrokerProcessor).getTopicStatsInfo,
+	protocol.GetConsumeStats:           (*AdminBrokerProcessor).getConsumeStats,
+	protocol.GetConsumerConnectionList: (*AdminBrokerProcessor).getConsumerConnectionList,
+	protocol.GetProducerConnectionList: (*AdminBrokerProcessor).getProducerConnectionList,
+	protocol.QueryTopicConsumeByWho:    (*AdminBrokerProcessor).queryTopicConsumeByWho,
+	protocol.InvokeBrokerToResetOffset: (*AdminBrokerProcessor).resetOffset,
+	protocol.GetBrokerConfig: func(p *AdminBrokerProcessor, _ *remoting.RemotingCommand) *remoting.RemotingCommand {
+		return p.getBrokerConfig()
+	},
+	protocol.UpdateBrokerConfig:               (*AdminBrokerProcessor).updateBrokerConfig,
+	protocol.UpdateAndCreateSubscriptionGroup: (*AdminBrokerProcessor).updateAndCreateSubscriptionGroup,
+	protocol.DeleteSubscriptionGroup:          (*AdminBrokerProcessor).deleteSubscriptionGroup,
+}
+
+// processAdminRequest answers an adminRequests code, or REQUEST_CODE_NOT_SUPPORTED.
+func (p *AdminBrokerProcessor) processAdminRequest(req *remoting.RemotingCommand) *remoting.RemotingCommand {
+	if handle, ok := adminRequests[req.Code]; ok {
+		return handle(p, req)
+	}
+	return remoting.NewNotSupportedResponse(req)
 }
 
 // validateSlave refuses topic changes on a slave. Java: AdminBrokerProcessor#validateSlave.

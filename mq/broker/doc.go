@@ -43,6 +43,13 @@
 //	consumer_manage_processor.go      ConsumerManageProcessor: consumer list, query/update offset
 //	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset, the GET_ALL_*
 //	                                  config tables a slave syncs (default processor)
+//	admin_broker_stats.go             mqadmin's reads: runtime info, topic stats, consume stats, who
+//	                                  consumes a topic
+//	admin_broker_clients.go           connection lists of consumer and producer groups, reset offset
+//	                                  (Broker2Client#resetOffset: RESET_CONSUMER_CLIENT_OFFSET to consumers)
+//	admin_broker_config.go            GET/UPDATE_BROKER_CONFIG (BrokerConfigPath), create/delete
+//	                                  subscription groups
+//	admin_managers.go                 the managers' lookups only the admin requests use
 //	slave_synchronize.go              SlaveSynchronize: a slave copies its master's topics, offsets,
 //	                                  delay offsets and groups (at start, then every 10 s); the broker
 //	                                  owns the store's HAService (../store/ha) and starts it with the store

@@ -79,6 +79,16 @@ func TestQueryMessage(t *testing.T) {
 	resp = tb.queryMessage(t, map[string]string{"topic": "Q", "key": "k", "maxNum": "x", "beginTimestamp": "0", "endTimestamp": "1"})
 	require.Equal(t, remoting.SystemError, resp.Code)
 	require.Contains(t, resp.Remark, "maxNum")
+
+	// A header lacking a field it needs is an error naming it, never an empty success.
+	for _, missing := range []string{"topic", "key", "maxNum", "beginTimestamp", "endTimestamp"} {
+		ext := map[string]string{"topic": "Q", "key": "k", "maxNum": "32", "beginTimestamp": "0", "endTimestamp": "1"}
+		delete(ext, missing)
+		resp = tb.queryMessage(t, ext)
+		require.Equal(t, remoting.SystemError, resp.Code, missing)
+		require.Contains(t, resp.Remark, missing)
+		require.Empty(t, resp.Body)
+	}
 }
 
 // TestViewMessageByID: VIEW_MESSAGE_BY_ID (33) answers the record at a CommitLog offset —

@@ -13,7 +13,8 @@ import (
 // ClientRemotingProcessor answers the requests a broker sends to a client on the connection
 // the client opened: NOTIFY_CONSUMER_IDS_CHANGED (40) wakes the rebalance at once, and
 // CHECK_TRANSACTION_STATE (39) goes to the producer of the half message's group when it
-// implements TransactionStateChecker. Other broker → client codes are not registered (the
+// implements TransactionStateChecker, and RESET_CONSUMER_CLIENT_OFFSET (220) to the consumer of
+// the group when it implements OffsetResetter. Other broker → client codes are not registered (the
 // remoting layer answers REQUEST_CODE_NOT_SUPPORTED).
 // Mirrors org.apache.rocketmq.client.impl.ClientRemotingProcessor.
 type ClientRemotingProcessor struct {
@@ -23,6 +24,7 @@ type ClientRemotingProcessor struct {
 func (p *ClientRemotingProcessor) register(c *remoting.Client) {
 	c.RegisterProcessor(protocol.NotifyConsumerIdsChanged, p)
 	c.RegisterProcessor(protocol.CheckTransactionState, p)
+	c.RegisterProcessor(protocol.ResetConsumerClientOffset, p)
 }
 
 // ProcessRequest implements remoting.RequestProcessor: it logs the request and hands it to the
@@ -40,6 +42,8 @@ func (p *ClientRemotingProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 		return p.notifyConsumerIdsChanged(ch, req)
 	case protocol.CheckTransactionState:
 		return p.checkTransactionState(ch, req)
+	case protocol.ResetConsumerClientOffset:
+		return p.resetOffset(ch, req)
 	}
 	return remoting.NewNotSupportedResponse(req), nil
 }
@@ -54,8 +58,30 @@ func requestName(code int32) string {
 		return "NOTIFY_CONSUMER_IDS_CHANGED"
 	case protocol.CheckTransactionState:
 		return "CHECK_TRANSACTION_STATE"
+	case protocol.ResetConsumerClientOffset:
+		return "RESET_CONSUMER_CLIENT_OFFSET"
 	}
 	return strconv.Itoa(int(code))
+}
+
+// resetOffset: an admin's INVOKE_BROKER_TO_RESET_OFFSET made the broker send the group's new
+// queue offsets (RESET_CONSUMER_CLIENT_OFFSET, 220, oneway); the group's consumer moves its
+// queues of the topic there when it implements OffsetResetter. Java: #resetOffset, then
+// MQClientInstance#resetOffset.
+func (p *ClientRemotingProcessor) resetOffset(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+	var h protocol.ResetOffsetRequestHeader
+	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
+		return nil, err
+	}
+	body, err := protocol.DecodeResetOffsetBody(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("resetOffset: %w", err)
+	}
+	p.instance.log.Info("invoke reset offset operation from broker", "topic", h.Topic, "group", h.Group, "timestamp", h.Timestamp)
+	if r, ok := p.instance.SelectConsumer(h.Group).(OffsetResetter); ok {
+		r.ResetOffset(h.Topic, body.OffsetTable)
+	}
+	return nil, nil
 }
 
 // notifyConsumerIdsChanged: a member joined or left a consumer group of this client; the

@@ -39,7 +39,7 @@
 //	                             SEND_BATCH_MESSAGE (sync, async with retries, oneway),
 //	                             HEART_BEAT, UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP
 //	client_remoting_processor.go broker → client requests (NOTIFY_CONSUMER_IDS_CHANGED,
-//	                             CHECK_TRANSACTION_STATE)
+//	                             CHECK_TRANSACTION_STATE, RESET_CONSUMER_CLIENT_OFFSET)
 //	errors.go                    sentinels; remoteError builds the *remoting.RemoteError
 //
 //	topic_publish_info.go        TopicPublishInfo, ThreadLocalIndex

@@ -27,6 +27,13 @@ type TransactionStateChecker interface {
 	CheckTransactionState(brokerAddr string, msg *primitive.MessageExt, header *protocol.CheckTransactionStateRequestHeader)
 }
 
+// OffsetResetter is implemented by consumers that follow a broker's RESET_CONSUMER_CLIENT_OFFSET
+// (220): their queues of topic restart from the given queue offsets (ConsumeQueue units).
+// Java: MQClientInstance#resetOffset (over DefaultMQPushConsumerImpl).
+type OffsetResetter interface {
+	ResetOffset(topic string, offsets map[primitive.MessageQueue]int64)
+}
+
 // MQConsumerInner is what an MQClientInstance needs of a consumer registered with it: its
 // heartbeat data, the topics to refresh, and the hooks its scheduled tasks call (rebalance,
 // offset persistence). Mirrors org.apache.rocketmq.client.impl.consumer.MQConsumerInner.

@@ -35,6 +35,8 @@
 //   - stress_test.go: our push consumers and the official client's in one group, started and
 //     stopped at random while senders write: nothing lost, duplicates within at-least-once's
 //     bound, each queue owned once when stable (-stress 60s or STRESS=60s for the long run).
+//   - admin_test.go: the official client's admin API (CreateTopic, FetchAllTopicList,
+//     GetAllSubscriptionGroup, DeleteTopic) against our name server and broker.
 //   - bench_test.go: BenchmarkOfficialClientProduceConsume, produce to consume end to end with
 //     the official client (figures: docs/benchmarks.md).
 package interop

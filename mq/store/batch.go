@@ -39,7 +39,9 @@ func (s *DefaultMessageStore) putMessages(batch *primitive.MessageExtBrokerInner
 	if utf16Len(batch.Topic) > maxTopicLength || len(batch.Body) > s.cfg.MaxMessageSize {
 		return PutMessageResult{PutMessageStatus: MessageIllegal}, nil
 	}
-	return s.commitLog.asyncPutMessages(batch, tracing)
+	r, req := s.commitLog.asyncPutMessages(batch, tracing)
+	s.stats.countPut(r)
+	return r, req
 }
 
 // asyncPutMessages: Java CommitLog#asyncPutMessages.

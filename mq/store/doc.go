@@ -88,7 +88,9 @@
 //	store_put.go                    PutMessage, the store checks, AppendToCommitLog
 //	store_get.go                    GetMessage (through a ConsumeQueue iterator), lookups by offset
 //	store_offsets.go                offset queries, lookups by time, flush positions, DeleteTopics
-//	store_query.go                  QueryMessage (by key, through the index)
+//	store_query.go                  QueryMessage (by key, through the index; each hit checked
+//	                                against its record's topic and keys)
+//	store_stats.go                  StoreStatsService: the put and get totals
 //	store_clean.go                  CleanFilesPeriodically, IsSpaceFull, manual deletion
 //	store_services.go               the services and flush steps for chapters (ManualServices)
 //	sys_unix.go                     Linux and macOS: mmap, madvise, mlock, msync, ftruncate, statfs
@@ -171,13 +173,15 @@
 //   - AllocateMappedFileService: creates (and optionally warms) the next CommitLog file.
 //   - CleanFilesService (every cleanResourceInterval, first after 60 s): CleanFilesPeriodically.
 //   - DiskCheckService (every 10 s, first after 1 s): IsSpaceFull, the disk-full mark.
+//   - StoreStatsService (every second): samples the put and get totals for the TPS figures.
 //   - a short-lived goroutine per full index file flushes it (IndexService.flushes), each
 //     after the one before, so indexMsgTimestamp never passes a file still being written back.
 //
 // With Options.ManualServices only the allocator runs; callers drive DoReput (or
 // ReputMessageService().RunOnce), GroupCommitService().RunOnce, FlushDiskWatcher().RunOnce,
 // CommitRealTimeService().RunOnce, FlushRealTimeService().RunOnce (or FlushCommitLog,
-// CommitCommitLog), FlushConsumeQueue, CleanFilesPeriodically and IsSpaceFull, so a chapter's
+// CommitCommitLog), FlushConsumeQueue, CleanFilesPeriodically, IsSpaceFull and
+// StoreStatsService().Sample, so a chapter's
 // trace is deterministic (full index files are then flushed inline, and the clean does not
 // pause between two deleted files). The services' intervals
 // and SYNC_FLUSH deadlines are measured on the store clock (Options.Clock, clock.System by

@@ -250,9 +250,13 @@ func (f *IndexFile) isTimeMatched(begin, end int64) bool {
 
 // selectPhyOffset walks keyHash's chain from the newest entry and appends to phyOffsets the
 // offset of each entry with that hash stored within [begin, end] (ms), up to maxNum in all.
-// It stops at the chain's end, a broken link, or an entry older than begin. Hash collisions
-// are returned too: callers re-check the message. Java: IndexFile#selectPhyOffset.
-func (f *IndexFile) selectPhyOffset(phyOffsets []CommitLogOffset, keyHash int32, maxNum int, begin, end int64) []CommitLogOffset {
+// It stops at the chain's end, a broken link, or an entry older than begin. keep, when not
+// nil, decides whether an entry with the hash is appended (and counts toward maxNum): the
+// store's query passes the check that the record's topic and key are the ones asked, since
+// two topic#key strings can share a hash. Java: IndexFile#selectPhyOffset (which returns hash
+// collisions and leaves the check to the clients).
+func (f *IndexFile) selectPhyOffset(phyOffsets []CommitLogOffset, keyHash int32, maxNum int, begin, end int64,
+	keep func(CommitLogOffset) bool) []CommitLogOffset {
 	count := f.indexCount.Load() // entries below count are complete
 	if !f.mf.hold() {
 		return phyOffsets
@@ -278,7 +282,7 @@ func (f *IndexFile) selectPhyOffset(phyOffsets []CommitLogOffset, keyHash int32,
 			break
 		}
 		timeRead := fileBegin + timeDiff*1000
-		if hashRead == keyHash && timeRead >= begin && timeRead <= end {
+		if hashRead == keyHash && timeRead >= begin && timeRead <= end && (keep == nil || keep(phyRead)) {
 			phyOffsets = append(phyOffsets, phyRead)
 		}
 		// Java stops at prev == next; a chain always goes back to older entries, so stopping at

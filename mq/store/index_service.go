@@ -334,10 +334,11 @@ func (is *IndexService) flush(f *IndexFile) {
 }
 
 // queryOffset looks key up in the files whose time range overlaps [begin, end] (ms), newest
-// first, collecting at most min(maxNum, maxMsgsNumBatch) CommitLog offsets; it stops at a
-// file that begins before begin. The result also carries the newest file's end time and
-// offset. Java: IndexService#queryOffset.
-func (is *IndexService) queryOffset(topic, key string, maxNum int, begin, end int64) QueryOffsetResult {
+// first, collecting at most min(maxNum, maxMsgsNumBatch) CommitLog offsets of entries keep
+// accepts (nil: every entry with the key's hash); it stops at a file that begins before
+// begin. The result also carries the newest file's end time and offset.
+// Java: IndexService#queryOffset.
+func (is *IndexService) queryOffset(topic, key string, maxNum int, begin, end int64, keep func(CommitLogOffset) bool) QueryOffsetResult {
 	maxNum = min(maxNum, is.env.cfg.MaxMsgsNumBatch)
 	res := QueryOffsetResult{PhyOffsets: make([]CommitLogOffset, 0, max(maxNum, 0))}
 	hash := IndexKeyHash(topic + "#" + key)
@@ -349,7 +350,7 @@ func (is *IndexService) queryOffset(topic, key string, maxNum int, begin, end in
 			res.IndexLastUpdateTimestamp, res.IndexLastUpdatePhyoffset = f.EndTimestamp(), f.EndPhyOffset()
 		}
 		if f.isTimeMatched(begin, end) {
-			res.PhyOffsets = f.selectPhyOffset(res.PhyOffsets, hash, maxNum, begin, end)
+			res.PhyOffsets = f.selectPhyOffset(res.PhyOffsets, hash, maxNum, begin, end, keep)
 		}
 		if f.BeginTimestamp() < begin || len(res.PhyOffsets) >= maxNum {
 			break

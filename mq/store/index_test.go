@@ -93,10 +93,10 @@ func TestIndexFileBytes(t *testing.T) {
 	require.Equal(t, want, f.mf.data)
 
 	// lookups walk the slot's chain newest first and keep only the key's own hash
-	require.Equal(t, []CommitLogOffset{100}, f.selectPhyOffset(nil, IndexKeyHash("T#a"), 10, 0, 1<<62))
-	require.Equal(t, []CommitLogOffset{200}, f.selectPhyOffset(nil, IndexKeyHash("T#e"), 10, 0, 1<<62))
-	require.Empty(t, f.selectPhyOffset(nil, IndexKeyHash("T#a"), 10, t0+1000, 1<<62), "outside the time window")
-	require.Empty(t, f.selectPhyOffset(nil, IndexKeyHash("T#c"), 10, 0, 1<<62))
+	require.Equal(t, []CommitLogOffset{100}, f.selectPhyOffset(nil, IndexKeyHash("T#a"), 10, 0, 1<<62, nil))
+	require.Equal(t, []CommitLogOffset{200}, f.selectPhyOffset(nil, IndexKeyHash("T#e"), 10, 0, 1<<62, nil))
+	require.Empty(t, f.selectPhyOffset(nil, IndexKeyHash("T#a"), 10, t0+1000, 1<<62, nil), "outside the time window")
+	require.Empty(t, f.selectPhyOffset(nil, IndexKeyHash("T#c"), 10, 0, 1<<62, nil))
 
 	// a reload reads the same header
 	f.mf.shutdown()
@@ -108,7 +108,7 @@ func TestIndexFileBytes(t *testing.T) {
 	require.Equal(t, int32(2), g.HashSlotCount())
 	require.Equal(t, t0, g.BeginTimestamp())
 	require.Equal(t, CommitLogOffset(300), g.EndPhyOffset())
-	require.Equal(t, []CommitLogOffset{300}, g.selectPhyOffset(nil, IndexKeyHash("T#b"), 10, 0, 1<<62))
+	require.Equal(t, []CommitLogOffset{300}, g.selectPhyOffset(nil, IndexKeyHash("T#b"), 10, 0, 1<<62, nil))
 
 	// a size that does not match the counts is refused
 	_, err = newIndexFile(path, 8, 4, 0, 0)
@@ -323,10 +323,10 @@ func FuzzIndexFile(f *testing.F) {
 		defer ix.mf.shutdown()
 		ix.load()
 		for _, k := range []string{"T#a", "T#b", "T#e", "x"} {
-			_ = ix.selectPhyOffset(nil, IndexKeyHash(k), 64, math.MinInt64, math.MaxInt64)
+			_ = ix.selectPhyOffset(nil, IndexKeyHash(k), 64, math.MinInt64, math.MaxInt64, nil)
 		}
 		_, _ = ix.putKey(IndexKeyHash("T#a"), 1, 2)
-		_ = ix.selectPhyOffset(nil, IndexKeyHash("T#a"), 64, math.MinInt64, math.MaxInt64)
+		_ = ix.selectPhyOffset(nil, IndexKeyHash("T#a"), 64, math.MinInt64, math.MaxInt64, nil)
 	})
 }
 
@@ -342,5 +342,43 @@ func TestIndexDamagedChain(t *testing.T) {
 	}
 	// entry 1 now points forward at entry 3: 3 → 2 → 1 → 3 → ...
 	binary.BigEndian.PutUint32(ix.mf.data[ix.entryPos(1)+16:], 3)
-	require.Equal(t, []CommitLogOffset{2, 1, 0}, ix.selectPhyOffset(nil, IndexKeyHash("T#a"), 64, 0, math.MaxInt64))
+	require.Equal(t, []CommitLogOffset{2, 1, 0}, ix.selectPhyOffset(nil, IndexKeyHash("T#a"), 64, 0, math.MaxInt64, nil))
+}
+
+// TestQueryMessageChecksHashCollisions: "Aa" and "BB" have the same Java hash code, so
+// T#Aa and T#BB share index slots and chains, and so do Aa#k and BB#k. A query returns only
+// the records of the topic and key asked, and the colliding records newer than them do not
+// use up maxNum: the 3 oldest matches are still found under maxNum 3. Java: the index keeps
+// only the hash (IndexFile#putKey); the check is QueryMessage's.
+func TestQueryMessageChecksHashCollisions(t *testing.T) {
+	require.Equal(t, IndexKeyHash("T#Aa"), IndexKeyHash("T#BB"))
+	require.Equal(t, IndexKeyHash("Aa#k"), IndexKeyHash("BB#k"))
+	s := openStore(t, smallConfig(t.TempDir()), nil, nil)
+	for i := range 3 {
+		put(t, s, keyedMsg("T", "aa"+strconv.Itoa(i), "x Aa", ""))
+	}
+	for i := range 4 {
+		put(t, s, keyedMsg("T", "bb"+strconv.Itoa(i), "BB", ""))
+		put(t, s, keyedMsg("BB", "other"+strconv.Itoa(i), "k", ""))
+	}
+	put(t, s, keyedMsg("Aa", "mine", "k", ""))
+	put(t, s, keyedMsg("T", "uniq", "", "Aa"))
+	s.DoReput()
+
+	bodies := func(q *QueryMessageResult) []string {
+		var out []string
+		for _, rec := range q.Messages {
+			m, err := decodeRecord(rec)
+			require.NoError(t, err)
+			out = append(out, string(m.Body))
+		}
+		return out
+	}
+	require.Equal(t, []string{"aa0", "aa1", "aa2", "uniq"}, bodies(s.QueryMessage("T", "Aa", 32, 0, 1<<62)))
+	require.Equal(t, []string{"aa1", "aa2", "uniq"}, bodies(s.QueryMessage("T", "Aa", 3, 0, 1<<62)),
+		"the newest 3 matches, past the newer BB entries of the same chain")
+	require.Len(t, s.QueryMessage("T", "BB", 32, 0, 1<<62).Messages, 4)
+	require.Equal(t, []string{"mine"}, bodies(s.QueryMessage("Aa", "k", 32, 0, 1<<62)))
+	require.Empty(t, s.QueryMessage("T", "A", 32, 0, 1<<62).Messages, "a prefix of a key is no key")
+	require.Empty(t, s.QueryMessage("T", "", 32, 0, 1<<62).Messages, "no KEYS is no empty key")
 }

@@ -54,11 +54,13 @@ type DefaultMessageStore struct {
 	dispatchers        dispatcherList
 	reput              *ReputMessageService
 	flushCQ            *FlushConsumeQueueService
+	stats              StoreStatsService // put and get totals (atomics)
 
 	cleanCommitLog    *CleanCommitLogService
 	cleanConsumeQueue *CleanConsumeQueueService
 	cleanService      *service.ServiceThread // CleanFilesPeriodically every cleanResourceInterval
 	diskCheckService  *service.ServiceThread // IsSpaceFull every 10 s
+	statsService      *service.ServiceThread // stats.Sample every second
 
 	stateMu  sync.Mutex // Load, Start, Shutdown
 	loaded   bool
@@ -99,6 +101,7 @@ func NewDefaultMessageStore(cfg MessageStoreConfig, opts Options, listener Messa
 	s.flushCQ = newFlushConsumeQueueService(env, s.queues, s.checkpoint)
 	s.cleanService = service.New("CleanFilesService")
 	s.diskCheckService = service.New("DiskCheckService")
+	s.statsService = service.New("StoreStatsService")
 	pacer := filePacer{stop: s.cleanService.StopChan(), skip: s.opts.ManualServices}
 	s.cleanCommitLog = newCleanCommitLogService(env, s.commitLog, &s.flags, pacer)
 	s.cleanConsumeQueue = newCleanConsumeQueueService(env, s.commitLog, s.queues, s.indexService, pacer)

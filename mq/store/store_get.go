@@ -45,6 +45,9 @@ func (s *DefaultMessageStore) GetMessage(group, topic string, queueID int32, off
 		}
 	}
 	res.Status, res.NextBeginOffset, res.MinOffset, res.MaxOffset = status, next, minOffset, maxOffset
+	if status == Found {
+		s.stats.getMessageTransferedMsgCount.Add(int64(res.MessageCount))
+	}
 	if tr := s.env.tracer; tr.Enabled() {
 		tr.Step("DefaultMessageStore#getMessage", slog.String("group", group), slog.String("topic", topic),
 			slog.Int("queueId", int(queueID)), slog.Int64("offset", int64(offset)), slog.String("status", status.String()),

@@ -190,6 +190,7 @@ func (s *DefaultMessageStore) Start() error {
 		s.commitLog.start()
 		s.cleanService.RunEvery(cleanFirstDelay, s.cfg.CleanResourceInterval, s.CleanFilesPeriodically)
 		s.diskCheckService.RunEvery(time.Second, diskCheckInterval, func() { s.IsSpaceFull() })
+		s.statsService.RunEvery(time.Second, time.Second, func() { s.stats.Sample(s.env.clock.now()) })
 	}
 	s.started = true
 	s.flags.shutdown.Store(false)
@@ -247,6 +248,7 @@ func (s *DefaultMessageStore) Shutdown() {
 	if s.started {
 		s.cleanService.Shutdown()
 		s.diskCheckService.Shutdown()
+		s.statsService.Shutdown()
 		s.reput.shutdown()
 		// commit the write buffers, answer SYNC_FLUSH puts still waiting, flush what is left,
 		// then the ConsumeQueues and the checkpoint

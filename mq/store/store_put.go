@@ -67,7 +67,9 @@ func (s *DefaultMessageStore) putMessage(msg *primitive.MessageExtBrokerInner) (
 	if tracing {
 		tr.Step("DefaultMessageStore#checkLmqMessage", slog.String("status", PutOK.String()))
 	}
-	return s.commitLog.asyncPutMessage(msg)
+	r, req := s.commitLog.asyncPutMessage(msg)
+	s.stats.countPut(r)
+	return r, req
 }
 
 // checkStoreStatus refuses puts with SERVICE_NOT_AVAILABLE when shut down, on a slave and

@@ -1,7 +1,10 @@
 package store
 
 import (
-	"sort"
+	"slices"
+	"strings"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
 // QueryMessageResult is what QueryMessage finds: whole records (copies, in CommitLog order)
@@ -23,39 +26,56 @@ func (r *QueryMessageResult) Body() []byte {
 	return out
 }
 
-// QueryMessage finds up to maxNum (at most maxMsgsNumBatch, 64) messages whose key — a word
-// of KEYS or the UNIQ_KEY — is key in topic, stored within [begin, end] (ms), through the
-// index. Records the index points at but the CommitLog no longer holds are skipped; a hash
-// collision may return a message with another key (callers that care re-check the keys, as
-// Java's clients do). When the first pass reads nothing, it retries up to twice with the end
-// moved to the store time of the oldest hit. Java: DefaultMessageStore#queryMessage.
+// QueryMessage finds up to maxNum (at most maxMsgsNumBatch, 64) messages of topic stored
+// within [begin, end] (ms) whose KEYS hold key as one of its space-separated words, or whose
+// UNIQ_KEY is key, newest first through the index, returned in CommitLog order. The index
+// stores only a hash of topic#key, so each entry with the hash is checked against its record
+// while the index is walked: a record of another topic or key (a hash collision), or one the
+// CommitLog no longer holds, is skipped and does not count toward maxNum, so no matching
+// message within the limit is missed. Java: DefaultMessageStore#queryMessage.
+//
+// Deviation: Java returns the hash matches unchecked (its clients re-check the keys and stop
+// short of maxNum when collisions took places), and retries with an earlier end when the
+// first pass read nothing; the check here makes the retry unnecessary.
 func (s *DefaultMessageStore) QueryMessage(topic, key string, maxNum int, begin, end int64) *QueryMessageResult {
-	res := &QueryMessageResult{}
-	lastQueryMsgTime := end
-	for range 3 {
-		q := s.indexService.queryOffset(topic, key, maxNum, begin, lastQueryMsgTime)
-		if len(q.PhyOffsets) == 0 {
-			break
+	records := map[CommitLogOffset][]byte{}
+	keep := func(offset CommitLogOffset) bool {
+		if _, dup := records[offset]; dup {
+			return false // indexed twice by a replay (see buildIndex)
 		}
-		sort.Slice(q.PhyOffsets, func(i, j int) bool { return q.PhyOffsets[i] < q.PhyOffsets[j] })
-		res.IndexLastUpdateTimestamp, res.IndexLastUpdatePhyoffset = q.IndexLastUpdateTimestamp, q.IndexLastUpdatePhyoffset
-		for m, offset := range q.PhyOffsets {
-			if m > 0 && offset == q.PhyOffsets[m-1] {
-				continue // indexed twice by a replay (see buildIndex); Java returns it twice
-			}
-			rec, ok := s.SelectOneMessageByOffset(offset)
-			if !ok {
-				continue
-			}
-			if m == 0 {
-				lastQueryMsgTime = int64(be64(rec[storeTimestampPos(int32(be32(rec[posSysFlag:]))):]))
-			}
-			res.Messages = append(res.Messages, rec)
-			res.BufferTotalSize += len(rec)
+		rec, ok := s.SelectOneMessageByOffset(offset)
+		if !ok || !recordMatches(rec, topic, key) {
+			return false
 		}
-		if res.BufferTotalSize > 0 || lastQueryMsgTime < begin {
-			break
-		}
+		records[offset] = rec
+		return true
+	}
+	q := s.indexService.queryOffset(topic, key, maxNum, begin, end, keep)
+	res := &QueryMessageResult{IndexLastUpdateTimestamp: q.IndexLastUpdateTimestamp, IndexLastUpdatePhyoffset: q.IndexLastUpdatePhyoffset}
+	slices.Sort(q.PhyOffsets)
+	for _, offset := range q.PhyOffsets {
+		rec := records[offset]
+		res.Messages = append(res.Messages, rec)
+		res.BufferTotalSize += len(rec)
 	}
 	return res
+}
+
+// recordMatches reports whether the stored record rec is of topic and has key among its KEYS
+// words or as its UNIQ_KEY (the keys buildIndex indexed it under). A record that does not
+// decode does not match.
+func recordMatches(rec []byte, topic, key string) bool {
+	m, _, err := primitive.DecodeMessage(rec)
+	if err != nil || m.Topic != topic || key == "" { // the index holds no empty key
+		return false
+	}
+	if m.Properties[primitive.PropertyUniqClientMessageIDKeyIdx] == key {
+		return true
+	}
+	for _, k := range strings.Split(m.Properties[primitive.PropertyKeys], primitive.KeySeparator) {
+		if k == key {
+			return true
+		}
+	}
+	return false
 }

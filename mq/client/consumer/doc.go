@@ -50,6 +50,8 @@
 //	remote_broker_offset_store.go RemoteBrokerOffsetStore (CLUSTERING): QUERY/UPDATE_CONSUMER_OFFSET
 //	local_file_offset_store.go    LocalFileOffsetStore (BROADCASTING): <dir>/<clientId>/<group>/
 //	                              offsets.json written via mq/internal/configfile (.tmp, rename, .bak)
+//	reset_offset.go               ResetOffset: the queues of a topic restart from the offsets a
+//	                              broker's RESET_CONSUMER_CLIENT_OFFSET names (mqadmin resetOffsetByTime)
 //
 // # The flow
 //

@@ -16,6 +16,8 @@
 //	          config/*.json files use); stringEnd, the string scan both files share
 //	quote.go  QuoteNumericKeys (fastjson text -> standard JSON), ErrUnterminatedString, and
 //	          Unmarshal (fastjson text or standard JSON into a Go value)
+//	object_keys.go QuoteObjectKeys (maps keyed by objects, fastjson's Map<MessageQueue, X>,
+//	          -> standard JSON with the key text as a string key)
 //
 // No goroutines, no locks: the functions work on the bytes they are given.
 package fastjson

@@ -14,7 +14,11 @@ var ErrUnterminatedString = errors.New("fastjson: unterminated JSON string")
 // passes through as is. A number is a key where an object expects one (after '{' or an
 // object's ','); strings are copied untouched. It never panics; an unterminated string is
 // ErrUnterminatedString (wrapped with its byte position).
-func QuoteNumericKeys(in []byte) ([]byte, error) {
+func QuoteNumericKeys(in []byte) ([]byte, error) { return quoteKeys(in, false) }
+
+// quoteKeys is QuoteNumericKeys and, with objectKeys, QuoteObjectKeys: one scan that quotes
+// a number where an object expects a key and, with objectKeys, an object there too.
+func quoteKeys(in []byte, objectKeys bool) ([]byte, error) {
 	out := make([]byte, 0, len(in)+16)
 	var stack []byte
 	expectKey := false
@@ -28,6 +32,15 @@ func QuoteNumericKeys(in []byte) ([]byte, error) {
 			}
 			out = append(out, in[i:end]...)
 			i = end
+			continue
+		case objectKeys && expectKey && c == '{':
+			end, ok := objectEnd(in, i)
+			if !ok {
+				return nil, fmt.Errorf("fastjson: object key at byte %d does not close", i)
+			}
+			out = appendQuoted(out, in[i:end]) // copied as it is: one linear pass over the input
+			i = end
+			expectKey = false
 			continue
 		case c == '{':
 			stack = append(stack, c)

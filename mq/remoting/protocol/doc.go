@@ -28,7 +28,12 @@
 //	header_namesrv.go  REGISTER_BROKER, UNREGISTER_BROKER, QUERY_DATA_VERSION, GET_ROUTEINFO_BY_TOPIC,
 //	                   DELETE_TOPIC_IN_NAMESRV
 //	header_kv.go       PUT/GET/DELETE_KV_CONFIG, GET_KVLIST_BY_NAMESPACE, GET_TOPICS_BY_CLUSTER, KVTable
-//	header_admin.go    UPDATE_AND_CREATE_TOPIC, DELETE_TOPIC_IN_BROKER
+//	header_admin.go    UPDATE_AND_CREATE_TOPIC, DELETE_TOPIC_IN_BROKER and the other admin headers
+//	                   (topic stats, consume stats, connections, subscription groups, reset offset,
+//	                   broker config)
+//	admin_bodies.go    the admin bodies: TopicStatsTable, ConsumeStats, ResetOffsetBody (maps keyed
+//	                   by MessageQueue objects, fastjson's dialect), Connection, ConsumerConnection,
+//	                   ProducerConnection, GroupList
 //	header_query.go    QUERY_MESSAGE, VIEW_MESSAGE_BY_ID
 //	perm.go            PermName bits
 //	mixall.go          well-known topic/group names, ValidateTopic, NotAllowedSendTopic, SplitNamesrvAddr
