@@ -1,14 +1,17 @@
 package consumer
 
 import (
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // TestQueueDroppedMidConsume: A is still consuming a message of its queue when B joins and
@@ -76,4 +79,45 @@ func TestQueueDroppedMidConsume(t *testing.T) {
 	require.Equal(t, []string{"A"}, got["msg-0"], "acknowledged before the drop: consumed once")
 	require.Equal(t, []string{"A", "B"}, got["msg-1"], "in flight at the drop: consumed again (at least once)")
 	require.Equal(t, []string{"B"}, got["msg-2"], "pulled by A but not begun: consumed by B only")
+}
+
+// TestPeriodicRebalanceWithoutNotification: with the group's notifyConsumerIdsChangedEnable
+// off, nobody is told that B joined — does A keep all the queues, so that both consume them?
+// The assertion proves the RebalanceService's periodic pass is the other trigger: A receives no
+// NOTIFY_CONSUMER_IDS_CHANGED, yet within its next passes (RebalanceInterval, 200 ms here; 20 s
+// by default) it gives up B's share, and every queue ends held by exactly one of them. Java:
+// RebalanceService#run (waitForRunning(waitInterval), then MQClientInstance#doRebalance).
+func TestPeriodicRebalanceWithoutNotification(t *testing.T) {
+	c, topic, _ := startTopicProducer(t, "Periodic", 4)
+	group := "cg_" + clienttest.Name(t)
+	sgc := broker.NewSubscriptionGroupConfig(group)
+	sgc.NotifyConsumerIdsChangedEnable = false
+	c.Brokers[0].SubscriptionGroupManager().UpdateSubscriptionGroupConfig(sgc)
+	ok := func([]*primitive.MessageExt, *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+		return ConsumeSuccess
+	}
+
+	recA := trace.NewRecorder()
+	cfgA := consumerConfig(t, c, group)
+	cfgA.Options.Logger = slog.New(recA)
+	a := startPushConsumer(t, cfgA, topic, ok)
+	held := func(m *DefaultMQPushConsumer) int {
+		n := 0
+		qs, pqs := m.Rebalance().ProcessQueues()
+		for i, q := range qs {
+			if q.Topic == topic && !pqs[i].Dropped() {
+				n++
+			}
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { return held(a) == 4 }, 10*time.Second, 10*time.Millisecond, "A alone holds every queue")
+
+	b := startPushConsumer(t, consumerConfig(t, c, group), topic, ok)
+	require.Eventually(t, func() bool { return held(a) == 2 && held(b) == 2 }, 10*time.Second, 10*time.Millisecond,
+		"A's periodic pass gave B its share")
+	require.Contains(t, recA.Labels(), "RebalanceImpl#rebalanceByTopic", "A's steps are recorded")
+	for _, s := range recA.Steps() {
+		require.NotEqual(t, "ClientRemotingProcessor#processRequest", s.Label, "A was notified: %v", s.Attrs)
+	}
 }
