@@ -195,6 +195,10 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 			// in-memory window. Without slaveReadEnable the suggestion is always the master.
 			attrs = append(attrs, slog.Bool("slaveReadEnable", true), slog.Int64("lagBytes", r.LagBytes),
 				slog.Int64("inMemoryBytes", r.InMemoryBytes), slog.Int64("suggestWhichBrokerId", rh.SuggestWhichBrokerID))
+		} else if b.storeCfg.BrokerRole == store.Slave {
+			// A slave without slaveReadEnable serves the pull but sends the consumer back to
+			// the master: the line shows it.
+			attrs = append(attrs, slog.Int64("suggestWhichBrokerId", rh.SuggestWhichBrokerID))
 		}
 		tr.Step("PullMessageProcessor#processRequest", attrs...)
 	}

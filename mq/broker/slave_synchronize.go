@@ -93,7 +93,8 @@ func (s *SlaveSynchronize) syncTopicConfig(addr string) (bool, error) {
 // syncConsumerOffset puts the master's consumer offsets over the slave's, each topic@group
 // whole, and persists consumerOffset.json. As in Java the master wins: an offset a consumer
 // committed on the slave while the master was down, and that has not reached the master yet,
-// goes back to the master's older value (the step lists those as rolledBack); the consumer
+// goes back to the master's older value, or is dropped when the master's entry for that
+// topic@group lacks the queue (the step lists both as rolledBack); the consumer
 // still holds it in memory and its next persistAll sends it to the master, from which the next
 // pass brings it back. Java: SlaveSynchronize#syncConsumerOffset.
 func (s *SlaveSynchronize) syncConsumerOffset(addr string) error {
@@ -116,22 +117,27 @@ func (s *SlaveSynchronize) syncConsumerOffset(addr string) error {
 }
 
 // formatOffsetTable renders a consumer offset table for a step line, keys and queue ids in
-// order: "topic@group/queueId=offset ...". With old, only the queues whose offset went down
-// from old to the table's, as "topic@group/queueId=old->new".
+// order: "topic@group/queueId=offset ...". With old (the entries table replaced), only what the
+// slave lost: the queues whose offset went down, as "topic@group/queueId=old->new", and those
+// the replaced entry had and the master's lacks (an entry is replaced whole), as
+// "topic@group/queueId=old->none".
 func formatOffsetTable(table, old map[string]map[int32]store.QueueOffset) string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(table)) {
-		for _, q := range slices.Sorted(maps.Keys(table[k])) {
-			v := table[k][q]
-			if old != nil {
-				was, ok := old[k][q]
-				if !ok || was <= v {
-					continue
-				}
-				fmt.Fprintf(&b, " %s/%d=%d->%d", k, q, was, v)
-				continue
+		if old == nil {
+			for _, q := range slices.Sorted(maps.Keys(table[k])) {
+				fmt.Fprintf(&b, " %s/%d=%d", k, q, table[k][q])
 			}
-			fmt.Fprintf(&b, " %s/%d=%d", k, q, v)
+			continue
+		}
+		for _, q := range slices.Sorted(maps.Keys(old[k])) {
+			was := old[k][q]
+			switch v, ok := table[k][q]; {
+			case !ok:
+				fmt.Fprintf(&b, " %s/%d=%d->none", k, q, was)
+			case was > v:
+				fmt.Fprintf(&b, " %s/%d=%d->%d", k, q, was, v)
+			}
 		}
 	}
 	return strings.TrimPrefix(b.String(), " ")

@@ -2,7 +2,6 @@ package interop
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"maps"
 	"slices"
@@ -24,8 +23,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-var stressFlag = flag.Duration("stress", 0, "how long TestStressMixedConsumersStartAndStop churns (default a few seconds; $STRESS alike)")
-
 // mixedQueues is the topic's queue count: mqtest.Senders sends round robin to queues 0..3.
 const mixedQueues = 4
 
@@ -45,7 +42,7 @@ const mixedQueues = 4
 //
 // -stress 60s (go test ./mq/interop -run Stress -stress 60s) or STRESS=60s runs the long version.
 func TestStressMixedConsumersStartAndStop(t *testing.T) {
-	d := clienttest.StressDuration(t, *stressFlag, 3*time.Second)
+	d := clienttest.StressDuration(t, 3*time.Second)
 	rng := clienttest.StressRand(t)
 	c := clienttest.StartCluster(t, 1, nil)
 	topic := "InteropStress_" + fmt.Sprint(instanceSeq.Add(1))

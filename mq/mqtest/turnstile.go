@@ -28,6 +28,8 @@ type Turnstile struct {
 }
 
 type turnstileState struct {
+	timeout time.Duration // how long a stopped goroutine waits at most (turnstileTimeout)
+
 	mu      sync.Mutex
 	armed   *slog.Attr    // the attribute that stops the next record carrying it; nil: none
 	stopped chan struct{} // a goroutine waits on it; closed by Pass (or Open)
@@ -37,7 +39,7 @@ type turnstileState struct {
 
 // NewTurnstile puts a turnstile in front of next; nothing is armed.
 func NewTurnstile(next slog.Handler) *Turnstile {
-	return &Turnstile{next: next, st: &turnstileState{changed: make(chan struct{})}}
+	return &Turnstile{next: next, st: &turnstileState{timeout: turnstileTimeout, changed: make(chan struct{})}}
 }
 
 // Arm makes the next record carrying the string attribute key=value stop its goroutine until
@@ -128,7 +130,9 @@ func carries(r slog.Record, a slog.Attr) bool {
 func (t *Turnstile) Enabled(ctx context.Context, l slog.Level) bool { return t.next.Enabled(ctx, l) }
 
 // Handle implements slog.Handler: the first record carrying the armed attribute waits for Pass
-// (at most turnstileTimeout); then every record goes to the next handler and is counted.
+// (at most turnstileTimeout: then it goes on and the turnstile no longer counts it as stopped,
+// so a later Pass waits for a goroutine that is); then every record goes to the next handler and
+// is counted.
 func (t *Turnstile) Handle(ctx context.Context, r slog.Record) error {
 	st := t.st
 	st.mu.Lock()
@@ -138,10 +142,16 @@ func (t *Turnstile) Handle(ctx context.Context, r slog.Record) error {
 		st.stopped = gate
 		st.notifyLocked()
 		st.mu.Unlock()
-		timer := time.NewTimer(turnstileTimeout)
+		timer := time.NewTimer(st.timeout)
 		select {
 		case <-gate:
 		case <-timer.C:
+			st.mu.Lock()
+			if st.stopped == gate { // nobody passed it: it is no longer stopped
+				st.stopped = nil
+				st.notifyLocked()
+			}
+			st.mu.Unlock()
 		}
 		timer.Stop()
 	} else {

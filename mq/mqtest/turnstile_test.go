@@ -55,3 +55,27 @@ func TestTurnstileOrdersConcurrentSteps(t *testing.T) {
 	require.Error(t, ts.Pass(10*time.Millisecond), "nothing is stopped")
 	require.Error(t, ts.WaitRecords(5, 10*time.Millisecond))
 }
+
+// TestTurnstileTimeoutReleasesTheStop: a stopped goroutine that nobody lets through goes on
+// after the turnstile's timeout, and then the turnstile holds no stale stop: Pass finds
+// nothing stopped, and the next Arm stops the next record again.
+func TestTurnstileTimeoutReleasesTheStop(t *testing.T) {
+	var buf bytes.Buffer
+	ts := NewTurnstile(trace.NewPrinter(&trace.SyncWriter{W: &buf}, slog.LevelError))
+	defer ts.Open()
+	ts.st.timeout = 20 * time.Millisecond
+	worker := trace.New(slog.New(ts), "worker")
+
+	ts.Arm("code", "NOTIFY")
+	worker.Step("Worker#notified", slog.String("code", "NOTIFY")) // stops, times out, goes on
+	require.Equal(t, 1, ts.Records())
+	require.Error(t, ts.Pass(10*time.Millisecond), "nothing is stopped after the timeout")
+
+	ts.st.timeout = 5 * time.Second
+	ts.Arm("code", "NOTIFY")
+	done := make(chan struct{})
+	go func() { defer close(done); worker.Step("Worker#notified", slog.String("code", "NOTIFY")) }()
+	require.NoError(t, ts.Pass(5*time.Second), "the next armed record stops again")
+	<-done
+	require.Equal(t, 2, ts.Records())
+}

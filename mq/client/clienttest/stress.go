@@ -1,6 +1,7 @@
 package clienttest
 
 import (
+	"flag"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -12,13 +13,17 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 )
 
-// StressDuration is how long a stress test churns: flagValue (a test package's -stress flag)
-// when set, else $STRESS ("60s"), else short — the few seconds the default run affords. A
-// $STRESS that does not parse fails the test rather than running the short version silently.
-func StressDuration(t testing.TB, flagValue, short time.Duration) time.Duration {
+// stressFlag is the -stress flag of every test binary that uses this package (go test
+// ./mq/client/consumer -run Stress -stress 60s): one definition for all stress tests.
+var stressFlag = flag.Duration("stress", 0, "how long the consumer stress tests churn (default a few seconds; $STRESS alike)")
+
+// StressDuration is how long a stress test churns: the -stress flag when set, else $STRESS
+// ("60s"), else short — the few seconds the default run affords. A $STRESS that does not
+// parse fails the test rather than running the short version silently.
+func StressDuration(t testing.TB, short time.Duration) time.Duration {
 	t.Helper()
-	if flagValue > 0 {
-		return flagValue
+	if *stressFlag > 0 {
+		return *stressFlag
 	}
 	if v := os.Getenv("STRESS"); v != "" {
 		d, err := time.ParseDuration(v)

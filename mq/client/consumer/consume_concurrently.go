@@ -83,6 +83,9 @@ func newConsumeMessageConcurrentlyService(c *DefaultMQPushConsumer, l MessageLis
 
 func (s *ConsumeMessageConcurrentlyService) Start() {}
 
+// Shutdown refuses new batches and waits for those submitted (running or waiting for a worker)
+// and cancels the local re-consume timers. Java: #shutdown (which, with
+// awaitTerminationMillisWhenShutdown 0, does not wait; see DefaultMQPushConsumer.Shutdown).
 func (s *ConsumeMessageConcurrentlyService) Shutdown() {
 	s.tasks.Close()
 	s.tasks.Wait()

@@ -235,6 +235,15 @@ func (c *DefaultMQPushConsumer) copySubscription() ([]*protocol.SubscriptionData
 // unregisters the group (UNREGISTER_CLIENT to every broker it knows, so the broker tells the
 // group's other members at once), shuts the instance down when nothing else uses it, and drops
 // its queues. Java: DefaultMQPushConsumerImpl#shutdown.
+//
+// Deviation: "stops consuming" waits for every consume request already handed to the consume
+// service (the listener calls running and those waiting for a worker) before the offsets are
+// persisted, so what the listener acknowledged is committed and the group's next owner does not
+// consume it again; a listener that never returns keeps Shutdown from returning. (With
+// Options.DisableScheduledTasks a batch runs inside the pull that delivered it, which the
+// caller drives and Shutdown does not wait for.) Java's
+// default (awaitTerminationMillisWhenShutdown 0) does not wait: a message still being consumed
+// is not committed and comes again.
 func (c *DefaultMQPushConsumer) Shutdown() {
 	c.mu.Lock()
 	if client.ServiceState(c.state.Load()) != client.Running {

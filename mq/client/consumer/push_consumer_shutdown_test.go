@@ -1,6 +1,8 @@
 package consumer
 
 import (
+	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -63,4 +66,83 @@ func TestShutdownPersistsThenUnregistersFromMasterAndSlave(t *testing.T) {
 		om := master.ConsumerOffsetManager()
 		return om.QueryOffset(group, topic, 0)+om.QueryOffset(group, topic, 1) == 6
 	}, 5*time.Second, 10*time.Millisecond, "the offsets consumed up to reached the master")
+}
+
+// TestShutdownMidConsumeCommitsWhatTheListenerAcknowledged: a consumer shut down while its
+// listener is still consuming a message — does that message's acknowledgement get lost, so the
+// group's next member consumes it again? The assertion proves that Shutdown waits for the
+// consume requests in flight (it returns only after the listener did), that the offset it
+// persists covers every message the listener acknowledged, and that the next member of the
+// group starts after them: it gets only a message sent later, once. (Java's shutdown, with
+// its default awaitTerminationMillisWhenShutdown of 0, does not wait: the message in flight is
+// not committed and is consumed again.)
+func TestShutdownMidConsumeCommitsWhatTheListenerAcknowledged(t *testing.T) {
+	c, topic, p := startTopicProducer(t, "MidConsume", 1)
+	send(t, p, topic, "", 3)
+	group := "cg_" + clienttest.Name(t)
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	var consumedA atomic.Int32
+	cfgA := consumerConfig(t, c, group)
+	cfgA.PersistConsumerOffsetInterval = time.Hour // only Shutdown's persist commits
+	a := startPushConsumer(t, cfgA, topic, func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+		for _, m := range msgs {
+			if string(m.Body) == "msg-1" {
+				close(entered)
+				<-release
+			}
+			consumedA.Add(1)
+		}
+		return ConsumeSuccess
+	})
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("A never consumed msg-1")
+	}
+	done := make(chan struct{})
+	go func() { a.Shutdown(); close(done) }()
+	require.Never(t, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}, 300*time.Millisecond, 10*time.Millisecond, "Shutdown returned while the listener was still consuming")
+	close(release)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown did not return after the listener did")
+	}
+	require.Equal(t, int32(3), consumedA.Load())
+	require.Eventually(t, func() bool {
+		return c.Brokers[0].ConsumerOffsetManager().QueryOffset(group, topic, 0) == 3
+	}, 5*time.Second, 10*time.Millisecond, "the persisted offset covers every acknowledged message")
+
+	var gotB []string
+	var mu sync.Mutex
+	cfgB := consumerConfig(t, c, group)
+	cfgB.InstanceName = clienttest.InstanceName(t, "b")
+	startPushConsumer(t, cfgB, topic, func(msgs []*primitive.MessageExt, _ *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range msgs {
+			gotB = append(gotB, string(m.Body))
+		}
+		return ConsumeSuccess
+	})
+	res, err := p.Send(context.Background(), &primitive.Message{Topic: topic, Body: []byte("after")})
+	require.NoError(t, err)
+	require.Equal(t, producer.SendOK, res.SendStatus)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(gotB) > 0
+	}, 10*time.Second, 10*time.Millisecond, "B consumes the new message")
+	time.Sleep(time.Second) // the quiet window: nothing of A's may come again
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"after"}, gotB, "B starts after what A acknowledged")
 }

@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"flag"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,8 +15,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
-
-var stressFlag = flag.Duration("stress", 0, "how long TestStressConsumersStartAndStop churns (default a few seconds; $STRESS alike)")
 
 // stressQueues is the topic's queue count: mqtest.Senders sends round robin to queues 0..3.
 const stressQueues = 4
@@ -35,7 +32,7 @@ const stressQueues = 4
 // The default run churns a few seconds; -stress 60s (go test ./mq/client/consumer -run
 // Stress -stress 60s) or STRESS=60s runs the long version.
 func TestStressConsumersStartAndStop(t *testing.T) {
-	d := clienttest.StressDuration(t, *stressFlag, 3*time.Second)
+	d := clienttest.StressDuration(t, 3*time.Second)
 	rng := clienttest.StressRand(t)
 	c := startCluster(t, "")
 	topic := "T_" + clienttest.Name(t)
