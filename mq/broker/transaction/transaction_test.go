@@ -266,3 +266,17 @@ func TestCalculateOpOffset(t *testing.T) {
 		require.Equal(t, c.want, calculateOpOffset(c.done, c.old), "%v from %d", c.done, c.old)
 	}
 }
+
+// TestImmunityTime pins TransactionalMessageServiceImpl#getImmunityTime:
+// CHECK_IMMUNITY_TIME_IN_SECONDS in ms; a value that does not parse, or -1, is transactionTimeOut.
+func TestImmunityTime(t *testing.T) {
+	const timeout = 6000
+	for _, c := range []struct {
+		v    string
+		want int64
+	}{
+		{"60", 60000}, {"0", 0}, {"-1", timeout}, {"soon", timeout}, {"", timeout}, {"1.5", timeout},
+	} {
+		require.Equal(t, c.want, immunityTime(c.v, timeout), "%q", c.v)
+	}
+}

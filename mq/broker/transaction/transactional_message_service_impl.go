@@ -239,11 +239,12 @@ func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration
 	return res
 }
 
-// immunityTime is CHECK_IMMUNITY_TIME_IN_SECONDS in ms, or timeout (ms) when it does not parse.
+// immunityTime is CHECK_IMMUNITY_TIME_IN_SECONDS in ms, or timeout (ms) when it does not parse
+// or is -1 (Java's getLong answers -1 for both, and -1 means "use transactionTimeOut").
 // Java: TransactionalMessageServiceImpl#getImmunityTime.
 func immunityTime(v string, timeout int64) int64 {
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
+	if err != nil || n == -1 {
 		return timeout
 	}
 	return n * 1000
