@@ -158,3 +158,55 @@ func TestExercise6_ProducerRestartIsStillAsked(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, []byte("tx"), got[0].Body)
 }
+
+// TestExercise7_BrokerRestartResumesTheCheck: the broker stops with a transaction undecided;
+// does it forget it? No: the half and op queues are in its store, and the check's two offsets
+// are consumer offsets of CID_RMQ_SYS_TRANS in consumerOffset.json, written at shutdown. The
+// restarted broker's first pass starts where the last one ended — it asks about the undecided
+// copy only, not about the transaction decided before — and the producer's commit then makes the
+// message visible once, beside the one committed before the restart.
+func TestExercise7_BrokerRestartResumesTheCheck(t *testing.T) {
+	sc, p, a := newExercise(t, config{}, producer.Unknown, producer.Unknown, producer.CommitMessage)
+	a.local["decided"] = producer.CommitMessage
+	_, err := sc.sendInTransaction(p, "decided")
+	require.NoError(t, err)
+	_, err = sc.sendInTransaction(p, "tx")
+	require.NoError(t, err)
+	r, err := sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 1, r.Checked, "the undecided one is put back and asked about")
+	sc.ends++
+	require.NoError(t, sc.waitEnds(sc.ends), "the producer answers UNKNOW")
+	offsets := func() (half, op int64) {
+		m := sc.broker().ConsumerOffsetManager()
+		return int64(m.QueryOffset(transaction.SysGroup, transaction.HalfTopic, 0)),
+			int64(m.QueryOffset(transaction.SysGroup, transaction.OpHalfTopic, 0))
+	}
+	half, op := offsets()
+	require.Equal(t, []int64{2, 1}, []int64{half, op}, "past the decided half and its op message, at the copy")
+
+	sc.cluster.StopMaster(0)
+	_, err = sc.cluster.StartMaster(0)
+	require.NoError(t, err)
+	half, op = offsets()
+	require.Equal(t, []int64{2, 1}, []int64{half, op}, "the restarted broker loaded the check's offsets")
+	inst := p.MQClientInstance()
+	inst.UpdateTopicRouteInfoFromNameServer(topicName) // the restarted broker listens on a new port
+	inst.SendHeartbeatToAllBrokerWithLock()
+	pm := sc.broker().ProducerManager()
+	require.NoError(t, mqtest.WaitUntil(10*time.Second, func() bool { return pm.GetAvailableChannel(producerGroup) != nil }))
+
+	r, err = sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, transaction.CheckResult{Checked: 1}, r, "only the copy is asked about")
+	sc.ops++
+	require.NoError(t, sc.waitOps(sc.ops), "the producer commits it")
+	var bodies []string
+	for _, m := range sc.visible() {
+		bodies = append(bodies, string(m.Body))
+	}
+	require.ElementsMatch(t, []string{"decided", "tx"}, bodies, "each visible once")
+	r, err = sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, transaction.CheckResult{}, r, "nothing left to ask")
+}
