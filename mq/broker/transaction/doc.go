@@ -25,7 +25,8 @@
 // # What is stored
 //
 //	half message   RMQ_SYS_TRANS_HALF_TOPIC queue 0; sysFlag's transaction bits reset to NOT_TYPE;
-//	               properties + REAL_TOPIC, REAL_QID (and TRAN_MSG=true, PGROUP from the producer);
+//	               properties + REAL_TOPIC, REAL_QID (and TRAN_MSG=true, PGROUP from the producer),
+//	               without DELAY;
 //	               a checked copy also TRANSACTION_CHECK_TIMES = n
 //	op message     RMQ_SYS_TRANS_OP_HALF_TOPIC queue 0; TAGS "d"; body: the half message's queue
 //	               offset as decimal text ("0", "17")
