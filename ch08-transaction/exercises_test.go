@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -209,4 +210,53 @@ func TestExercise7_BrokerRestartResumesTheCheck(t *testing.T) {
 	r, err = sc.checkPass(7 * time.Second)
 	require.NoError(t, err)
 	require.Equal(t, transaction.CheckResult{}, r, "nothing left to ask")
+}
+
+// racingListener runs during inside the local transaction, before it answers.
+type racingListener struct {
+	*answers
+	during func()
+}
+
+func (l *racingListener) ExecuteLocalTransaction(msg *primitive.Message, arg any) producer.LocalTransactionState {
+	l.during()
+	return l.answers.ExecuteLocalTransaction(msg, arg)
+}
+
+// TestExercise8_LateCommitRacingTheCheckBackIsStoredOnce: the local transaction takes longer
+// than transactionTimeOut, so a check pass puts the half message back and asks before the
+// producer has said anything; the producer then commits twice — its own END_TRANSACTION for the
+// first copy, its check-back answer for the second. Is the message visible twice? Not here: both
+// copies are one transaction (one UNIQ_KEY) and the broker's first decision stands; the second
+// writes only its op message (RocketMQ would store both commits). No later pass asks again.
+func TestExercise8_LateCommitRacingTheCheckBackIsStoredOnce(t *testing.T) {
+	stage, err := mqtest.NewStage(io.Discard, t.TempDir(), "ch08-", false)
+	require.NoError(t, err)
+	t.Cleanup(stage.Close)
+	sc, err := newScenario(stage, config{})
+	require.NoError(t, err)
+	t.Cleanup(sc.shutdown)
+	a := &answers{out: io.Discard, local: map[string]producer.LocalTransactionState{"slow": producer.CommitMessage},
+		check: map[string][]producer.LocalTransactionState{"slow": {producer.CommitMessage}}}
+	var during transaction.CheckResult
+	var passErr error
+	l := &racingListener{answers: a, during: func() {
+		during, passErr = sc.checkPass(7 * time.Second) // the local transaction outlives transactionTimeOut
+	}}
+	p, err := sc.startProducer("ch08-slow", l)
+	require.NoError(t, err)
+	m := &primitive.Message{Topic: topicName, Body: []byte("slow")}
+	res, err := p.SendMessageInTransaction(context.Background(), m, nil)
+	require.NoError(t, err)
+	require.Equal(t, producer.CommitMessage, res.LocalTransactionState)
+	require.NoError(t, passErr)
+	require.Equal(t, transaction.CheckResult{Checked: 1}, during, "asked while the local transaction ran")
+	require.NoError(t, sc.waitEnds(2), "two END_TRANSACTION: the producer's own and its check-back answer")
+	require.NoError(t, sc.waitOps(2), "both copies get their op message")
+	got := sc.visible()
+	require.Len(t, got, 1, "one commit stored")
+	require.Equal(t, []byte("slow"), got[0].Body)
+	r, err := sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, transaction.CheckResult{}, r, "both copies are decided")
 }

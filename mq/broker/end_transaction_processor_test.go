@@ -139,6 +139,32 @@ func TestEndTransactionRollback(t *testing.T) {
 	require.Equal(t, store.QueueOffset(0), tb.b.MessageStore().GetMaxOffsetInQueue("TxTopic", 1))
 }
 
+// TestEndTransactionDecidesOnce: a transaction ended twice (the same END_TRANSACTION again, or a
+// rollback after the commit) is decided by the first: one copy in the real queue, and every
+// later END_TRANSACTION writes only its op message (Deviation: RocketMQ stores a commit each
+// time). A transaction rolled back first is never committed after.
+func TestEndTransactionDecidesOnce(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	rh, off := tb.sendAndEnd(t, "once", primitive.TransactionCommitType)
+	h := protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rh.QueueOffset,
+		CommitLogOffset: off, CommitOrRollback: primitive.TransactionCommitType, MsgID: rh.MsgID}
+	for _, typ := range []int32{primitive.TransactionCommitType, primitive.TransactionRollbackType, primitive.TransactionCommitType} {
+		h.CommitOrRollback = typ
+		resp := tb.endTransaction(t, h)
+		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	}
+	rolledBack, _ := tb.sendAndEnd(t, "never", primitive.TransactionRollbackType)
+	_, rbOff, err := primitive.DecodeOffsetMsgID(rolledBack.MsgID)
+	require.NoError(t, err)
+	resp := tb.endTransaction(t, protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rolledBack.QueueOffset,
+		CommitLogOffset: rbOff, CommitOrRollback: primitive.TransactionCommitType, MsgID: rolledBack.MsgID})
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	tb.waitDispatched(t, transaction.OpHalfTopic, 0, 6)
+	got := tb.readQueue(t, "TxTopic", 1)
+	require.Len(t, got, 1, "one commit stored")
+	require.Equal(t, []byte("once"), got[0].Body)
+}
+
 // TestEndTransactionChecks pins EndTransactionProcessor#checkPrepareMessage: the wrong group,
 // queue offset, or a CommitLog offset that is not a half message is SYSTEM_ERROR naming it, and
 // nothing is written.
