@@ -11,8 +11,9 @@ import (
 const decidedTransactionsMax = 1 << 16
 
 // decidedTransactions remembers the transactions this broker decided since it started — the
-// last decidedTransactionsMax of them — by their UNIQ_KEY, which every copy of a half message
-// keeps. Without a UNIQ_KEY a half message is known by its CommitLog offset alone.
+// last decidedTransactionsMax of them — by their UNIQ_KEY (with PGROUP and REAL_TOPIC), which
+// every copy of a half message keeps. Without a UNIQ_KEY a half message is known by its
+// CommitLog offset alone.
 //
 // Deviation: RocketMQ stores every commit it is sent. A transaction can be ended twice: the
 // producer's own END_TRANSACTION arriving after the check put the half message back and asked
@@ -43,10 +44,11 @@ func newDecidedTransactions(max int) *decidedTransactions {
 	return &decidedTransactions{keys: make(map[string]*decision), ring: make([]string, max)}
 }
 
-// decisionKey is m's transaction: its UNIQ_KEY, else "@" and its CommitLog offset.
+// decisionKey is m's transaction: its producer group, real topic and UNIQ_KEY (so a key one
+// client repeats cannot stand for another group's transaction), else "@" and its CommitLog offset.
 func decisionKey(m *primitive.MessageExt) string {
 	if k := m.GetProperty(primitive.PropertyUniqClientMessageIDKeyIdx); k != "" {
-		return k
+		return m.GetProperty(primitive.PropertyProducerGroup) + "\x00" + m.GetProperty(primitive.PropertyRealTopic) + "\x00" + k
 	}
 	return "@" + strconv.FormatInt(m.CommitLogOffset, 10)
 }

@@ -302,6 +302,9 @@ func TestDecidedTransactions(t *testing.T) {
 	require.False(t, claimStored(halfOf("", 300)))
 	require.True(t, claimStored(halfOf("", 600)), "no UNIQ_KEY: another offset is another transaction")
 	require.True(t, claimStored(halfOf("A", 0)), "A was the oldest of three in a memory of two: forgotten")
+	other := halfOf("A", 0)
+	other.Properties[primitive.PropertyProducerGroup] = "another group"
+	require.True(t, claimStored(other), "the same UNIQ_KEY in another group is another transaction")
 	require.True(t, d.claim(halfOf("B", 0)))
 	d.settle(halfOf("B", 0), false)
 	require.True(t, claimStored(halfOf("B", 0)), "not stored: may be decided again")
