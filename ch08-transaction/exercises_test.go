@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -157,4 +158,105 @@ func TestExercise6_ProducerRestartIsStillAsked(t *testing.T) {
 	got := sc.visible()
 	require.Len(t, got, 1)
 	require.Equal(t, []byte("tx"), got[0].Body)
+}
+
+// TestExercise7_BrokerRestartResumesTheCheck: the broker stops with a transaction undecided;
+// does it forget it? No: the half and op queues are in its store, and the check's two offsets
+// are consumer offsets of CID_RMQ_SYS_TRANS in consumerOffset.json, written at shutdown. The
+// restarted broker's first pass starts where the last one ended — it asks about the undecided
+// copy only, not about the transaction decided before — and the producer's commit then makes the
+// message visible once, beside the one committed before the restart.
+func TestExercise7_BrokerRestartResumesTheCheck(t *testing.T) {
+	sc, p, a := newExercise(t, config{}, producer.Unknown, producer.Unknown, producer.CommitMessage)
+	a.local["decided"] = producer.CommitMessage
+	_, err := sc.sendInTransaction(p, "decided")
+	require.NoError(t, err)
+	_, err = sc.sendInTransaction(p, "tx")
+	require.NoError(t, err)
+	r, err := sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 1, r.Checked, "the undecided one is put back and asked about")
+	sc.ends++
+	require.NoError(t, sc.waitEnds(sc.ends), "the producer answers UNKNOW")
+	offsets := func() (half, op int64) {
+		m := sc.broker().ConsumerOffsetManager()
+		return int64(m.QueryOffset(transaction.SysGroup, transaction.HalfTopic, 0)),
+			int64(m.QueryOffset(transaction.SysGroup, transaction.OpHalfTopic, 0))
+	}
+	half, op := offsets()
+	require.Equal(t, []int64{2, 1}, []int64{half, op}, "past the decided half and its op message, at the copy")
+
+	sc.cluster.StopMaster(0)
+	_, err = sc.cluster.StartMaster(0)
+	require.NoError(t, err)
+	half, op = offsets()
+	require.Equal(t, []int64{2, 1}, []int64{half, op}, "the restarted broker loaded the check's offsets")
+	inst := p.MQClientInstance()
+	inst.UpdateTopicRouteInfoFromNameServer(topicName) // the restarted broker listens on a new port
+	inst.SendHeartbeatToAllBrokerWithLock()
+	pm := sc.broker().ProducerManager()
+	require.NoError(t, mqtest.WaitUntil(10*time.Second, func() bool { return pm.GetAvailableChannel(producerGroup) != nil }))
+
+	r, err = sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, transaction.CheckResult{Checked: 1}, r, "only the copy is asked about")
+	sc.ops++
+	require.NoError(t, sc.waitOps(sc.ops), "the producer commits it")
+	var bodies []string
+	for _, m := range sc.visible() {
+		bodies = append(bodies, string(m.Body))
+	}
+	require.ElementsMatch(t, []string{"decided", "tx"}, bodies, "each visible once")
+	r, err = sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, transaction.CheckResult{}, r, "nothing left to ask")
+}
+
+// racingListener runs during inside the local transaction, before it answers.
+type racingListener struct {
+	*answers
+	during func()
+}
+
+func (l *racingListener) ExecuteLocalTransaction(msg *primitive.Message, arg any) producer.LocalTransactionState {
+	l.during()
+	return l.answers.ExecuteLocalTransaction(msg, arg)
+}
+
+// TestExercise8_LateCommitRacingTheCheckBackIsStoredOnce: the local transaction takes longer
+// than transactionTimeOut, so a check pass puts the half message back and asks before the
+// producer has said anything; the producer then commits twice — its own END_TRANSACTION for the
+// first copy, its check-back answer for the second. Is the message visible twice? Not here: both
+// copies are one transaction (one UNIQ_KEY) and the broker's first decision stands; the second
+// writes only its op message (RocketMQ would store both commits). No later pass asks again.
+func TestExercise8_LateCommitRacingTheCheckBackIsStoredOnce(t *testing.T) {
+	stage, err := mqtest.NewStage(io.Discard, t.TempDir(), "ch08-", false)
+	require.NoError(t, err)
+	t.Cleanup(stage.Close)
+	sc, err := newScenario(stage, config{})
+	require.NoError(t, err)
+	t.Cleanup(sc.shutdown)
+	a := &answers{out: io.Discard, local: map[string]producer.LocalTransactionState{"slow": producer.CommitMessage},
+		check: map[string][]producer.LocalTransactionState{"slow": {producer.CommitMessage}}}
+	var during transaction.CheckResult
+	var passErr error
+	l := &racingListener{answers: a, during: func() {
+		during, passErr = sc.checkPass(7 * time.Second) // the local transaction outlives transactionTimeOut
+	}}
+	p, err := sc.startProducer("ch08-slow", l)
+	require.NoError(t, err)
+	m := &primitive.Message{Topic: topicName, Body: []byte("slow")}
+	res, err := p.SendMessageInTransaction(context.Background(), m, nil)
+	require.NoError(t, err)
+	require.Equal(t, producer.CommitMessage, res.LocalTransactionState)
+	require.NoError(t, passErr)
+	require.Equal(t, transaction.CheckResult{Checked: 1}, during, "asked while the local transaction ran")
+	require.NoError(t, sc.waitEnds(2), "two END_TRANSACTION: the producer's own and its check-back answer")
+	require.NoError(t, sc.waitOps(2), "both copies get their op message")
+	got := sc.visible()
+	require.Len(t, got, 1, "one commit stored")
+	require.Equal(t, []byte("slow"), got[0].Body)
+	r, err := sc.checkPass(7 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, transaction.CheckResult{}, r, "both copies are decided")
 }

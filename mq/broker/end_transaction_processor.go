@@ -20,7 +20,9 @@ import (
 //
 // The half message is checked first (checkPrepareMessage): it must be found at the header's
 // CommitLog offset, in the half topic, with the header's producer group, queue offset and
-// CommitLog offset; otherwise SYSTEM_ERROR names what was wrong and nothing is written.
+// CommitLog offset; otherwise SYSTEM_ERROR names what was wrong and nothing is written. A
+// transaction this broker has decided already (by any copy of its half message) is not decided
+// again: only the op message is written (Deviation, see alreadyDecided).
 type EndTransactionProcessor struct {
 	b *BrokerController
 }
@@ -70,6 +72,12 @@ func (p *EndTransactionProcessor) ProcessRequest(_ *remoting.Channel, req *remot
 		if v := checkPrepareMessage(half, err, &h); !v.ok() {
 			return v.answer(remoting.NewResponse(protocol.Success, "")), nil
 		}
+		if !svc.ClaimDecision(half) {
+			p.alreadyDecided(half, &h)
+			return remoting.NewResponse(protocol.Success, ""), nil
+		}
+		stored := false
+		defer func() { svc.SettleDecision(half, stored) }() // even on a panic: a waiting duplicate goes on
 		inner := endMessageTransaction(half)
 		inner.SysFlag = primitive.ResetTransactionValue(inner.SysFlag, h.CommitOrRollback)
 		inner.QueueOffset = h.TranStateTableOffset
@@ -79,6 +87,7 @@ func (p *EndTransactionProcessor) ProcessRequest(_ *remoting.Channel, req *remot
 		resp := p.sendFinalMessage(inner)
 		if resp.Code == protocol.Success {
 			svc.DeletePrepareMessage(half)
+			stored = true
 		}
 		return resp, nil
 	default: // TransactionRollbackType (checkFields allows no other value)
@@ -86,9 +95,25 @@ func (p *EndTransactionProcessor) ProcessRequest(_ *remoting.Channel, req *remot
 		if v := checkPrepareMessage(half, err, &h); !v.ok() {
 			return v.answer(remoting.NewResponse(protocol.Success, "")), nil
 		}
+		if !svc.ClaimDecision(half) {
+			p.alreadyDecided(half, &h)
+			return remoting.NewResponse(protocol.Success, ""), nil
+		}
+		defer svc.SettleDecision(half, true)
 		svc.DeletePrepareMessage(half)
 		return remoting.NewResponse(protocol.Success, ""), nil
 	}
+}
+
+// alreadyDecided handles END_TRANSACTION for a transaction this broker decided already (a late
+// first answer after a check-back's, or the same request twice): the first decision stands;
+// only the op message of this copy is written, so the check does not ask about it again.
+// Deviation: RocketMQ stores a second commit (see transaction.TransactionalMessageServiceImpl.ClaimDecision).
+func (p *EndTransactionProcessor) alreadyDecided(half *primitive.MessageExt, h *protocol.EndTransactionRequestHeader) {
+	p.b.log.Warn("end transaction: the transaction is decided already, only its op message is written",
+		"producerGroup", h.ProducerGroup, "commitOrRollback", transactionTypeName(h.CommitOrRollback),
+		"fromTransactionCheck", h.FromTransactionCheck, "msgId", h.MsgID, "tranStateTableOffset", h.TranStateTableOffset)
+	p.b.transactionalMessageService.DeletePrepareMessage(half)
 }
 
 // checkPrepareMessage is the verdict on the half message END_TRANSACTION names: found, and

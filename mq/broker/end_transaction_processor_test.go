@@ -78,6 +78,37 @@ func TestHalfMessageStoredInHalfTopic(t *testing.T) {
 	require.Equal(t, store.QueueOffset(0), tb.b.MessageStore().GetMaxOffsetInQueue("TxTopic", 1))
 }
 
+// TestDelayedHalfMessageStaysAHalfMessage: a transaction's message sent with a DELAY level
+// (rocketmq-client-go's SendMessageInTransaction keeps it; Java's client clears it) is stored as
+// a half message like any other — in RMQ_SYS_TRANS_HALF_TOPIC with its real topic kept and the
+// DELAY dropped — not moved to SCHEDULE_TOPIC_XXXX with REAL_TOPIC overwritten by the half
+// topic, where END_TRANSACTION could not find it and a check-back's commit would write it into
+// the half topic. Its commit reaches its real queue at once.
+func TestDelayedHalfMessageStaysAHalfMessage(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	h := sendHeader("TxTopic", 1, map[string]string{primitive.PropertyTransactionPrepared: "true",
+		primitive.PropertyProducerGroup: "pg", primitive.PropertyDelayTimeLevel: "2"})
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("delayed")))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	var rh protocol.SendMessageResponseHeader
+	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
+	_, off, err := primitive.DecodeOffsetMsgID(rh.MsgID)
+	require.NoError(t, err)
+	half, err := tb.b.MessageStore().LookMessageByOffset(store.CommitLogOffset(off))
+	require.NoError(t, err)
+	require.Equal(t, transaction.HalfTopic, half.Topic)
+	require.Equal(t, "TxTopic", half.GetProperty(primitive.PropertyRealTopic))
+	require.Equal(t, "1", half.GetProperty(primitive.PropertyRealQueueID))
+	require.Empty(t, half.GetProperty(primitive.PropertyDelayTimeLevel))
+	end := tb.endTransaction(t, protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rh.QueueOffset,
+		CommitLogOffset: off, CommitOrRollback: primitive.TransactionCommitType, MsgID: rh.MsgID})
+	require.Equal(t, int32(protocol.Success), end.Code, end.Remark)
+	tb.waitDispatched(t, "TxTopic", 1, 1)
+	got := tb.readQueue(t, "TxTopic", 1)
+	require.Len(t, got, 1)
+	require.Equal(t, []byte("delayed"), got[0].Body)
+}
+
 // TestEndTransactionCommit pins EndTransactionProcessor's commit: a copy of the half message
 // lands in its real topic and queue with sysFlag TRANSACTION_COMMIT_TYPE and the half record's
 // offset as PreparedTransactionOffset, keeping its properties; an op message (tag d, body the
@@ -106,6 +137,32 @@ func TestEndTransactionRollback(t *testing.T) {
 	tb.sendAndEnd(t, "roll-me-back", primitive.TransactionRollbackType)
 	tb.waitDispatched(t, transaction.OpHalfTopic, 0, 1)
 	require.Equal(t, store.QueueOffset(0), tb.b.MessageStore().GetMaxOffsetInQueue("TxTopic", 1))
+}
+
+// TestEndTransactionDecidesOnce: a transaction ended twice (the same END_TRANSACTION again, or a
+// rollback after the commit) is decided by the first: one copy in the real queue, and every
+// later END_TRANSACTION writes only its op message (Deviation: RocketMQ stores a commit each
+// time). A transaction rolled back first is never committed after.
+func TestEndTransactionDecidesOnce(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	rh, off := tb.sendAndEnd(t, "once", primitive.TransactionCommitType)
+	h := protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rh.QueueOffset,
+		CommitLogOffset: off, CommitOrRollback: primitive.TransactionCommitType, MsgID: rh.MsgID}
+	for _, typ := range []int32{primitive.TransactionCommitType, primitive.TransactionRollbackType, primitive.TransactionCommitType} {
+		h.CommitOrRollback = typ
+		resp := tb.endTransaction(t, h)
+		require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	}
+	rolledBack, _ := tb.sendAndEnd(t, "never", primitive.TransactionRollbackType)
+	_, rbOff, err := primitive.DecodeOffsetMsgID(rolledBack.MsgID)
+	require.NoError(t, err)
+	resp := tb.endTransaction(t, protocol.EndTransactionRequestHeader{ProducerGroup: "pg", TranStateTableOffset: rolledBack.QueueOffset,
+		CommitLogOffset: rbOff, CommitOrRollback: primitive.TransactionCommitType, MsgID: rolledBack.MsgID})
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	tb.waitDispatched(t, transaction.OpHalfTopic, 0, 6)
+	got := tb.readQueue(t, "TxTopic", 1)
+	require.Len(t, got, 1, "one commit stored")
+	require.Equal(t, []byte("once"), got[0].Body)
 }
 
 // TestEndTransactionChecks pins EndTransactionProcessor#checkPrepareMessage: the wrong group,

@@ -60,7 +60,9 @@ func (l *txListener) checked(body string) (int, string) {
 // (transactionTimeOut 1 s, transactionCheckInterval 2 s). A committed transaction reaches the
 // consumer; a rolled-back one never does; one left UNKNOW is checked back — CHECK_TRANSACTION_STATE
 // carries the message with its real topic — answered UNKNOW once, then COMMIT_MESSAGE, after
-// which it is delivered once and no longer checked. Decided transactions are never checked.
+// which it is delivered once and no longer checked. Decided transactions are never checked. A
+// transaction's message with a delay level (the official client keeps it) is a half message like
+// the others: its commit is delivered once.
 func TestOfficialTransactionProducer(t *testing.T) {
 	t.Parallel()
 	c := mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
@@ -70,7 +72,7 @@ func TestOfficialTransactionProducer(t *testing.T) {
 	const topic = "InteropTxTopic"
 	l := &txListener{
 		local: map[string]primitive.LocalTransactionState{"commit": primitive.CommitMessageState,
-			"rollback": primitive.RollbackMessageState, "unknown": primitive.UnkonwnState},
+			"rollback": primitive.RollbackMessageState, "unknown": primitive.UnkonwnState, "delayed": primitive.CommitMessageState},
 		check:  map[string][]primitive.LocalTransactionState{"unknown": {primitive.UnkonwnState, primitive.CommitMessageState}},
 		checks: map[string]int{}, topics: map[string]string{},
 	}
@@ -80,9 +82,13 @@ func TestOfficialTransactionProducer(t *testing.T) {
 	require.NoError(t, p.Start())
 	t.Cleanup(func() { _ = p.Shutdown() })
 
-	for _, body := range []string{"commit", "rollback", "unknown"} {
+	for _, body := range []string{"commit", "rollback", "unknown", "delayed"} {
+		msg := primitive.NewMessage(topic, []byte(body))
+		if body == "delayed" {
+			msg.WithDelayTimeLevel(1) // the official client keeps it; our broker drops it from the half message
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		res, err := p.SendMessageInTransaction(ctx, primitive.NewMessage(topic, []byte(body)))
+		res, err := p.SendMessageInTransaction(ctx, msg)
 		cancel()
 		require.NoError(t, err, body)
 		require.Equal(t, primitive.SendOK, res.Status, body)
@@ -91,12 +97,12 @@ func TestOfficialTransactionProducer(t *testing.T) {
 
 	col := newCollector()
 	newPushConsumer(t, c.NamesrvAddr(), "interop-tx-consumer", topic, consumer.MessageSelector{}, col.consume)
-	requireExactlyOnce(t, expectation{name: "tx consumer", col: col, want: []string{"commit", "unknown"}})
+	requireExactlyOnce(t, expectation{name: "tx consumer", col: col, want: []string{"commit", "unknown", "delayed"}})
 
 	n, seenTopic := l.checked("unknown")
 	require.Equal(t, 2, n, "checked back until it committed, then not again")
 	require.Equal(t, topic, seenTopic, "the check-back names the real topic")
-	for _, body := range []string{"commit", "rollback"} {
+	for _, body := range []string{"commit", "rollback", "delayed"} {
 		n, _ := l.checked(body)
 		require.Zero(t, n, "%s was decided at once: never checked", body)
 	}

@@ -19,13 +19,15 @@
 //	transactional_message_service.go               the TransactionalMessageService interface
 //	transactional_message_service_impl.go          TransactionalMessageServiceImpl: prepare, commit/rollback lookup,
 //	                                               deletePrepareMessage, check, fillOpRemoveMap, putBackHalfMsgQueue
+//	decided_transactions.go                        the transactions decided since start (a second END_TRANSACTION stores nothing)
 //	abstract_transactional_message_check_listener.go  resolveHalfMsg (CHECK_TRANSACTION_STATE), resolveDiscardMsg
 //	transactional_message_check_service.go         TransactionalMessageCheckService: onWaitEnd every transactionCheckInterval
 //
 // # What is stored
 //
 //	half message   RMQ_SYS_TRANS_HALF_TOPIC queue 0; sysFlag's transaction bits reset to NOT_TYPE;
-//	               properties + REAL_TOPIC, REAL_QID (and TRAN_MSG=true, PGROUP from the producer);
+//	               properties + REAL_TOPIC, REAL_QID (and TRAN_MSG=true, PGROUP from the producer),
+//	               without DELAY;
 //	               a checked copy also TRANSACTION_CHECK_TIMES = n
 //	op message     RMQ_SYS_TRANS_OP_HALF_TOPIC queue 0; TAGS "d"; body: the half message's queue
 //	               offset as decimal text ("0", "17")
@@ -42,5 +44,6 @@
 // TransactionalMessageCheckService (ServiceThread) runs OnWaitEnd every
 // transactionCheckInterval on a master; with the store's ManualServices the broker does not
 // start it and chapters call OnWaitEnd. TransactionalMessageServiceImpl.checkMu makes passes
-// take turns. Times are the store's clock (ms).
+// take turns; decidedTransactions.mu guards the decisions END_TRANSACTION workers claim. Times
+// are the store's clock (ms).
 package transaction

@@ -266,3 +266,90 @@ func TestCalculateOpOffset(t *testing.T) {
 		require.Equal(t, c.want, calculateOpOffset(c.done, c.old), "%v from %d", c.done, c.old)
 	}
 }
+
+// TestImmunityTime pins TransactionalMessageServiceImpl#getImmunityTime:
+// CHECK_IMMUNITY_TIME_IN_SECONDS in ms; a value that does not parse, or -1, is transactionTimeOut.
+func TestImmunityTime(t *testing.T) {
+	const timeout = 6000
+	for _, c := range []struct {
+		v    string
+		want int64
+	}{
+		{"60", 60000}, {"0", 0}, {"-1", timeout}, {"soon", timeout}, {"", timeout}, {"1.5", timeout},
+	} {
+		require.Equal(t, c.want, immunityTime(c.v, timeout), "%q", c.v)
+	}
+}
+
+// TestDecidedTransactions pins the memory of decisions (a Deviation, see decidedTransactions):
+// a transaction is claimed once, whichever copy of its half message names it (they share
+// UNIQ_KEY); without UNIQ_KEY only the same CommitLog offset is the same transaction; a claim
+// settled as not stored may be claimed again; the oldest decision is forgotten when the memory
+// is full.
+func TestDecidedTransactions(t *testing.T) {
+	d := newDecidedTransactions(2)
+	claimStored := func(m *primitive.MessageExt) bool {
+		ok := d.claim(m)
+		if ok {
+			d.settle(m, true)
+		}
+		return ok
+	}
+	require.True(t, claimStored(halfOf("A", 0)))
+	require.False(t, claimStored(halfOf("A", 0)), "the same half twice")
+	require.False(t, claimStored(halfOf("A", 900)), "a put-back copy of the same transaction")
+	require.True(t, claimStored(halfOf("", 300)))
+	require.False(t, claimStored(halfOf("", 300)))
+	require.True(t, claimStored(halfOf("", 600)), "no UNIQ_KEY: another offset is another transaction")
+	require.True(t, claimStored(halfOf("A", 0)), "A was the oldest of three in a memory of two: forgotten")
+	other := halfOf("A", 0)
+	other.Properties[primitive.PropertyProducerGroup] = "another group"
+	require.True(t, claimStored(other), "the same UNIQ_KEY in another group is another transaction")
+	require.True(t, d.claim(halfOf("B", 0)))
+	d.settle(halfOf("B", 0), false)
+	require.True(t, claimStored(halfOf("B", 0)), "not stored: may be decided again")
+}
+
+// TestDecidedTransactionsWaitForPending: a second END_TRANSACTION for a transaction whose first
+// decision is still being stored waits for it; stored, it is refused; not stored, it decides.
+func TestDecidedTransactionsWaitForPending(t *testing.T) {
+	for _, stored := range []bool{true, false} {
+		d := newDecidedTransactions(8)
+		require.True(t, d.claim(halfOf("A", 0)))
+		got := make(chan bool)
+		go func() { got <- d.claim(halfOf("A", 900)) }()
+		select {
+		case <-got:
+			t.Fatal("the second claim did not wait for the pending one")
+		case <-time.After(20 * time.Millisecond):
+		}
+		d.settle(halfOf("A", 0), stored)
+		require.Equal(t, !stored, <-got, "first decision stored: %v", stored)
+	}
+}
+
+// halfOf is a half message of the transaction uniq ("" for none) at a CommitLog offset.
+func halfOf(uniq string, off int64) *primitive.MessageExt {
+	m := &primitive.MessageExt{CommitLogOffset: off}
+	if uniq != "" {
+		m.Properties = map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: uniq}
+	}
+	return m
+}
+
+// TestLateAnswerAfterPutBackIsDecidedOnce: the check put a half message back and asked; the
+// producer's first END_TRANSACTION (for the original) and its answer to the check-back (for
+// the copy) both come. Both copies are half messages of one transaction: the first claim wins,
+// the second is refused, so the broker stores one commit.
+func TestLateAnswerAfterPutBackIsDecidedOnce(t *testing.T) {
+	e := newEnv(t, 15)
+	original := e.prepare("slow", nil)
+	require.Equal(t, CheckResult{Checked: 1}, e.pass(7*time.Second))
+	require.Len(t, e.client.checks, 1)
+	cp, err := e.svc.CommitMessage(e.client.checks[0].h.CommitLogOffset)
+	require.NoError(t, err)
+	require.NotEqual(t, original.QueueOffset, cp.QueueOffset, "the check-back names the copy")
+	require.True(t, e.svc.ClaimDecision(cp), "the check-back's answer decides")
+	e.svc.SettleDecision(cp, true)
+	require.False(t, e.svc.ClaimDecision(original), "the late first answer is the same transaction")
+}

@@ -53,12 +53,18 @@ func NewTransactionalMessageBridge(d Deps) *TransactionalMessageBridge {
 // store dispatches the record to a ConsumeQueue like any message), and the topic becomes
 // RMQ_SYS_TRANS_HALF_TOPIC queue 0. The stored properties string is rebuilt without WAIT (as
 // the send path writes it); WAIT stays in the map for the store's flush decision. TRAN_MSG and
-// PGROUP stay: the check reads PGROUP to find the producer.
+// PGROUP stay: the check reads PGROUP to find the producer. A DELAY level is dropped.
 // Java: TransactionalMessageBridge#parseHalfMessageInner.
+//
+// Deviation: Java's broker keeps DELAY and relies on its client to clear it; rocketmq-client-go
+// does not, and with DELAY the store would move the half message to SCHEDULE_TOPIC_XXXX and
+// overwrite REAL_TOPIC with the half topic (its real topic lost, END_TRANSACTION refused, a
+// check-back's commit written into the half topic). A transaction's message is never delayed.
 func (b *TransactionalMessageBridge) ParseHalfMessageInner(msg *primitive.MessageExtBrokerInner) *primitive.MessageExtBrokerInner {
 	if msg.Properties == nil {
 		msg.Properties = map[string]string{}
 	}
+	delete(msg.Properties, primitive.PropertyDelayTimeLevel)
 	msg.Properties[primitive.PropertyRealTopic] = msg.Topic
 	msg.Properties[primitive.PropertyRealQueueID] = strconv.Itoa(int(msg.QueueID))
 	if tr := b.d.Tracer; tr.Enabled() {

@@ -17,6 +17,11 @@ type TransactionalMessageService interface {
 	// ErrHalfMessageNotFound when there is none.
 	CommitMessage(commitLogOffset store.CommitLogOffset) (*primitive.MessageExt, error)
 	RollbackMessage(commitLogOffset store.CommitLogOffset) (*primitive.MessageExt, error)
+	// ClaimDecision makes the caller the one to decide the transaction of a found half message;
+	// false when this broker decided it already (then nothing but its op message is written).
+	// SettleDecision ends a true claim, stored or not.
+	ClaimDecision(m *primitive.MessageExt) bool
+	SettleDecision(m *primitive.MessageExt, stored bool)
 	// DeletePrepareMessage records the half message as decided (an op message).
 	DeletePrepareMessage(m *primitive.MessageExt) bool
 	// Check runs one check pass over the half queue.

@@ -28,12 +28,29 @@ type TransactionalMessageServiceImpl struct {
 	// fileReservedTime: a half message older than this is skipped (discarded) by the check.
 	fileReservedTime time.Duration
 	checkMu          sync.Mutex
+	decided          *decidedTransactions
 }
 
 // NewTransactionalMessageServiceImpl returns the service over bridge; fileReservedTime is the
 // store's (72 h): half messages born longer ago are no longer checked.
 func NewTransactionalMessageServiceImpl(bridge *TransactionalMessageBridge, fileReservedTime time.Duration) *TransactionalMessageServiceImpl {
-	return &TransactionalMessageServiceImpl{bridge: bridge, fileReservedTime: fileReservedTime}
+	return &TransactionalMessageServiceImpl{bridge: bridge, fileReservedTime: fileReservedTime,
+		decided: newDecidedTransactions(decidedTransactionsMax)}
+}
+
+// ClaimDecision makes the caller the one to decide the transaction of the half message m
+// (found by CommitMessage or RollbackMessage): true, and the caller must SettleDecision; false
+// when this broker decided that transaction already — another copy of it, or this one — so the
+// caller stores no second commit and only writes m's op message. A claim pending in another
+// END_TRANSACTION worker is waited for. See decidedTransactions (a Deviation).
+func (s *TransactionalMessageServiceImpl) ClaimDecision(m *primitive.MessageExt) bool {
+	return s.decided.claim(m)
+}
+
+// SettleDecision ends a claim: stored, the transaction stays decided; not stored (the
+// commit's put failed), it is forgotten, so a later END_TRANSACTION may decide it.
+func (s *TransactionalMessageServiceImpl) SettleDecision(m *primitive.MessageExt, stored bool) {
+	s.decided.settle(m, stored)
 }
 
 // Bridge returns the service's store bridge.
@@ -239,11 +256,12 @@ func (s *TransactionalMessageServiceImpl) Check(transactionTimeout time.Duration
 	return res
 }
 
-// immunityTime is CHECK_IMMUNITY_TIME_IN_SECONDS in ms, or timeout (ms) when it does not parse.
+// immunityTime is CHECK_IMMUNITY_TIME_IN_SECONDS in ms, or timeout (ms) when it does not parse
+// or is -1 (Java's getLong answers -1 for both, and -1 means "use transactionTimeOut").
 // Java: TransactionalMessageServiceImpl#getImmunityTime.
 func immunityTime(v string, timeout int64) int64 {
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
+	if err != nil || n == -1 {
 		return timeout
 	}
 	return n * 1000
