@@ -225,9 +225,14 @@ func (s *scenario) consumerConfig(group, name string) consumer.LitePullConfig {
 }
 
 // startConsumer starts a consumer of group that choose (Subscribe or Assign) points at its
-// queues; the scenario shuts it down.
-func (s *scenario) startConsumer(group, name string, choose func(*consumer.DefaultLitePullConsumer) error) (*consumer.DefaultLitePullConsumer, error) {
-	c := consumer.NewDefaultLitePullConsumer(s.consumerConfig(group, name))
+// queues, its config changed by tune (exercises); the scenario shuts it down.
+func (s *scenario) startConsumer(group, name string, choose func(*consumer.DefaultLitePullConsumer) error,
+	tune ...func(*consumer.LitePullConfig)) (*consumer.DefaultLitePullConsumer, error) {
+	cfg := s.consumerConfig(group, name)
+	for _, f := range tune {
+		f(&cfg)
+	}
+	c := consumer.NewDefaultLitePullConsumer(cfg)
 	if err := choose(c); err != nil {
 		return nil, err
 	}
