@@ -101,7 +101,7 @@ func TestExercise3_ARestartedConsumerStartsAfterTheCommit(t *testing.T) {
 	require.Equal(t, [][2]int64{{0, 0}, {0, 1}, {1, 0}, {1, 1}}, offsetsOf(sc.pollTimes(first, 2)))
 	require.NoError(t, first.CommitSync())
 	first.Shutdown()
-	require.NoError(t, sc.waitCommitted(subGroup, map[int32]int64{0: 2, 1: 2}))
+	require.NoError(t, mqtest.WaitCommitted(sc.cluster.Brokers[0], subGroup, topicName, map[int32]int64{0: 2, 1: 2}))
 	require.NoError(t, mqtest.WaitUntil(10*time.Second, func() bool { // its UNREGISTER_CLIENT has landed
 		g := sc.cluster.Brokers[0].ConsumerManager().GetConsumerGroupInfo(subGroup)
 		return g == nil || len(g.AllClientIDs()) == 0

@@ -104,7 +104,7 @@ func play(stage *mqtest.Stage) error {
 		return err
 	}
 	sub.Instance().RunPersistConsumerOffsetTask()
-	if err := sc.waitCommitted(subGroup, map[int32]int64{0: 2, 1: 2}); err != nil {
+	if err := mqtest.WaitCommitted(sc.cluster.Brokers[0], subGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
 		return err
 	}
 	sc.offsetsTable("offsets after the commit", sub, subGroup)
@@ -255,23 +255,6 @@ func (s *scenario) pollTimes(c *consumer.DefaultLitePullConsumer, n int) []*prim
 		got = append(got, msgs...)
 	}
 	return got
-}
-
-// waitCommitted waits for the oneway UPDATE_CONSUMER_OFFSET requests to land.
-func (s *scenario) waitCommitted(group string, want map[int32]int64) error {
-	om := s.cluster.Brokers[0].ConsumerOffsetManager()
-	err := mqtest.WaitUntil(10*time.Second, func() bool {
-		for q, v := range want {
-			if int64(om.QueryOffset(group, topicName, q)) != v {
-				return false
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return fmt.Errorf("offsets of %s never reached %v", group, want)
-	}
-	return nil
 }
 
 func (s *scenario) shutdown() {

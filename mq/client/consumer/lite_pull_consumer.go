@@ -692,14 +692,7 @@ func (c *DefaultLitePullConsumer) Subscriptions() []protocol.SubscriptionData {
 	c.mu.Lock()
 	rb := c.rebalance
 	c.mu.Unlock()
-	if rb == nil {
-		return nil
-	}
-	var out []protocol.SubscriptionData
-	for _, sd := range rb.Subscriptions() {
-		out = append(out, *sd)
-	}
-	return out
+	return rb.HeartbeatSubscriptions()
 }
 
 // DoRebalance reassigns the queues in subscribe mode; an assigning consumer ignores the group's
@@ -724,18 +717,12 @@ func (c *DefaultLitePullConsumer) PersistConsumerOffset() {
 
 // UpdateTopicSubscribeInfo installs a subscribed topic's readable queues.
 func (c *DefaultLitePullConsumer) UpdateTopicSubscribeInfo(topic string, info []primitive.MessageQueue) {
-	if c.rebalance != nil && c.rebalance.Subscription(topic) != nil {
-		c.rebalance.SetTopicSubscribeInfo(topic, info)
-	}
+	c.rebalance.UpdateTopicSubscribeInfo(topic, info)
 }
 
 // IsSubscribeTopicNeedUpdate reports a subscribed topic without queues.
 func (c *DefaultLitePullConsumer) IsSubscribeTopicNeedUpdate(topic string) bool {
-	if c.rebalance == nil || c.rebalance.Subscription(topic) == nil {
-		return false
-	}
-	_, ok := c.rebalance.TopicSubscribeInfo(topic)
-	return !ok
+	return c.rebalance.IsSubscribeTopicNeedUpdate(topic)
 }
 
 // IsUnitMode is the config's unit mode.
