@@ -242,11 +242,7 @@ func (c *DefaultLitePullConsumer) Start() error {
 	}
 	c.initRebalanceImpl()
 	c.pullAPI = NewPullAPIWrapper(inst, c.cfg.ConsumerGroup, c.cfg.UnitMode)
-	if c.cfg.MessageModel == protocol.Broadcasting {
-		c.offsets = NewLocalFileOffsetStore(c.cfg.OffsetStoreDir, inst.ClientID(), c.cfg.ConsumerGroup, inst.Tracer(), c.cfg.Options.Logger)
-	} else {
-		c.offsets = NewRemoteBrokerOffsetStore(inst, c.cfg.ConsumerGroup)
-	}
+	c.offsets = newOffsetStore(c.cfg.MessageModel, c.cfg.OffsetStoreDir, inst, c.cfg.ConsumerGroup, c.cfg.Options.Logger)
 	fail := func(err error) error {
 		inst.UnregisterConsumer(c.cfg.ConsumerGroup)
 		c.mu.Unlock()
@@ -300,15 +296,10 @@ func (c *DefaultLitePullConsumer) initRebalanceImpl() {
 }
 
 func (c *DefaultLitePullConsumer) checkConfig() error {
+	if err := checkGroupAndModel(c.cfg.ConsumerGroup, c.cfg.MessageModel, c.cfg.OffsetStoreDir); err != nil {
+		return err
+	}
 	switch {
-	case c.cfg.ConsumerGroup == "":
-		return fmt.Errorf("%w: consumerGroup is null", client.ErrIllegalConfig)
-	case c.cfg.ConsumerGroup == "DEFAULT_CONSUMER":
-		return fmt.Errorf("%w: consumerGroup can not equal DEFAULT_CONSUMER, please specify another one", client.ErrIllegalConfig)
-	case c.cfg.MessageModel != protocol.Clustering && c.cfg.MessageModel != protocol.Broadcasting:
-		return fmt.Errorf("%w: messageModel %q", client.ErrIllegalConfig, c.cfg.MessageModel)
-	case c.cfg.MessageModel == protocol.Broadcasting && c.cfg.OffsetStoreDir == "":
-		return fmt.Errorf("%w: a BROADCASTING consumer needs OffsetStoreDir", client.ErrIllegalConfig)
 	case c.cfg.ConsumerTimeoutWhenSuspend < c.cfg.BrokerSuspendMaxTime:
 		return fmt.Errorf("%w: long polling mode, consumerTimeoutMillisWhenSuspend must be greater than brokerSuspendMaxTimeMillis", client.ErrIllegalConfig)
 	case c.cfg.PullBatchSize > 1024:
