@@ -111,3 +111,31 @@ func TestLitePullAssignPauseSeek(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, mqs, 2)
 }
+
+// TestLitePullShutdownCancelsAHeldPull pins Shutdown's order: a pull task whose long poll the
+// broker holds (nothing new in the queue, brokerSuspendMaxTime 20 s) is cancelled, so Shutdown
+// returns at once rather than after the hold (it waits for the task goroutines, so without the
+// cancellation it would take the 20 s), and leaves no task behind; a message sent while the pull
+// is held reaches Poll at once (the broker answers the held pull).
+func TestLitePullShutdownCancelsAHeldPull(t *testing.T) {
+	c, topic, p := startTopicProducer(t, "LPS", 1)
+	cfg := litePullConfig(t, c, "lps_"+clienttest.Name(t), "a")
+	cfg.BrokerSuspendMaxTime = 20 * time.Second
+	cfg.ConsumerTimeoutWhenSuspend = 30 * time.Second
+	cons := NewDefaultLitePullConsumer(cfg)
+	q0 := primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: 0}
+	require.NoError(t, cons.Assign([]primitive.MessageQueue{q0}))
+	require.NoError(t, cons.Start())
+	time.Sleep(300 * time.Millisecond) // the first pull is held by the broker
+	send(t, p, topic, "", 1)
+	got := pollAll(t, cons, 1)
+	require.Equal(t, int64(0), got[0].QueueOffset)
+
+	time.Sleep(300 * time.Millisecond) // the next pull, from offset 1, is held again
+	start := time.Now()
+	cons.Shutdown()
+	require.Less(t, time.Since(start), 5*time.Second, "Shutdown waits for no long poll")
+	cons.tasksMu.Lock()
+	defer cons.tasksMu.Unlock()
+	require.Empty(t, cons.taskTable)
+}
