@@ -107,7 +107,8 @@
 // re-consumption waits for RunDelayedConsumeRequests and the OFFSET_ILLEGAL fix-up runs at once.
 // Shutdown stops the consume service, persists the offsets, unregisters, stops the pull loop
 // and its timers, then the instance (when nothing else uses it), and waits for the fix-ups.
-// A lite pull consumer runs one goroutine per pull task (at most PullThreadNums pulls in flight);
+// A lite pull consumer runs one goroutine per pull task, counted by a service.Group (at most
+// PullThreadNums pulls in flight);
 // with DisableScheduledTasks none, and the caller runs RunPullTask. Its Shutdown cancels the
 // tasks and their pulls, waits for them, then persists the offsets and unregisters.
 //

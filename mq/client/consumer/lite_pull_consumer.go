@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
@@ -84,7 +85,7 @@ type DefaultLitePullConsumer struct {
 	tasksMu   sync.Mutex
 	taskTable map[primitive.MessageQueue]*pullTask
 	closed    bool
-	tasks     sync.WaitGroup // task goroutines, cancelled ones included
+	tasks     service.Group // task goroutines, cancelled ones included
 	baseCtx   context.Context
 	stopAll   context.CancelFunc
 }
@@ -654,6 +655,7 @@ func (c *DefaultLitePullConsumer) Shutdown() {
 	c.closed = true
 	c.taskTable = map[primitive.MessageQueue]*pullTask{}
 	c.tasksMu.Unlock()
+	c.tasks.Close()
 	c.stopAll()
 	c.tasks.Wait()
 	c.PersistConsumerOffset()

@@ -18,9 +18,11 @@ import (
 // ProcessQueue and submits it to the consume request cache, and says when to run again.
 // Mirrors DefaultLitePullConsumerImpl.PullTaskImpl.
 //
-// Without DisableScheduledTasks each task is a goroutine of its own that sleeps the returned
-// delay between runs; cancel stops it (and a pull in flight). Otherwise the caller runs it
-// (DefaultLitePullConsumer.RunPullTask).
+// Without DisableScheduledTasks each task is a goroutine of its own (counted by the consumer's
+// service.Group) that sleeps the returned delay between runs; cancel stops it and a pull in
+// flight. Otherwise the caller runs it (DefaultLitePullConsumer.RunPullTask).
+// Deviation: Java schedules the tasks on a pool of pullThreadNums threads; here a goroutine per
+// task, with at most pullThreadNums pulls in flight (the consumer's semaphore).
 type pullTask struct {
 	c      *DefaultLitePullConsumer
 	mq     primitive.MessageQueue
@@ -33,7 +35,6 @@ func (t *pullTask) Cancelled() bool { return t.ctx.Err() != nil }
 
 // loop runs the task until it is cancelled, waiting the delay each run returns.
 func (t *pullTask) loop() {
-	defer t.c.tasks.Done()
 	for !t.Cancelled() {
 		d := t.run()
 		if d <= 0 {
@@ -216,8 +217,7 @@ func (c *DefaultLitePullConsumer) newPullTask(mq primitive.MessageQueue) bool {
 	t := &pullTask{c: c, mq: mq, ctx: ctx, cancel: cancel}
 	c.taskTable[mq] = t
 	if !c.cfg.Options.DisableScheduledTasks {
-		c.tasks.Add(1)
-		go t.loop()
+		c.tasks.Go(t.loop)
 	}
 	return true
 }
