@@ -108,9 +108,9 @@
 // Shutdown stops the consume service, persists the offsets, unregisters, stops the pull loop
 // and its timers, then the instance (when nothing else uses it), and waits for the fix-ups.
 // A lite pull consumer runs one goroutine per pull task, counted by a service.Group (at most
-// PullThreadNums pulls in flight);
-// with DisableScheduledTasks none, and the caller runs RunPullTask. Its Shutdown cancels the
-// tasks and their pulls, waits for them, then persists the offsets and unregisters.
+// PullThreadNums pulls in flight); with DisableScheduledTasks none, and the caller runs
+// RunPullTask. Its Shutdown cancels the tasks and their pulls, waits for them, then persists
+// the offsets and unregisters.
 //
 // Which lock guards what:
 //
