@@ -131,7 +131,7 @@ func play(stage *mqtest.Stage, cfg config) (err error) {
 
 	mqtest.Say(out, "== 5. 拉取进度持久化 — the persist task sends the offsets to the broker ==")
 	inst.RunPersistConsumerOffsetTask()
-	if err := sc.waitCommitted(clusterGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
+	if err := mqtest.WaitCommitted(sc.broker(), clusterGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
 		return err
 	}
 	printBrokerOffsets(out, sc, clusterGroup)
@@ -289,23 +289,6 @@ func (s *scenario) deliverDelayed(d time.Duration) error {
 	st.DoReput()
 	if n == 0 {
 		return errors.New("the schedule service delivered nothing")
-	}
-	return nil
-}
-
-// waitCommitted waits for the oneway UPDATE_CONSUMER_OFFSET requests to land.
-func (s *scenario) waitCommitted(group, topic string, want map[int32]int64) error {
-	om := s.broker().ConsumerOffsetManager()
-	err := mqtest.WaitUntil(10*time.Second, func() bool {
-		for q, v := range want {
-			if int64(om.QueryOffset(group, topic, q)) != v {
-				return false
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return fmt.Errorf("offsets of %s never reached %v", group, want)
 	}
 	return nil
 }

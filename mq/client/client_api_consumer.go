@@ -101,6 +101,13 @@ func (a *MQClientAPI) GetMaxOffset(ctx context.Context, addr string, mq primitiv
 	return a.offsetCall(ctx, addr, protocol.GetMaxOffset, protocol.EncodeHeader(&h))
 }
 
+// GetMinOffset asks for a queue's min offset (GET_MIN_OFFSET, 31): the ConsumeQueue index of
+// its oldest message still stored. Java: MQClientAPIImpl#getMinOffset.
+func (a *MQClientAPI) GetMinOffset(ctx context.Context, addr string, mq primitive.MessageQueue) (int64, error) {
+	h := protocol.GetMinOffsetRequestHeader{Topic: mq.Topic, QueueID: mq.QueueID, BrokerName: mq.BrokerName}
+	return a.offsetCall(ctx, addr, protocol.GetMinOffset, protocol.EncodeHeader(&h))
+}
+
 // SearchOffset asks for the first offset of a queue stored at or after timestamp (ms)
 // (SEARCH_OFFSET_BY_TIMESTAMP, 29). Java: MQClientAPIImpl#searchOffset.
 func (a *MQClientAPI) SearchOffset(ctx context.Context, addr string, mq primitive.MessageQueue, timestamp int64) (int64, error) {

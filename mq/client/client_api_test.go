@@ -117,3 +117,36 @@ func TestGetTopicRouteInfoFromNameServer(t *testing.T) {
 	_, err = api.GetTopicRouteInfoFromNameServer(ctx, "T", true)
 	require.ErrorIs(t, err, remoting.ErrConnect)
 }
+
+// GET_MIN_OFFSET (31) carries topic, queueId and the broker name (bname) as extFields and reads the answer's
+// "offset" header field; a remote failure is a *remoting.RemoteError with its code.
+// Java: MQClientAPIImpl#getMinOffset.
+func TestGetMinOffset(t *testing.T) {
+	var got map[string]string
+	s := remotingtest.StartServer(t, func(s *remoting.Server) {
+		s.RegisterProcessor(protocol.GetMinOffset, remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
+			got = req.ExtFields
+			if req.ExtFields["topic"] == "Missing" {
+				return remoting.NewResponse(remoting.SystemError, "no such topic"), nil
+			}
+			resp := remoting.NewResponse(remoting.Success, "")
+			resp.AddExtField("offset", "7")
+			return resp, nil
+		}), 1)
+	})
+	api := NewMQClientAPI(DefaultClientConfig(), Options{}, nil, nil)
+	t.Cleanup(api.Shutdown)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	v, err := api.GetMinOffset(ctx, s.Addr().String(), primitive.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 3})
+	require.NoError(t, err)
+	require.Equal(t, int64(7), v)
+	require.Equal(t, "T", got["topic"])
+	require.Equal(t, "3", got["queueId"])
+	require.Equal(t, "broker-a", got["bname"])
+
+	_, err = api.GetMinOffset(ctx, s.Addr().String(), primitive.MessageQueue{Topic: "Missing", BrokerName: "broker-a"})
+	var re *remoting.RemoteError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, int32(remoting.SystemError), re.Code)
+}

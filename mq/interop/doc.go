@@ -28,6 +28,9 @@
 //     SCHEDULE_TOPIC_XXXX and %RETRY%<group>, then the DLQ; the official producer's delay level.
 //   - transaction_test.go: the official transaction producer: commit, rollback, and UNKNOW
 //     resolved by the broker's check-back, as its push consumer sees them.
+//   - lite_pull_test.go: the official pull consumer (NewPullConsumer, Poll, ACK) reads every
+//     message once and its offsets reach each queue's end; our DefaultLitePullConsumer reads
+//     what the official producer sends (TagA only, once each, in offset order per queue).
 //   - interop_producer_test.go: what our producer (mq/client/producer) sends reaches the official
 //     push consumer intact, each message once.
 //   - interop_consumer_test.go: what the official producer sends reaches our push consumer

@@ -3,6 +3,7 @@ package mqtest
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
@@ -21,4 +22,23 @@ func ServeBroker(bc broker.BrokerConfig, sc store.MessageStoreConfig) int {
 	}
 	ReportAddr(b.BrokerAddr())
 	select {}
+}
+
+// WaitCommitted waits (up to 10 s) until b's consumerOffset table holds want (queueId →
+// offset, ConsumeQueue units) for group and topic: the oneway UPDATE_CONSUMER_OFFSET requests
+// of a persist have landed. The error names what never arrived.
+func WaitCommitted(b *broker.BrokerController, group, topic string, want map[int32]int64) error {
+	om := b.ConsumerOffsetManager()
+	err := WaitUntil(10*time.Second, func() bool {
+		for q, v := range want {
+			if int64(om.QueryOffset(group, topic, q)) != v {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("offsets of %s never reached %v", group, want)
+	}
+	return nil
 }

@@ -26,7 +26,8 @@
 //     (the test binary run again, its address read from the line ReportAddr prints;
 //     StartChildFunc reads it from a line of the child's own, such as a boot banner), Child
 //     (Kill with SIGKILL, Signal, Wait, Output).
-//   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed.
+//   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed;
+//     WaitCommitted, the wait for a persist's oneway offset updates to land.
 //   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and
 //     the Ack of each acknowledged send.
 //   - clients.go: ProducerConfig, a chapter's producer that prints the same every run

@@ -12,11 +12,14 @@
 // ConsumeMessageOrderlyService) is a second ConsumeMessageService; a lite pull consumer
 // (DefaultLitePullConsumer) reuses PullAPIWrapper, Rebalance (with its own RebalanceHooks,
 // CONSUME_ACTIVELY), ProcessQueue and the offset stores, none of which assumes a push consumer.
+// It adds its pull tasks, the consume request cache Poll reads, and AssignedMessageQueue.
 //
 // Java: org.apache.rocketmq.client.consumer.DefaultMQPushConsumer,
 // impl.consumer.DefaultMQPushConsumerImpl, PullMessageService, PullRequest, PullAPIWrapper,
 // ProcessQueue, RebalanceImpl, RebalancePushImpl, ConsumeMessageService,
-// ConsumeMessageConcurrentlyService; consumer.rebalance.*, consumer.store.*, consumer.listener.*.
+// ConsumeMessageConcurrentlyService, DefaultLitePullConsumer, DefaultLitePullConsumerImpl
+// (PullTaskImpl), RebalanceLitePullImpl, AssignedMessageQueue; consumer.rebalance.*,
+// consumer.store.*, consumer.listener.*.
 // rocketmq-client-go: consumer.pushConsumer, consumer.defaultConsumer, consumer.processQueue,
 // consumer.OffsetStore.
 //
@@ -53,6 +56,20 @@
 //	reset_offset.go               ResetOffset: the queues of a topic restart from the offsets a
 //	                              broker's RESET_CONSUMER_CLIENT_OFFSET names (mqadmin resetOffsetByTime)
 //
+// The lite pull consumer (chapter 10), built from the same parts:
+//
+//	lite_pull_config.go           LitePullConfig: DefaultLitePullConsumer's fields and defaults
+//	lite_pull_consumer.go         DefaultLitePullConsumer: subscribe or assign, start
+//	                              (initRebalanceImpl), poll, commitAll / CommitSync, auto-commit,
+//	                              seek, pause, resume, committed, fetchMessageQueues, shutdown
+//	rebalance_lite_pull.go        MessageQueueListener; rebalanceLitePull, its RebalanceHooks
+//	                              (CONSUME_ACTIVELY, messageQueueChanged → the listener)
+//	assigned_message_queue.go     AssignedMessageQueue: per queue its ProcessQueue, paused, and
+//	                              the pull, consume and seek offsets
+//	pull_task.go                  PullTaskImpl#run (pause, flow control, long-polling sync pull),
+//	                              updatePullTask / startPullTask, the consume request cache and
+//	                              submitConsumeRequest
+//
 // # The flow
 //
 // RebalanceService (the instance's) → DefaultMQPushConsumer.DoRebalance → Rebalance.DoRebalance
@@ -74,6 +91,11 @@
 // PullAPIWrapper#pullKernelImpl and the offset stores' steps — trace with the instance's tracer
 // as component "client", so the labels and components are Java's.
 //
+// A lite pull consumer: Subscribe → Rebalance.DoRebalance → rebalanceLitePull.MessageQueueChanged
+// → its listener → AssignedMessageQueue and updatePullTask / startPullTask (Assign goes there
+// directly) → PullTaskImpl#run per queue → PullAPIWrapper.PullKernelImplSync → ProcessQueue and
+// submitConsumeRequest → Poll → commitAll → OffsetStore.UpdateOffset → the persist task.
+//
 // # Goroutines and locks
 //
 // Per consumer, unless Options.DisableScheduledTasks: the PullMessageService goroutine (a
@@ -87,6 +109,10 @@
 // re-consumption waits for RunDelayedConsumeRequests and the OFFSET_ILLEGAL fix-up runs at once.
 // Shutdown stops the consume service, persists the offsets, unregisters, stops the pull loop
 // and its timers, then the instance (when nothing else uses it), and waits for the fix-ups.
+// A lite pull consumer runs one goroutine per pull task, counted by a service.Group (at most
+// PullThreadNums pulls in flight); with DisableScheduledTasks none, and the caller runs
+// RunPullTask. Its Shutdown cancels the tasks and their pulls, waits for them, then persists
+// the offsets and unregisters.
 //
 // Which lock guards what:
 //
@@ -105,13 +131,20 @@
 //     and stopped; wg counts batches running or waiting on a timer, so shutdown waits for them.
 //   - Offset stores: the offset table has its own mu; LocalFileOffsetStore's file is written
 //     whole (configfile.Store), so a reader sees the old or the new file, never a mix.
-//   - No lock of this package is held while the listener runs or the broker is called.
+//   - DefaultLitePullConsumer: mu guards the state, the mode and the auto-commit deadline;
+//     pollMu serializes Poll, CommitSync and Seek; seekMu orders a seek against a task storing
+//     a pull; tasksMu guards taskTable. AssignedMessageQueue and the consume request cache
+//     have their own mu. Order: pollMu → seekMu → AssignedMessageQueue → cache.
+//   - No lock of this package is held while the listener runs or the broker is called (a lite
+//     pull task stores its result under seekMu, after the pull).
 //
 // # Deviations
 //
 //   - Each push consumer owns its PullMessageService (Java: one per MQClientInstance, shared by
 //     the instance's push consumers), as rocketmq-client-go's pushConsumer does: the loop, the
 //     rebalance that feeds it and the consume service live in one package.
+//   - A lite pull consumer's Poll leaves a paused queue's cached messages in the cache until
+//     Resume (Java returns them); after NO_NEW_MSG its task waits 50 ms (Java pulls again at once).
 //   - No orderly consumer, no consume-timeout cleaner (cleanExpireMsg), no message trace hooks,
 //     no inner producer fallback for a failed send-back (the batch is consumed again locally).
 //   - A BROADCASTING consumer needs Config.OffsetStoreDir (no default under the home directory).

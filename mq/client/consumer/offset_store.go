@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -31,6 +34,32 @@ type OffsetStore interface {
 	RemoveOffset(mq primitive.MessageQueue)
 	// CloneOffsetTable returns the in-memory offsets of topic's queues.
 	CloneOffsetTable(topic string) map[primitive.MessageQueue]int64
+}
+
+// newOffsetStore is a consumer's offset store by message model: LocalFileOffsetStore under dir
+// in BROADCASTING, RemoteBrokerOffsetStore otherwise. Java: the offset-store switch of
+// DefaultMQPushConsumerImpl#start and DefaultLitePullConsumerImpl#initOffsetStore.
+func newOffsetStore(model protocol.MessageModel, dir string, inst *client.MQClientInstance, group string, logger *slog.Logger) OffsetStore {
+	if model == protocol.Broadcasting {
+		return NewLocalFileOffsetStore(dir, inst.ClientID(), group, inst.Tracer(), logger)
+	}
+	return NewRemoteBrokerOffsetStore(inst, group)
+}
+
+// checkGroupAndModel is the part of both consumers' checkConfig about the group and the message
+// model. Errors: client.ErrIllegalConfig.
+func checkGroupAndModel(group string, model protocol.MessageModel, offsetStoreDir string) error {
+	switch {
+	case group == "":
+		return fmt.Errorf("%w: consumerGroup is null", client.ErrIllegalConfig)
+	case group == "DEFAULT_CONSUMER":
+		return fmt.Errorf("%w: consumerGroup can not equal DEFAULT_CONSUMER, please specify another one", client.ErrIllegalConfig)
+	case model != protocol.Clustering && model != protocol.Broadcasting:
+		return fmt.Errorf("%w: messageModel %q", client.ErrIllegalConfig, model)
+	case model == protocol.Broadcasting && offsetStoreDir == "":
+		return fmt.Errorf("%w: a BROADCASTING consumer needs OffsetStoreDir", client.ErrIllegalConfig)
+	}
+	return nil
 }
 
 // ReadOffsetType says where an OffsetStore reads from.

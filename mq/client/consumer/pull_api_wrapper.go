@@ -81,14 +81,14 @@ func (w *PullAPIWrapper) PullKernelImpl(r PullKernelRequest, cb client.PullCallb
 }
 
 // PullKernelImplSync is PullKernelImpl waiting for the answer (call ProcessPullResult on it): how
-// a pull consumer, whose application asks for messages, pulls.
-// Java: PullAPIWrapper#pullKernelImpl (SYNC mode).
-func (w *PullAPIWrapper) PullKernelImplSync(r PullKernelRequest) (*client.PullResult, error) {
+// a pull consumer, whose application asks for messages, pulls. ctx cancels it early (a lite
+// pull consumer's shutdown); r.Timeout bounds it. Java: PullAPIWrapper#pullKernelImpl (SYNC mode).
+func (w *PullAPIWrapper) PullKernelImplSync(ctx context.Context, r PullKernelRequest) (*client.PullResult, error) {
 	addr, h, err := w.pullRequest(r)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
 	return w.instance.MQClientAPI().PullMessageSync(ctx, addr, h)
 }

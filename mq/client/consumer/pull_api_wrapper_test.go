@@ -3,6 +3,7 @@ package consumer
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"log/slog"
 	"testing"
@@ -141,7 +142,7 @@ func TestPullKernelImplSync(t *testing.T) {
 
 	var res *client.PullResult
 	require.Eventually(t, func() bool { // the broker's reput builds the ConsumeQueue behind the sends
-		res, err = w.PullKernelImplSync(req)
+		res, err = w.PullKernelImplSync(context.Background(), req)
 		require.NoError(t, err)
 		return res.PullStatus == client.PullFound && res.NextBeginOffset == 3
 	}, 10*time.Second, 20*time.Millisecond)
@@ -154,7 +155,7 @@ func TestPullKernelImplSync(t *testing.T) {
 	require.Equal(t, []int64{0, 1}, offs)
 
 	req.Offset = 3
-	res, err = w.PullKernelImplSync(req)
+	res, err = w.PullKernelImplSync(context.Background(), req)
 	require.NoError(t, err)
 	require.Equal(t, client.PullNoNewMsg, res.PullStatus)
 }

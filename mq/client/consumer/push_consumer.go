@@ -130,11 +130,7 @@ func (c *DefaultMQPushConsumer) Start() error {
 	}
 	c.pullAPI = NewPullAPIWrapper(inst, c.cfg.ConsumerGroup, c.cfg.UnitMode)
 	c.pull = newPullMessageService(inst.Tracer(), c.cfg.Options.DisableScheduledTasks, c.PullMessage)
-	if c.cfg.MessageModel == protocol.Broadcasting {
-		c.offsets = NewLocalFileOffsetStore(c.cfg.OffsetStoreDir, inst.ClientID(), c.cfg.ConsumerGroup, inst.Tracer(), c.cfg.Options.Logger)
-	} else {
-		c.offsets = NewRemoteBrokerOffsetStore(inst, c.cfg.ConsumerGroup)
-	}
+	c.offsets = newOffsetStore(c.cfg.MessageModel, c.cfg.OffsetStoreDir, inst, c.cfg.ConsumerGroup, c.cfg.Options.Logger)
 	if err := c.offsets.Load(); err != nil {
 		c.mu.Unlock()
 		return err
@@ -183,17 +179,12 @@ func (c *DefaultMQPushConsumer) updateTopicSubscribeInfoWhenSubscriptionChanged(
 }
 
 func (c *DefaultMQPushConsumer) checkConfig() error {
+	if err := checkGroupAndModel(c.cfg.ConsumerGroup, c.cfg.MessageModel, c.cfg.OffsetStoreDir); err != nil {
+		return err
+	}
 	switch {
-	case c.cfg.ConsumerGroup == "":
-		return fmt.Errorf("%w: consumerGroup is null", client.ErrIllegalConfig)
-	case c.cfg.ConsumerGroup == "DEFAULT_CONSUMER":
-		return fmt.Errorf("%w: consumerGroup can not equal DEFAULT_CONSUMER, please specify another one", client.ErrIllegalConfig)
 	case c.listener == nil:
 		return fmt.Errorf("%w: messageListener is null", client.ErrIllegalConfig)
-	case c.cfg.MessageModel != protocol.Clustering && c.cfg.MessageModel != protocol.Broadcasting:
-		return fmt.Errorf("%w: messageModel %q", client.ErrIllegalConfig, c.cfg.MessageModel)
-	case c.cfg.MessageModel == protocol.Broadcasting && c.cfg.OffsetStoreDir == "":
-		return fmt.Errorf("%w: a BROADCASTING consumer needs OffsetStoreDir", client.ErrIllegalConfig)
 	case c.cfg.ConsumeMessageBatchMaxSize > 1024:
 		return fmt.Errorf("%w: consumeMessageBatchMaxSize out of range [1, 1024]", client.ErrIllegalConfig)
 	case c.cfg.PullBatchSize > 1024:
@@ -310,14 +301,7 @@ func (c *DefaultMQPushConsumer) Subscriptions() []protocol.SubscriptionData {
 	c.mu.Lock()
 	rb := c.rebalance
 	c.mu.Unlock()
-	if rb == nil {
-		return nil
-	}
-	var out []protocol.SubscriptionData
-	for _, sd := range rb.Subscriptions() {
-		out = append(out, *sd)
-	}
-	return out
+	return rb.HeartbeatSubscriptions()
 }
 
 // DoRebalance reassigns the queues (unless paused). Java: DefaultMQPushConsumerImpl#doRebalance.
@@ -339,18 +323,12 @@ func (c *DefaultMQPushConsumer) PersistConsumerOffset() {
 
 // UpdateTopicSubscribeInfo installs a subscribed topic's readable queues.
 func (c *DefaultMQPushConsumer) UpdateTopicSubscribeInfo(topic string, info []primitive.MessageQueue) {
-	if c.rebalance != nil && c.rebalance.Subscription(topic) != nil {
-		c.rebalance.SetTopicSubscribeInfo(topic, info)
-	}
+	c.rebalance.UpdateTopicSubscribeInfo(topic, info)
 }
 
 // IsSubscribeTopicNeedUpdate reports a subscribed topic without queues.
 func (c *DefaultMQPushConsumer) IsSubscribeTopicNeedUpdate(topic string) bool {
-	if c.rebalance == nil || c.rebalance.Subscription(topic) == nil {
-		return false
-	}
-	_, ok := c.rebalance.TopicSubscribeInfo(topic)
-	return !ok
+	return c.rebalance.IsSubscribeTopicNeedUpdate(topic)
 }
 
 // IsUnitMode is the config's unit mode.

@@ -107,6 +107,38 @@ func (r *Rebalance) Subscriptions() []*protocol.SubscriptionData {
 	return out
 }
 
+// HeartbeatSubscriptions returns copies of the subscriptions in topic order, what a heartbeat
+// carries (nil for a nil Rebalance: a consumer not started). Serves both consumers'
+// MQConsumerInner.Subscriptions.
+func (r *Rebalance) HeartbeatSubscriptions() []protocol.SubscriptionData {
+	if r == nil {
+		return nil
+	}
+	var out []protocol.SubscriptionData
+	for _, sd := range r.Subscriptions() {
+		out = append(out, *sd)
+	}
+	return out
+}
+
+// UpdateTopicSubscribeInfo installs a refreshed route's readable queues of a subscribed topic
+// (others are ignored; a nil Rebalance ignores all). Serves MQConsumerInner.UpdateTopicSubscribeInfo.
+func (r *Rebalance) UpdateTopicSubscribeInfo(topic string, info []primitive.MessageQueue) {
+	if r != nil && r.Subscription(topic) != nil {
+		r.SetTopicSubscribeInfo(topic, info)
+	}
+}
+
+// IsSubscribeTopicNeedUpdate reports a subscribed topic without queues yet.
+// Serves MQConsumerInner.IsSubscribeTopicNeedUpdate.
+func (r *Rebalance) IsSubscribeTopicNeedUpdate(topic string) bool {
+	if r == nil || r.Subscription(topic) == nil {
+		return false
+	}
+	_, ok := r.TopicSubscribeInfo(topic)
+	return !ok
+}
+
 // SetTopicSubscribeInfo installs a topic's readable queues.
 func (r *Rebalance) SetTopicSubscribeInfo(topic string, mqs []primitive.MessageQueue) {
 	r.mu.Lock()
