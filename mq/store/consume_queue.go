@@ -55,7 +55,13 @@ func (cq *ConsumeQueue) MaxPhysicOffset() CommitLogOffset {
 	return CommitLogOffset(cq.maxPhysicOffset.Load())
 }
 
-func (cq *ConsumeQueue) load() error { return cq.mfq.load() }
+// load maps the queue's files after dropping those that break it (dropBrokenFiles).
+func (cq *ConsumeQueue) load() error {
+	if err := cq.dropBrokenFiles(); err != nil {
+		return err
+	}
+	return cq.mfq.load()
+}
 
 // recover finds the end of the queue: from the third-to-last file it reads units until one
 // with offset < 0 or size <= 0, continuing into the next file only when the current one was

@@ -130,6 +130,17 @@ func (is *IndexService) truncateEnd(phyOffset CommitLogOffset) {
 	}
 }
 
+// endPhyOffset is the newest index file's endPhyOffset (the CommitLog offset of the last
+// record it indexed), 0 without index files: dispatch must index the records from there on.
+func (is *IndexService) endPhyOffset() CommitLogOffset {
+	is.mu.RLock()
+	defer is.mu.RUnlock()
+	if n := len(is.files); n > 0 {
+		return is.files[n-1].EndPhyOffset()
+	}
+	return 0
+}
+
 // adopt names the file relative to the store root and gives it the flush hooks.
 func (is *IndexService) adopt(f *IndexFile) {
 	f.mf.relName = "index/" + f.mf.name
