@@ -26,6 +26,16 @@ type CommitLogDispatcher interface {
 // (AddDispatcher). The reput service and abnormal recovery hand every record to it.
 type dispatcherList struct{ list []CommitLogDispatcher }
 
+// dispatchExceptIndex hands one record to every dispatcher but the index builder (abnormal
+// recovery, when the index ends before its start file).
+func (d *dispatcherList) dispatchExceptIndex(req *DispatchRequest) {
+	for _, x := range d.list {
+		if _, index := x.(commitLogDispatcherBuildIndex); !index {
+			x.Dispatch(req)
+		}
+	}
+}
+
 // holds reports whether every derived file already holds the record: each dispatcher that
 // can tell (the ConsumeQueue and index builders) says so. Start's catch-up dispatch skips
 // such records (ReputMessageService#catchUp); dispatchers added with AddDispatcher, which

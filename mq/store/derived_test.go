@@ -130,3 +130,86 @@ func TestConsumeQueueTailLostAfterCleanStop(t *testing.T) {
 	s := openStore(t, cfg, nil, nil)
 	requireDerivedWhole(t, s, offs)
 }
+
+// TestDerivedFilesRebuilt: the ConsumeQueues and the index are derived from the CommitLog,
+// whatever happened to their files. Each row stops the fixture store (cleanly, or as a crash
+// leaves it), damages the derived files one way and reopens the store; every row then checks
+// every queue's offsets, a full read of each queue, key lookups and that a new message
+// continues its queue (requireDerivedWhole). Java recovers most of these only after a crash
+// (CommitLog#recoverAbnormally dispatches from the checkpoint's file); after a clean stop it
+// trusts the files (DefaultMessageStore#start resumes from the largest queue end).
+func TestDerivedFilesRebuilt(t *testing.T) {
+	lastFile := func(t *testing.T, dir string) string {
+		files := queueFiles(t, dir, "T", 0)
+		require.Len(t, files, 3)
+		return files[2]
+	}
+	rows := []struct {
+		name   string
+		crash  bool
+		damage func(t *testing.T, dir string)
+	}{
+		{"tail file of one queue lost", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(lastFile(t, dir)))
+		}},
+		{"tail file of one queue lost, crash", true, func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(lastFile(t, dir)))
+		}},
+		{"middle file of one queue lost", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(queueFiles(t, dir, "T", 0)[1]))
+		}},
+		{"trailing file zero-filled", false, func(t *testing.T, dir string) {
+			require.NoError(t, zeroFrom(lastFile(t, dir), 0, 20*ConsumeQueueUnitSize))
+		}},
+		{"trailing file half zero-filled", false, func(t *testing.T, dir string) {
+			require.NoError(t, zeroFrom(lastFile(t, dir), 5*ConsumeQueueUnitSize, 20*ConsumeQueueUnitSize))
+		}},
+		{"trailing file truncated", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.Truncate(lastFile(t, dir), 7*ConsumeQueueUnitSize))
+		}},
+		{"the only file of a queue truncated to nothing", false, func(t *testing.T, dir string) {
+			files := queueFiles(t, dir, "U", 0)
+			require.Len(t, files, 1)
+			require.NoError(t, os.Truncate(files[0], 0))
+		}},
+		{"consumequeue directory gone", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue")))
+		}},
+		{"consumequeue directory gone, crash", true, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue")))
+		}},
+		{"index directory gone", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "index")))
+		}},
+		{"index directory gone, crash", true, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "index")))
+		}},
+		{"checkpoint older than the files, crash", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, 0)
+		}},
+		{"checkpoint newer than the files, crash, queue tail lost", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			require.NoError(t, os.Remove(lastFile(t, dir)))
+		}},
+		{"checkpoint newer than the files, crash, index gone", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "index")))
+		}},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stop := (*DefaultMessageStore).Shutdown
+			if row.crash {
+				stop = func(s *DefaultMessageStore) {
+					s.FlushConsumeQueue(0) // the checkpoint a running store would have written
+					crashStore(s)
+				}
+			}
+			cfg, offs := derivedStore(t, dir, stop)
+			row.damage(t, dir)
+			s := openStore(t, cfg, nil, nil)
+			requireDerivedWhole(t, s, offs)
+		})
+	}
+}

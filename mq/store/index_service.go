@@ -130,15 +130,18 @@ func (is *IndexService) truncateEnd(phyOffset CommitLogOffset) {
 	}
 }
 
-// endPhyOffset is the newest index file's endPhyOffset (the CommitLog offset of the last
-// record it indexed), 0 without index files: dispatch must index the records from there on.
+// endPhyOffset is the CommitLog offset (bytes) of the last record the index holds: the
+// endPhyOffset of the newest index file with an entry, -1 when no file has one. Dispatch must
+// index the records after it.
 func (is *IndexService) endPhyOffset() CommitLogOffset {
 	is.mu.RLock()
 	defer is.mu.RUnlock()
-	if n := len(is.files); n > 0 {
-		return is.files[n-1].EndPhyOffset()
+	for i := len(is.files) - 1; i >= 0; i-- {
+		if f := is.files[i]; f.IndexCount() > 1 {
+			return f.EndPhyOffset()
+		}
 	}
-	return 0
+	return -1
 }
 
 // adopt names the file relative to the store root and gives it the flush hooks.

@@ -195,8 +195,8 @@ func (s *DefaultMessageStore) Start() error {
 // reputStartOffset is the CommitLog offset (bytes, a record boundary) Start's dispatch
 // begins at: the lowest offset some derived file may miss — the smallest end
 // (MaxPhysicOffset) of any ConsumeQueue, the CommitLog's min offset when there is no queue
-// or a queue without units, and with messageIndexEnable the newest index file's
-// endPhyOffset (0 without index files) — but not below the CommitLog's min offset. Records a
+// or a queue without units, and with messageIndexEnable the offset of the last record the
+// index holds (IndexService#endPhyOffset) — but not below the CommitLog's min offset. Records a
 // queue or the index already holds are skipped by their dispatchers
 // (ConsumeQueue#putMessagePositionInfo, IndexService#buildIndex), so after any start every
 // queue's max offset is the number of its messages in the CommitLog, whatever was lost of
