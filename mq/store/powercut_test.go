@@ -127,12 +127,14 @@ func powerCut(t *testing.T, mode string) {
 	var ckpt []byte
 	var acks []cutAck
 	killed := false
+	logSynced := false // a CommitLog flush happened (a loaded machine can ack 3000 puts before the first)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		switch f[0] {
 		case "SYNC":
 			pos, _ := strconv.Atoi(f[2])
 			synced[f[1]] = max(synced[f[1]], pos)
+			logSynced = logSynced || strings.HasPrefix(f[1], "commitlog/") && pos > 0
 		case "CKPT":
 			var err error
 			ckpt, err = hex.DecodeString(f[1])
@@ -145,7 +147,7 @@ func powerCut(t *testing.T, mode string) {
 			acks = append(acks, cutAck{f[1], int32(q), qo, phy, end})
 		}
 		// writes stop: the process dies with puts, commits and flushes in flight
-		if !killed && len(acks) >= 3000 && ckpt != nil {
+		if !killed && len(acks) >= 3000 && ckpt != nil && logSynced {
 			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 			killed = true
 		}
