@@ -114,12 +114,25 @@ func TestPowerCut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}
+	cycles := 1 // ROCKETMQ_GO_CRASH_CYCLES=100 for the soak (.ci/soak)
+	if v := os.Getenv("ROCKETMQ_GO_CRASH_CYCLES"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "ROCKETMQ_GO_CRASH_CYCLES")
+		cycles = n
+	}
 	for _, mode := range []string{SyncFlush, AsyncFlush, modePool} {
-		t.Run(mode, func(t *testing.T) { powerCut(t, mode) })
+		t.Run(mode, func(t *testing.T) {
+			for c := range cycles {
+				acked, lost := powerCut(t, mode)
+				t.Logf("SOAK powercut mode=%s cycle=%d acked=%d lost=%d", mode, c, acked, lost) // .ci/soak collects these
+			}
+		})
 	}
 }
 
-func powerCut(t *testing.T, mode string) {
+// powerCut runs one cut and returns how many puts were acknowledged and how many of those
+// were lost (past the flushed end; none under SYNC_FLUSH).
+func powerCut(t *testing.T, mode string) (acked, lostPastFlush int) {
 	dir := t.TempDir()
 	cmd, sc := startChild(t, powerCutChildEnv+"="+dir, powerCutModeEnv+"="+mode)
 
@@ -271,6 +284,7 @@ func powerCut(t *testing.T, mode string) {
 		require.Len(t, q.Messages, 1, "new key %s in the index", key)
 	}
 	t.Logf("%s: %d acknowledged, flushed up to %d of the log, %d lost past it", mode, len(acks), flushedEnd, lost)
+	return len(acks), lost
 }
 
 // zeroFrom zeroes path from byte pos to size.
