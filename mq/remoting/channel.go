@@ -72,6 +72,7 @@ type Channel struct {
 	pendingClosed bool
 
 	inflight  sync.WaitGroup // requests dispatched to pools and not yet processed
+	slots     chan struct{}  // one per request in flight; nil: unbounded (beginRequest)
 	closed    atomic.Bool    // Close was called or the connection ended
 	lastRead  atomic.Int64   // unix ns of the last frame read
 	lastWrite atomic.Int64   // unix ns of the last flush
@@ -396,8 +397,8 @@ func (ch *Channel) readLoop() error {
 		if uint64(n)+lengthFieldSize > uint64(ch.maxFrame) {
 			return fmt.Errorf("%w: %d bytes from %s, max %d", ErrFrameTooLarge, uint64(n)+lengthFieldSize, ch.remoteAddr, ch.maxFrame)
 		}
-		frame := make([]byte, n)
-		if _, err := io.ReadFull(br, frame); err != nil {
+		frame, err := readFrame(br, int(n))
+		if err != nil {
 			return err
 		}
 		ch.lastRead.Store(ch.clock.Now().UnixNano())
@@ -410,6 +411,48 @@ func (ch *Channel) readLoop() error {
 		} else {
 			ch.owner.dispatchRequest(ch, cmd)
 		}
+	}
+}
+
+// frameChunk is how much of a frame is allocated before its bytes arrive: a peer that sends
+// a large length and then nothing holds no more than this.
+const frameChunk = 64 << 10
+
+// readFrame reads the n bytes of a frame after its length field. The buffer grows as the bytes
+// arrive (frameChunk first, then doubling: never more than twice what arrived), so memory
+// follows what was sent, not what a length field claims.
+func readFrame(r io.Reader, n int) ([]byte, error) {
+	frame := make([]byte, min(n, frameChunk))
+	read := 0
+	for {
+		m, err := io.ReadFull(r, frame[read:])
+		read += m
+		if err != nil {
+			return nil, err
+		}
+		if read == n {
+			return frame, nil
+		}
+		frame = append(frame, make([]byte, min(n-read, max(read, frameChunk)))...)
+	}
+}
+
+// beginRequest counts a request the reader is about to hand to a pool. With a bound
+// (ServerConfig.ChannelMaxInflight) it waits while the channel has that many requests
+// queued or running, so one connection's flood stops being read — TCP pushes back on its
+// sender — instead of filling the pools every connection shares.
+func (ch *Channel) beginRequest() {
+	if ch.slots != nil {
+		ch.slots <- struct{}{}
+	}
+	ch.inflight.Add(1)
+}
+
+// endRequest: the request counted by beginRequest was processed (or refused).
+func (ch *Channel) endRequest() {
+	ch.inflight.Done()
+	if ch.slots != nil {
+		<-ch.slots
 	}
 }
 

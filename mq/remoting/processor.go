@@ -184,7 +184,7 @@ func (p *WorkerPool) AnswerQueued(decide func(q QueuedRequest, left int) *Remoti
 				a.t.ch.log.Warn("answering a queued request failed", "code", a.t.req.Code, "err", err)
 			}
 		}
-		a.t.ch.inflight.Done()
+		a.t.ch.endRequest()
 	}
 	return len(out)
 }
@@ -209,7 +209,7 @@ func (p *WorkerPool) Shutdown() {
 // runTask runs one request and writes its answer; a panic is recovered and answered
 // SYSTEM_ERROR. The channel's in-flight count drops when the processor returns.
 func runTask(t poolTask) {
-	defer t.ch.inflight.Done()
+	defer t.ch.endRequest()
 	log := t.ch.log
 	resp, err := callProcessor(t, log)
 	if t.req.IsOneway() {
@@ -316,9 +316,9 @@ func (t *processorTable) dispatch(ch *Channel, req *RemotingCommand, log *slog.L
 		answerNow(ch, req, SystemBusy, remarkRejectRequest)
 		return
 	}
-	ch.inflight.Add(1)
+	ch.beginRequest()
 	if !pair.pool.submit(poolTask{ch: ch, req: req, p: pair.p}) {
-		ch.inflight.Done()
+		ch.endRequest()
 		log.Warn("too many requests and system thread pool busy", "remoteAddr", ch.RemoteAddr(), "code", req.Code)
 		answerNow(ch, req, SystemBusy, remarkOverload)
 	}

@@ -26,6 +26,12 @@ type ServerConfig struct {
 	// ChannelMaxIdle closes a connection that has neither read nor written for this long.
 	// Default 120 s. Java: serverChannelMaxIdleTimeSeconds.
 	ChannelMaxIdle time.Duration
+	// ChannelMaxInflight is how many requests one connection may have queued or running in
+	// the worker pools; its reader waits (reads nothing more) while it has that many.
+	// Default 1024.
+	// Deviation: Java has no such bound: one channel's flood fills the shared pool queues, and
+	// every client then gets SYSTEM_BUSY.
+	ChannelMaxInflight int
 	// ServerWorkerThreads is the pool size used when a registration asks for workers ≤ 0.
 	// Default 8. Java: serverWorkerThreads.
 	// Deviation: Java uses it for the Netty handler threads; here every connection has its own
@@ -33,13 +39,17 @@ type ServerConfig struct {
 	ServerWorkerThreads int
 }
 
+// DefaultChannelMaxInflight is ServerConfig.ChannelMaxInflight's default.
+const DefaultChannelMaxInflight = 1024
+
 // DefaultServerConfig returns NettyServerConfig's defaults: port 8888, 16 MiB frames, 120 s
-// idle, 8 worker threads.
+// idle, 8 worker threads; and 1024 requests in flight per connection.
 func DefaultServerConfig() ServerConfig {
 	return ServerConfig{
 		ListenAddr:          ":8888",
 		MaxFrameSize:        DefaultMaxFrameSize,
 		ChannelMaxIdle:      120 * time.Second,
+		ChannelMaxInflight:  DefaultChannelMaxInflight,
 		ServerWorkerThreads: 8,
 	}
 }
@@ -52,6 +62,7 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 	positiveOr(&cfg.MaxFrameSize, def.MaxFrameSize)
 	positiveOr(&cfg.ChannelMaxIdle, def.ChannelMaxIdle)
 	positiveOr(&cfg.ServerWorkerThreads, def.ServerWorkerThreads)
+	positiveOr(&cfg.ChannelMaxInflight, def.ChannelMaxInflight)
 	return cfg
 }
 
@@ -196,6 +207,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 		}
 		backoff = 0
 		ch := newChannel(conn, s, s.cfg.MaxFrameSize, s.log, s.clock)
+		ch.slots = make(chan struct{}, s.cfg.ChannelMaxInflight)
 		s.mu.Lock()
 		s.channels[ch] = struct{}{}
 		s.mu.Unlock()

@@ -26,6 +26,29 @@ type CommitLogDispatcher interface {
 // (AddDispatcher). The reput service and abnormal recovery hand every record to it.
 type dispatcherList struct{ list []CommitLogDispatcher }
 
+// dispatchExceptIndex hands one record to every dispatcher but the index builder (abnormal
+// recovery, when the index ends before its start file).
+func (d *dispatcherList) dispatchExceptIndex(req *DispatchRequest) {
+	for _, x := range d.list {
+		if _, index := x.(commitLogDispatcherBuildIndex); !index {
+			x.Dispatch(req)
+		}
+	}
+}
+
+// holds reports whether every derived file already holds the record: each dispatcher that
+// can tell (the ConsumeQueue and index builders) says so. Start's catch-up dispatch skips
+// such records (ReputMessageService#catchUp); dispatchers added with AddDispatcher, which
+// cannot tell, get only the records some derived file misses.
+func (d *dispatcherList) holds(req *DispatchRequest) bool {
+	for _, x := range d.list {
+		if h, ok := x.(interface{ holds(*DispatchRequest) bool }); ok && !h.holds(req) {
+			return false
+		}
+	}
+	return true
+}
+
 // dispatch hands one record to every dispatcher. Java: DefaultMessageStore#doDispatch.
 func (d *dispatcherList) dispatch(req *DispatchRequest) {
 	for _, x := range d.list {
@@ -54,6 +77,15 @@ func (d commitLogDispatcherBuildConsumeQueue) Dispatch(req *DispatchRequest) {
 	}
 }
 
+// holds: a record that gets no unit (PREPARED, ROLLBACK), or whose queue's units reach its end.
+func (d commitLogDispatcherBuildConsumeQueue) holds(req *DispatchRequest) bool {
+	if tran := primitive.GetTransactionValue(req.SysFlag); tran != tranNotType && tran != tranCommitType {
+		return true
+	}
+	cq := d.queues.get(req.Topic, req.QueueID)
+	return cq != nil && int64(cq.MaxPhysicOffset()) >= int64(req.CommitLogOffset)+int64(req.MsgSize)
+}
+
 // commitLogDispatcherBuildIndex hands every dispatched record to the IndexService. It is
 // registered only when messageIndexEnable, so a store without an index does no index work per
 // record. Java: DefaultMessageStore.CommitLogDispatcherBuildIndex.
@@ -67,4 +99,15 @@ func (d commitLogDispatcherBuildIndex) Dispatch(req *DispatchRequest) {
 			slog.Int64("commitLogOffset", int64(req.CommitLogOffset)))
 	}
 	d.index.buildIndex(req)
+}
+
+// holds: a record the index does not take (ROLLBACK, no UNIQ_KEY and no KEYS) or one at or
+// below the newest index file's endPhyOffset.
+func (d commitLogDispatcherBuildIndex) holds(req *DispatchRequest) bool {
+	if primitive.GetTransactionValue(req.SysFlag) == tranRollbackType || req.CommitLogOffset <= d.index.endPhyOffset() {
+		return true
+	}
+	_, uniq := lookupProperty(req.Properties, propertyUniqKey)
+	_, keys := lookupProperty(req.Properties, propertyKeys)
+	return !uniq && !keys
 }

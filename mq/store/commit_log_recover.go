@@ -125,6 +125,11 @@ func (c *CommitLog) endAt(processOffset, maxPhyOffsetOfConsumeQueue CommitLogOff
 //
 // Recovery reaches past the log, as Java's does through defaultMessageStore: the replayed
 // records go to dispatchers, and queues and index are cut back to the recovered end.
+//
+// Deviation: when the index ends before the start file (its files lost, or deleted by
+// IndexService#load as unflushed), the replayed records go to the ConsumeQueues only, and
+// Start's dispatch indexes everything from the index's end. Java indexes them here, and the
+// index never holds the records between.
 func (c *CommitLog) recoverAbnormally(maxPhyOffsetOfConsumeQueue CommitLogOffset, queues *consumeQueueTable,
 	dispatchers *dispatcherList, indexService *IndexService) error {
 	env := c.env
@@ -144,8 +149,16 @@ func (c *CommitLog) recoverAbnormally(maxPhyOffsetOfConsumeQueue CommitLogOffset
 		}
 	}
 	index = max(index, 0)
+	dispatch := dispatchers.dispatch
+	if end := indexService.endPhyOffset(); env.cfg.MessageIndexEnable && index > 0 && int64(end) < files[index].fileFromOffset {
+		// the index has one end and takes records in order: those it misses before the start
+		// file come first, at Start (reputStartOffset), so it gets none from here
+		env.log.warn("the index ends before the recovery start file; Start indexes the records from its end",
+			"indexEndPhyOffset", end, "startFile", env.root.rel(files[index].path))
+		dispatch = dispatchers.dispatchExceptIndex
+	}
 	rr := recordReader{delayLevels: c.delayLevels}
-	processOffset, dispatched := c.scanFrom(files, index, &rr, dispatchers.dispatch)
+	processOffset, dispatched := c.scanFrom(files, index, &rr, dispatch)
 	if env.tracer.Enabled() {
 		env.tracer.Step("CommitLog#recoverAbnormally", slog.String("startFile", env.root.rel(files[index].path)),
 			slog.Int("dispatched", dispatched), slog.Int64("processOffset", int64(processOffset)),

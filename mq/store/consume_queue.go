@@ -55,7 +55,13 @@ func (cq *ConsumeQueue) MaxPhysicOffset() CommitLogOffset {
 	return CommitLogOffset(cq.maxPhysicOffset.Load())
 }
 
-func (cq *ConsumeQueue) load() error { return cq.mfq.load() }
+// load maps the queue's files after dropping those that break it (dropBrokenFiles).
+func (cq *ConsumeQueue) load() error {
+	if err := cq.dropBrokenFiles(); err != nil {
+		return err
+	}
+	return cq.mfq.load()
+}
 
 // recover finds the end of the queue: from the third-to-last file it reads units until one
 // with offset < 0 or size <= 0, continuing into the next file only when the current one was
@@ -155,12 +161,14 @@ func (cq *ConsumeQueue) zeroStaleUnits() {
 // first file that is not, the write position is set after the last unit below phyOffset.
 // Java: ConsumeQueue#truncateDirtyLogicFiles.
 //
-// Deviation: a last file whose first unit was never written (the queue rolled to it just
+// Deviation: Java first sets maxPhysicOffset to phyOffset, so a queue left without units
+// (its files lost) would take every record before phyOffset as built; here it is the end of
+// the last unit kept, -1 with none. A last file whose first unit was never written (the queue rolled to it just
 // before a power cut) is deleted too, unless it is the only file (it then keeps the queue's
 // logical offset), and the truncation goes on in the file before it. Java stops at such a
 // file and keeps the units before it, even those pointing past the recovered log.
 func (cq *ConsumeQueue) truncateDirtyLogicFiles(phyOffset CommitLogOffset) error {
-	cq.maxPhysicOffset.Store(int64(phyOffset))
+	cq.maxPhysicOffset.Store(-1) // until a unit kept says where the queue ends
 	be := binary.BigEndian
 	for {
 		mf := cq.mfq.LastMappedFile()

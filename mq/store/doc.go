@@ -75,6 +75,7 @@
 //	commit_real_time_service.go     CommitRealTimeService (the pool's commit)
 //	checkpoint.go                   StoreCheckpoint
 //	consume_queue.go                ConsumeQueue: 20-byte units, recovery, truncation, iterator
+//	consume_queue_repair.go         dropping the files that break a queue (a lost middle file, a short last one)
 //	consume_queue_table.go          the ConsumeQueues by topic and queue id, their loops
 //	flush_consume_queue_service.go  FlushConsumeQueueService
 //	commit_log_dispatcher.go        MessageArrivingListener, CommitLogDispatcher, the two dispatchers

@@ -130,6 +130,20 @@ func (is *IndexService) truncateEnd(phyOffset CommitLogOffset) {
 	}
 }
 
+// endPhyOffset is the CommitLog offset (bytes) of the last record the index holds: the
+// endPhyOffset of the newest index file with an entry, -1 when no file has one. Dispatch must
+// index the records after it.
+func (is *IndexService) endPhyOffset() CommitLogOffset {
+	is.mu.RLock()
+	defer is.mu.RUnlock()
+	for i := len(is.files) - 1; i >= 0; i-- {
+		if f := is.files[i]; f.IndexCount() > 1 {
+			return f.EndPhyOffset()
+		}
+	}
+	return -1
+}
+
 // adopt names the file relative to the store root and gives it the flush hooks.
 func (is *IndexService) adopt(f *IndexFile) {
 	f.mf.relName = "index/" + f.mf.name

@@ -24,7 +24,9 @@ type ReputMessageService struct {
 	// reputFromOffset is the CommitLog offset (bytes) of the next record to dispatch.
 	reputFromOffset atomic.Int64 // a CommitLogOffset
 	reader          recordReader
-	req             DispatchRequest // reused for every record (handed to dispatchers by pointer)
+	// skipHeld makes a pass skip the records every derived file holds (catchUp).
+	skipHeld bool
+	req      DispatchRequest // reused for every record (handed to dispatchers by pointer)
 }
 
 func newReputMessageService(env *storeEnv, commitLog *CommitLog, dispatchers *dispatcherList,
@@ -82,6 +84,20 @@ func (r *ReputMessageService) shutdown() {
 	r.doReput()
 }
 
+// catchUp is Start's pass: it dispatches from offset (DefaultMessageStore#reputStartOffset)
+// to the CommitLog's end, skipping the records every derived file already holds, so only
+// what a ConsumeQueue or the index misses is written (and shows in the trace).
+func (r *ReputMessageService) catchUp(offset CommitLogOffset) {
+	r.setReputFromOffset(offset)
+	r.mu.Lock()
+	r.skipHeld = true
+	r.mu.Unlock()
+	r.doReput()
+	r.mu.Lock()
+	r.skipHeld = false
+	r.mu.Unlock()
+}
+
 // doReput dispatches every complete record between reputFromOffset and the CommitLog's
 // written end, file by file; a blank record moves to the next file.
 // Java: ReputMessageService#doReput.
@@ -97,9 +113,16 @@ func (r *ReputMessageService) doReput() {
 	if !r.isCommitLogAvailable() {
 		return
 	}
-	if env.tracer.Enabled() {
-		env.tracer.Step("ReputMessageService#doReput", slog.Int64("reputFromOffset", r.reputFromOffset.Load()),
-			slog.Int64("commitLogMaxOffset", int64(cl.getMaxOffset())))
+	logged := false // the step; a catch-up pass logs it at its first dispatched record
+	logStep := func() {
+		if !logged && env.tracer.Enabled() {
+			env.tracer.Step("ReputMessageService#doReput", slog.Int64("reputFromOffset", r.reputFromOffset.Load()),
+				slog.Int64("commitLogMaxOffset", int64(cl.getMaxOffset())))
+		}
+		logged = true
+	}
+	if !r.skipHeld {
+		logStep()
 	}
 	notify := r.listener != nil && env.cfg.BrokerRole != Slave
 	for doNext := true; doNext && r.isCommitLogAvailable(); {
@@ -113,9 +136,12 @@ func (r *ReputMessageService) doReput() {
 			d := &r.req
 			switch {
 			case d.Success && d.MsgSize > 0:
-				r.dispatchers.dispatch(d)
-				if notify {
-					r.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp)
+				if !r.skipHeld || !r.dispatchers.holds(d) {
+					logStep()
+					r.dispatchers.dispatch(d)
+					if notify {
+						r.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp)
+					}
 				}
 				read += int(d.MsgSize)
 				r.reputFromOffset.Store(from + int64(read))

@@ -151,10 +151,9 @@ func (s *DefaultMessageStore) recoverTopicQueueTable() {
 	s.commitLog.setTopicQueueTable(table)
 }
 
-// Start dispatches what the ConsumeQueues miss (from the largest CommitLog offset any queue
-// references, at least the CommitLog's min offset, to its end), rebuilds the queue-offset
-// table, starts the reput and flush services (unless Options.ManualServices) and creates the
-// abort file. Java: DefaultMessageStore#start.
+// Start dispatches what the ConsumeQueues and the index miss (from reputStartOffset to the
+// CommitLog's end), rebuilds the queue-offset table, starts the reput and flush services
+// (unless Options.ManualServices) and creates the abort file. Java: DefaultMessageStore#start.
 // Deviation: the catch-up dispatch is one direct DoReput pass instead of polling the service
 // once a second until it caught up.
 func (s *DefaultMessageStore) Start() error {
@@ -166,10 +165,7 @@ func (s *DefaultMessageStore) Start() error {
 	if s.started {
 		return nil
 	}
-	from := max(s.commitLog.getMinOffset(), 0)
-	s.queues.forEach(func(cq *ConsumeQueue) { from = max(from, cq.MaxPhysicOffset()) })
-	s.reput.setReputFromOffset(from)
-	s.reput.doReput()
+	s.reput.catchUp(s.reputStartOffset())
 	s.recoverTopicQueueTable()
 
 	f, err := os.OpenFile(s.abortFile(), os.O_CREATE|os.O_RDWR, 0o644)
@@ -195,6 +191,38 @@ func (s *DefaultMessageStore) Start() error {
 	s.started = true
 	s.flags.shutdown.Store(false)
 	return nil
+}
+
+// reputStartOffset is the CommitLog offset (bytes, a record boundary) Start's dispatch
+// begins at: the lowest offset some derived file may miss — the smallest end
+// (MaxPhysicOffset) of any ConsumeQueue, the CommitLog's min offset when there is no queue
+// or a queue without units, and with messageIndexEnable the offset of the last record the
+// index holds (IndexService#endPhyOffset) — but not below the CommitLog's min offset. Records a
+// queue or the index already holds are skipped by their dispatchers
+// (ConsumeQueue#putMessagePositionInfo, IndexService#buildIndex), so after any start every
+// queue's max offset is the number of its messages in the CommitLog, whatever was lost of
+// the consumequeue and index files, and a new message continues its queue's offsets.
+//
+// Deviation: Java starts from the largest end any queue has: a queue that lost its tail
+// file while the others kept theirs (or an index file deleted after a crash) is then never
+// rebuilt, and the next message to that queue gets a queue offset its earlier messages hold.
+// The price here: a start reads the CommitLog from the end of its least recently written
+// queue (a queue with an old last message makes a start re-read what was written since).
+func (s *DefaultMessageStore) reputStartOffset() CommitLogOffset {
+	minOffset := max(s.commitLog.getMinOffset(), 0)
+	from := s.commitLog.getMaxOffset()
+	queues := 0
+	s.queues.forEach(func(cq *ConsumeQueue) {
+		queues++
+		from = min(from, max(cq.MaxPhysicOffset(), minOffset))
+	})
+	if queues == 0 {
+		from = minOffset
+	}
+	if s.cfg.MessageIndexEnable {
+		from = min(from, s.indexService.endPhyOffset())
+	}
+	return max(from, minOffset)
 }
 
 // commitLogFilesReady is how many CommitLog files exist, allocated in full, once the first

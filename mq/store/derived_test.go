@@ -1,0 +1,215 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// derivedQueue is one queue of the derived-files fixture and how many messages it gets.
+type derivedQueue struct {
+	topic   string
+	queueID int32
+	count   int
+}
+
+// derivedQueues are the fixture's queues. T-0 gets three ConsumeQueue files (20 units each:
+// two full, one of 10 units), T-1 two, U-0 one; their messages are interleaved in the
+// CommitLog in proportion, so every queue has messages close to the log's end.
+var derivedQueues = []derivedQueue{{"T", 0, 50}, {"T", 1, 30}, {"U", 0, 10}}
+
+// derivedKey is the KEYS property of message i of queue q.
+func derivedKey(q derivedQueue, i int) string { return fmt.Sprintf("%s-%d-%d", q.topic, q.queueID, i) }
+
+// derivedStore fills a store in dir with the fixture's messages (4 KiB CommitLog files, so
+// the log spans several files; each message keyed by derivedKey), dispatches them and stops
+// the store with stop ((*DefaultMessageStore).Shutdown or crashStore). It returns the setup
+// and each queue's CommitLog offsets in queue-offset order.
+func derivedStore(t *testing.T, dir string, stop func(*DefaultMessageStore)) (storeSetup, [][]CommitLogOffset) {
+	t.Helper()
+	cfg := smallConfig(dir)
+	s := openStore(t, cfg, nil, nil)
+	offs := make([][]CommitLogOffset, len(derivedQueues))
+	for i := 0; i < derivedQueues[0].count; i++ { // queue qi gets a message at every step i with i·count/50 new
+		for qi, q := range derivedQueues {
+			if n := len(offs[qi]); n >= q.count || n*derivedQueues[0].count > i*q.count {
+				continue
+			}
+			m := keyedMsg(q.topic, "body", derivedKey(q, len(offs[qi])), "")
+			m.QueueID = q.queueID
+			r := put(t, s, m)
+			require.Equal(t, QueueOffset(len(offs[qi])), r.LogicsOffset)
+			offs[qi] = append(offs[qi], r.WroteOffset)
+		}
+	}
+	s.DoReput()
+	require.Greater(t, len(s.commitLog.mfq.MappedFiles()), 2, "the fixture spans several CommitLog files")
+	stop(s)
+	return cfg, offs
+}
+
+// queueFiles lists the ConsumeQueue files of topic/queueID in offset order.
+func queueFiles(t *testing.T, dir, topic string, queueID int32) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "consumequeue", topic, fmt.Sprint(queueID), "*"))
+	require.NoError(t, err)
+	sort.Strings(names)
+	return names
+}
+
+// writeCheckpoint overwrites the three checkpoint times (physic, logics, index; ms).
+func writeCheckpoint(t *testing.T, dir string, ms int64) {
+	t.Helper()
+	var b [24]byte
+	for i := 0; i < 3; i++ {
+		binary.BigEndian.PutUint64(b[i*8:], uint64(ms))
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "checkpoint"), os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(b[:], 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// requireDerivedWhole checks the promise of the derived files on a reopened fixture store:
+// every queue's min offset is 0 and its max offset its message count, every unit points at
+// its record (a full read of each queue with GetMessage returns them all in order), every
+// key is found in the index, and a new message to each queue continues its offsets.
+func requireDerivedWhole(t *testing.T, s *DefaultMessageStore, offs [][]CommitLogOffset) {
+	t.Helper()
+	for qi, q := range derivedQueues {
+		name := fmt.Sprintf("%s-%d", q.topic, q.queueID)
+		require.Equal(t, QueueOffset(0), s.GetMinOffsetInQueue(q.topic, q.queueID), name)
+		require.Equal(t, QueueOffset(q.count), s.GetMaxOffsetInQueue(q.topic, q.queueID), name)
+		var got []CommitLogOffset
+		for next := QueueOffset(0); next < QueueOffset(q.count); {
+			r := s.GetMessage("g", q.topic, q.queueID, next, 32, nil)
+			require.Equal(t, Found, r.Status, "%s at %d", name, next)
+			for i, rec := range r.Messages {
+				m, err := decodeRecord(rec)
+				require.NoError(t, err)
+				require.Equal(t, derivedKey(q, int(r.MessageQueueOffsets[i])), m.Properties["KEYS"])
+				got = append(got, CommitLogOffset(m.CommitLogOffset))
+			}
+			next = r.NextBeginOffset
+		}
+		require.Equal(t, offs[qi], got, "%s: the full read", name)
+		for _, i := range []int{0, q.count / 2, q.count - 1} {
+			res := s.QueryMessage(q.topic, derivedKey(q, i), 32, 0, 1<<62)
+			require.Len(t, res.Messages, 1, "key %s", derivedKey(q, i))
+		}
+	}
+	for _, q := range derivedQueues {
+		m := keyedMsg(q.topic, "next", "next", "")
+		m.QueueID = q.queueID
+		require.Equal(t, QueueOffset(q.count), put(t, s, m).LogicsOffset, "%s-%d continues", q.topic, q.queueID)
+	}
+	s.DoReput()
+	for _, q := range derivedQueues {
+		require.Equal(t, QueueOffset(q.count+1), s.GetMaxOffsetInQueue(q.topic, q.queueID))
+	}
+}
+
+// TestConsumeQueueTailLostAfterCleanStop is the bug issue 20 found: after a clean stop the
+// last ConsumeQueue file of one queue is deleted while the other queues are intact. Dispatch
+// used to resume from the highest CommitLog offset any queue covers, so the tail of the
+// damaged queue was never rebuilt, and the next message to it got a queue offset its earlier
+// messages held.
+func TestConsumeQueueTailLostAfterCleanStop(t *testing.T) {
+	dir := t.TempDir()
+	cfg, offs := derivedStore(t, dir, (*DefaultMessageStore).Shutdown)
+	files := queueFiles(t, dir, "T", 0)
+	require.Len(t, files, 3)
+	require.NoError(t, os.Remove(files[2]))
+
+	s := openStore(t, cfg, nil, nil)
+	requireDerivedWhole(t, s, offs)
+}
+
+// TestDerivedFilesRebuilt: the ConsumeQueues and the index are derived from the CommitLog,
+// whatever happened to their files. Each row stops the fixture store (cleanly, or as a crash
+// leaves it), damages the derived files one way and reopens the store; every row then checks
+// every queue's offsets, a full read of each queue, key lookups and that a new message
+// continues its queue (requireDerivedWhole). Java recovers most of these only after a crash
+// (CommitLog#recoverAbnormally dispatches from the checkpoint's file); after a clean stop it
+// trusts the files (DefaultMessageStore#start resumes from the largest queue end).
+func TestDerivedFilesRebuilt(t *testing.T) {
+	lastFile := func(t *testing.T, dir string) string {
+		files := queueFiles(t, dir, "T", 0)
+		require.Len(t, files, 3)
+		return files[2]
+	}
+	rows := []struct {
+		name   string
+		crash  bool
+		damage func(t *testing.T, dir string)
+	}{
+		{"tail file of one queue lost", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(lastFile(t, dir)))
+		}},
+		{"tail file of one queue lost, crash", true, func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(lastFile(t, dir)))
+		}},
+		{"middle file of one queue lost", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(queueFiles(t, dir, "T", 0)[1]))
+		}},
+		{"trailing file zero-filled", false, func(t *testing.T, dir string) {
+			require.NoError(t, zeroFrom(lastFile(t, dir), 0, 20*ConsumeQueueUnitSize))
+		}},
+		{"trailing file half zero-filled", false, func(t *testing.T, dir string) {
+			require.NoError(t, zeroFrom(lastFile(t, dir), 5*ConsumeQueueUnitSize, 20*ConsumeQueueUnitSize))
+		}},
+		{"trailing file truncated", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.Truncate(lastFile(t, dir), 7*ConsumeQueueUnitSize))
+		}},
+		{"the only file of a queue truncated to nothing", false, func(t *testing.T, dir string) {
+			files := queueFiles(t, dir, "U", 0)
+			require.Len(t, files, 1)
+			require.NoError(t, os.Truncate(files[0], 0))
+		}},
+		{"consumequeue directory gone", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue")))
+		}},
+		{"consumequeue directory gone, crash", true, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue")))
+		}},
+		{"index directory gone", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "index")))
+		}},
+		{"index directory gone, crash", true, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "index")))
+		}},
+		{"checkpoint older than the files, crash", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, 0)
+		}},
+		{"checkpoint newer than the files, crash, queue tail lost", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			require.NoError(t, os.Remove(lastFile(t, dir)))
+		}},
+		{"checkpoint newer than the files, crash, index gone", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "index")))
+		}},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stop := (*DefaultMessageStore).Shutdown
+			if row.crash {
+				stop = func(s *DefaultMessageStore) {
+					s.FlushConsumeQueue(0) // the checkpoint a running store would have written
+					crashStore(s)
+				}
+			}
+			cfg, offs := derivedStore(t, dir, stop)
+			row.damage(t, dir)
+			s := openStore(t, cfg, nil, nil)
+			requireDerivedWhole(t, s, offs)
+		})
+	}
+}
