@@ -11,7 +11,8 @@ import (
 // AdminBrokerProcessor answers the admin codes built so far: UPDATE_AND_CREATE_TOPIC (17),
 // DELETE_TOPIC_IN_BROKER (215), SEARCH_OFFSET_BY_TIMESTAMP (29), GET_MAX_OFFSET (30),
 // GET_MIN_OFFSET (31), and what a slave's SlaveSynchronize asks: GET_ALL_TOPIC_CONFIG (21),
-// GET_ALL_CONSUMER_OFFSET (43), GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
+// GET_ALL_CONSUMER_OFFSET (43), GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201); and the orderly consumer's
+// LOCK_BATCH_MQ (41) and UNLOCK_BATCH_MQ (42) (lock_batch_mq.go). Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor
 // (core subset; every other code it owns in Java is a later issue).
 type AdminBrokerProcessor struct {
 	remoting.NeverRejects
@@ -43,6 +44,10 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 		return p.getAllConsumerOffset(), nil
 	case protocol.GetAllSubscriptionGroupConfig:
 		return p.getAllSubscriptionGroupConfig(), nil
+	case protocol.LockBatchMQ:
+		return p.lockBatchMQ(req), nil
+	case protocol.UnlockBatchMQ:
+		return p.unlockBatchMQ(req), nil
 	}
 	return remoting.NewNotSupportedResponse(req), nil
 }

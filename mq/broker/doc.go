@@ -43,6 +43,8 @@
 //	consumer_manage_processor.go      ConsumerManageProcessor: consumer list, query/update offset
 //	admin_broker_processor.go         AdminBrokerProcessor: topics, max/min/search offset, the GET_ALL_*
 //	                                  config tables a slave syncs (default processor)
+//	lock_batch_mq.go                  AdminBrokerProcessor: LOCK_BATCH_MQ, UNLOCK_BATCH_MQ (orderly consumers)
+//	rebalance_lock_manager.go         RebalanceLockManager: group → queue → client id, 60 s expiry
 //	slave_synchronize.go              SlaveSynchronize: a slave copies its master's topics, offsets,
 //	                                  delay offsets and groups (at start, then every 10 s); the broker
 //	                                  owns the store's HAService (../store/ha) and starts it with the store
