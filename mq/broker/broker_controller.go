@@ -692,7 +692,9 @@ func (b *BrokerController) SubscriptionGroupManager() *SubscriptionGroupManager 
 func (b *BrokerController) ConsumerManager() *ConsumerManager { return b.consumerManager }
 
 // RebalanceLockManager is the broker's table of orderly consumers' queue locks.
-func (b *BrokerController) RebalanceLockManager() *RebalanceLockManager { return b.rebalanceLockManager }
+func (b *BrokerController) RebalanceLockManager() *RebalanceLockManager {
+	return b.rebalanceLockManager
+}
 
 // ProducerManager returns the producer groups.
 func (b *BrokerController) ProducerManager() *ProducerManager { return b.producerManager }
