@@ -125,14 +125,14 @@ func (m *RebalanceLockManager) Owner(group string, mq primitive.MessageQueue) st
 	return e.clientID
 }
 
-// mqIDs lists queues as "brokerName/queueId,..." for a step line (the client's format).
+// mqIDs lists queues as "topic/queueId,..." for a step line (the broker's name is this one).
 func mqIDs(mqs []primitive.MessageQueue) string {
 	s := ""
 	for i, q := range mqs {
 		if i > 0 {
 			s += ","
 		}
-		s += q.BrokerName + "/" + strconv.Itoa(int(q.QueueID))
+		s += q.Topic + "/" + strconv.Itoa(int(q.QueueID))
 	}
 	return s
 }

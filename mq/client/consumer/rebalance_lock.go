@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -61,7 +62,7 @@ func (r *Rebalance) LockAll() {
 		addr := r.masterAddr(bn)
 		if tr := r.Instance.Tracer(); tr.Enabled() {
 			tr.Step("RebalanceImpl#lockAll", slog.String("group", r.Group), slog.String("brokerName", bn),
-				slog.String("mqSet", queueIDs(mqs)), slog.Bool("brokerFound", addr != ""))
+				slog.String("mqSet", topicQueueIDs(mqs)), slog.Bool("brokerFound", addr != ""))
 		}
 		if addr == "" {
 			continue
@@ -140,6 +141,18 @@ func (r *Rebalance) processQueueTableByBrokerName() map[string][]primitive.Messa
 		out[q.BrokerName] = append(out[q.BrokerName], q)
 	}
 	return out
+}
+
+// topicQueueIDs lists queues of one broker as "topic/queueId,...".
+func topicQueueIDs(mqs []primitive.MessageQueue) string {
+	s := ""
+	for i, q := range mqs {
+		if i > 0 {
+			s += ","
+		}
+		s += q.Topic + "/" + strconv.Itoa(int(q.QueueID))
+	}
+	return s
 }
 
 func sortedKeys[V any](m map[string]V) []string {
