@@ -16,7 +16,7 @@
 // Java: org.apache.rocketmq.client.consumer.DefaultMQPushConsumer,
 // impl.consumer.DefaultMQPushConsumerImpl, PullMessageService, PullRequest, PullAPIWrapper,
 // ProcessQueue, RebalanceImpl, RebalancePushImpl, ConsumeMessageService,
-// ConsumeMessageConcurrentlyService; consumer.rebalance.*, consumer.store.*, consumer.listener.*.
+// ConsumeMessageConcurrentlyService, ConsumeMessageOrderlyService, MessageQueueLock; consumer.rebalance.*, consumer.store.*, consumer.listener.*.
 // rocketmq-client-go: consumer.pushConsumer, consumer.defaultConsumer, consumer.processQueue,
 // consumer.OffsetStore.
 //
@@ -46,6 +46,20 @@
 //	consume_concurrently.go       the listener types, ConsumeMessageConcurrentlyService:
 //	                              ConsumeRequest#run, processConsumeResult (ackIndex, send back,
 //	                              removeMessage, offset update)
+//
+// Ordered consumption (three locks: the broker's queue lock, MessageQueueLock, the consume lock):
+//
+//	consume_orderly.go            MessageListenerOrderly, ConsumeOrderlyStatus/Context,
+//	                              ConsumeMessageOrderlyService: start (lockAll every 20 s),
+//	                              ConsumeRequest#run, processConsumeResult (autoCommit, SUSPEND,
+//	                              ROLLBACK/COMMIT, DLQ past maxReconsumeTimes); the consumer's
+//	                              orderly hooks (the pull gate: no pull of a queue not locked)
+//	message_queue_lock.go         MessageQueueLock: one mutex per queue
+//	process_queue_orderly.go      ProcessQueue's orderly part: takeMessages, commit, rollback,
+//	                              makeMessageToConsumeAgain, lastLockTimestamp, isLockExpired
+//	rebalance_lock.go             RebalanceImpl#lock, #lockAll, #unlock, #unlockAll; the unlock of
+//	                              a queue removed, once the consume lock is free (20 s later when
+//	                              messages are still cached)
 //	offset_store.go               OffsetStore, ReadOffsetType, the in-memory table both stores share
 //	remote_broker_offset_store.go RemoteBrokerOffsetStore (CLUSTERING): QUERY/UPDATE_CONSUMER_OFFSET
 //	local_file_offset_store.go    LocalFileOffsetStore (BROADCASTING): <dir>/<clientId>/<group>/
@@ -101,6 +115,11 @@
 //     consumeMu (Java consumeLock) is for orderly consumption.
 //   - ConsumeMessageConcurrentlyService: mu guards the delayed requests (later), their timers
 //     and stopped; wg counts batches running or waiting on a timer, so shutdown waits for them.
+//   - ConsumeMessageOrderlyService: mu guards stopped and the delayed work of manual mode;
+//     MessageQueueLock's mu guards its table; a ConsumeRequest holds its queue's mutex for its
+//     whole run and the ProcessQueue's consumeMu around each listener call; a rebalance that
+//     removes the queue takes consumeMu (waiting up to 1 s) before unlocking it on the broker.
+//     The ProcessQueue's orderly batch (consuming) is guarded by its mu.
 //   - Offset stores: the offset table has its own mu; LocalFileOffsetStore's file is written
 //     whole (configfile.Store), so a reader sees the old or the new file, never a mix.
 //   - No lock of this package is held while the listener runs or the broker is called.
@@ -110,7 +129,7 @@
 //   - Each push consumer owns its PullMessageService (Java: one per MQClientInstance, shared by
 //     the instance's push consumers), as rocketmq-client-go's pushConsumer does: the loop, the
 //     rebalance that feeds it and the consume service live in one package.
-//   - No orderly consumer, no consume-timeout cleaner (cleanExpireMsg), no message trace hooks,
+//   - No consume-timeout cleaner (cleanExpireMsg), no message trace hooks,
 //     no inner producer fallback for a failed send-back (the batch is consumed again locally).
 //   - A BROADCASTING consumer needs Config.OffsetStoreDir (no default under the home directory).
 //   - MaxReconsumeTimes 0 means the default (16), not "never retry".
