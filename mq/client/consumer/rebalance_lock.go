@@ -164,25 +164,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// unlockDelayTime is how long a queue taken away while messages of it are still cached stays
-// locked before it is unlocked: 20 s (Java: the rocketmq.client.unlockDelayTimeMills
-// property, 20 000 ms), so the batch being consumed can finish and its offset be persisted.
-const unlockDelayTime = 20 * time.Second
-
 // consumeLockWait is how long a rebalance waits for a running batch to leave the consume lock
 // before giving up on removing the queue this time: 1 s, as Java's tryLock(1000 ms).
 const consumeLockWait = time.Second
 
 // removeOrderlyQueue is the orderly half of RemoveUnnecessaryMessageQueue (CLUSTERING): once
 // the consume lock is free (waiting up to 1 s) the broker lock is released — at once when no
-// message is cached, else after unlockDelayTime via later — and true is returned; when a batch
+// message is cached, else after delay (Config.UnlockDelayTime, 20 s: the messages cached may
+// still be being handed over) via later — and true is returned; when a batch
 // keeps the consume lock, the attempt is counted and false keeps the queue for the next
 // rebalance. Java: RebalancePushImpl#removeUnnecessaryMessageQueue and #unlockDelay.
 //
 // Deviation: Java unlocks one way; here the unlock waits for the broker's answer (1 s at
 // most), so a member that asks for the queue right after this rebalance finds it free rather
 // than racing the unlock frame (one rebalance period, 20 s, later in Java).
-func (r *Rebalance) removeOrderlyQueue(mq primitive.MessageQueue, pq *ProcessQueue, later func(time.Duration, func())) bool {
+func (r *Rebalance) removeOrderlyQueue(mq primitive.MessageQueue, pq *ProcessQueue, delay time.Duration, later func(time.Duration, func())) bool {
 	cm := pq.ConsumeMu()
 	deadline := time.NewTimer(consumeLockWait)
 	defer deadline.Stop()
@@ -197,7 +193,7 @@ func (r *Rebalance) removeOrderlyQueue(mq primitive.MessageQueue, pq *ProcessQue
 	}
 	defer cm.Unlock()
 	if pq.HasTempMessage() {
-		later(unlockDelayTime, func() { r.Unlock(mq, false) })
+		later(delay, func() { r.Unlock(mq, false) })
 	} else {
 		r.Unlock(mq, false)
 	}

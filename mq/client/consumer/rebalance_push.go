@@ -28,7 +28,7 @@ func (r *rebalancePush) RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue,
 	r.c.offsets.Persist(mq)
 	r.c.offsets.RemoveOffset(mq)
 	if r.c.consumeOrderly() && r.c.cfg.MessageModel == protocol.Clustering {
-		return r.c.rebalance.removeOrderlyQueue(mq, pq, r.c.orderlyLater)
+		return r.c.rebalance.removeOrderlyQueue(mq, pq, r.c.cfg.UnlockDelayTime, r.c.orderlyLater)
 	}
 	return true
 }
