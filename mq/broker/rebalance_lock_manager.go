@@ -34,7 +34,7 @@ func (e *lockEntry) expired(now time.Time, maxLive time.Duration) bool {
 // expires RebalanceLockMaxLiveTime after its holder last locked it; an expired lock is free.
 // Mirrors org.apache.rocketmq.broker.client.rebalance.RebalanceLockManager.
 //
-// mu guards the table (Java: a ReentrantLock around mqLockTable).
+// mu guards the table and maxLive (Java: a ReentrantLock around mqLockTable).
 type RebalanceLockManager struct {
 	clock   clock.Clock
 	tr      *trace.Tracer
@@ -49,6 +49,18 @@ type RebalanceLockManager struct {
 func NewRebalanceLockManager(c clock.Clock, tr *trace.Tracer) *RebalanceLockManager {
 	return &RebalanceLockManager{clock: clock.Or(c), tr: tr, maxLive: RebalanceLockMaxLiveTime,
 		table: map[string]map[primitive.MessageQueue]*lockEntry{}}
+}
+
+// SetLockMaxLiveTime changes how long a lock lives without renewal (default
+// RebalanceLockMaxLiveTime, 60 s); d ≤ 0 restores the default. Java: the
+// rocketmq.broker.rebalance.lockMaxLiveTime system property (a test shortens it).
+func (m *RebalanceLockManager) SetLockMaxLiveTime(d time.Duration) {
+	if d <= 0 {
+		d = RebalanceLockMaxLiveTime
+	}
+	m.mu.Lock()
+	m.maxLive = d
+	m.mu.Unlock()
 }
 
 // isLocked reports mq held by clientID and not expired; it renews the lock when so.
