@@ -390,7 +390,7 @@ func (s *scenario) queuesTable() {
 // locksTable prints, per queue, the client the broker's RebalanceLockManager gives it to.
 func (s *scenario) locksTable(title string) {
 	mqtest.Say(s.out, "%s:", title)
-	t := mqtest.NewTable(s.out, "queue", "locked by (broker)", "locked flag set in")
+	t := mqtest.NewTable(s.out, "queue", "lock owner on the broker", "locked flag in client")
 	lm := s.master().RebalanceLockManager()
 	for q := int32(0); q < queueNums; q++ {
 		mq := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: q}

@@ -46,7 +46,7 @@ func (r *Rebalance) Lock(mq primitive.MessageQueue) bool {
 		ok = slices.Contains(locked, mq)
 	}
 	if tr := r.Instance.Tracer(); tr.Enabled() {
-		tr.Step("RebalanceImpl#lock", slog.String("group", r.Group), slog.String("brokerName", mq.BrokerName),
+		tr.Step("RebalanceImpl#lock", slog.String("group", r.Group), slog.String("topic", mq.Topic), slog.String("brokerName", mq.BrokerName),
 			slog.Int("queueId", int(mq.QueueID)), slog.Bool("lockOK", ok))
 	}
 	return ok
@@ -101,6 +101,10 @@ func (r *Rebalance) markLocked(locked, asked []primitive.MessageQueue) {
 // answer. Java: RebalanceImpl#unlock.
 func (r *Rebalance) Unlock(mq primitive.MessageQueue, oneway bool) {
 	addr := r.masterAddr(mq.BrokerName)
+	if tr := r.Instance.Tracer(); tr.Enabled() {
+		tr.Step("RebalanceImpl#unlock", slog.String("group", r.Group), slog.String("topic", mq.Topic), slog.String("brokerName", mq.BrokerName),
+			slog.Int("queueId", int(mq.QueueID)), slog.Bool("oneway", oneway), slog.Bool("brokerFound", addr != ""))
+	}
 	if addr == "" {
 		return
 	}
