@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -149,14 +148,7 @@ func (r *Rebalance) processQueueTableByBrokerName() map[string][]primitive.Messa
 
 // topicQueueIDs lists queues of one broker as "topic/queueId,...".
 func topicQueueIDs(mqs []primitive.MessageQueue) string {
-	s := ""
-	for i, q := range mqs {
-		if i > 0 {
-			s += ","
-		}
-		s += q.Topic + "/" + strconv.Itoa(int(q.QueueID))
-	}
-	return s
+	return joinQueues(mqs, func(q primitive.MessageQueue) string { return q.Topic })
 }
 
 func sortedKeys[V any](m map[string]V) []string {
