@@ -119,8 +119,8 @@ func (s *ConsumeMessageOrderlyService) Start() {
 	s.tasks.AfterFunc(time.Second, tick)
 }
 
-// Shutdown stops taking requests, waits for those running, and (CLUSTERING) unlocks every
-// queue held. Java: ConsumeMessageOrderlyService#shutdown.
+// Shutdown stops taking requests, waits for those running, and (CLUSTERING) persists the
+// offsets and unlocks every queue held. Java: ConsumeMessageOrderlyService#shutdown.
 func (s *ConsumeMessageOrderlyService) Shutdown() {
 	s.mu.Lock()
 	s.stopped = true
@@ -129,6 +129,9 @@ func (s *ConsumeMessageOrderlyService) Shutdown() {
 	s.tasks.Close()
 	s.tasks.Wait()
 	if s.c.cfg.MessageModel == protocol.Clustering && s.c.rebalance != nil {
+		// Deviation: Java unlocks first and persists the offsets after; persisting first means
+		// a member that locks a released queue reads this consumer's last offset.
+		s.c.PersistConsumerOffset()
 		s.c.rebalance.UnlockAll(false)
 	}
 }
@@ -420,6 +423,14 @@ func (c *DefaultMQPushConsumer) RegisterMessageListenerOrderly(l MessageListener
 
 // consumeOrderly reports an orderly listener. Java: DefaultMQPushConsumerImpl#consumeOrderly.
 func (c *DefaultMQPushConsumer) consumeOrderly() bool { return c.listenerOrderly != nil }
+
+// lockQueues reports a rebalance that locks its new queues on the broker (isOrder): an orderly
+// consumer in CLUSTERING. Deviation: Java passes isOrder in BROADCASTING too, where every member
+// takes every queue and all but the first would be refused the lock; a broadcasting orderly
+// consumer needs no broker lock (ConsumeRequest#run does not ask for one), so it takes none.
+func (c *DefaultMQPushConsumer) lockQueues() bool {
+	return c.consumeOrderly() && c.cfg.MessageModel == protocol.Clustering
+}
 
 // newConsumeService returns the orderly service for an orderly listener, else the concurrent one.
 func (c *DefaultMQPushConsumer) newConsumeService() ConsumeMessageService {

@@ -129,6 +129,13 @@
 //   - Each push consumer owns its PullMessageService (Java: one per MQClientInstance, shared by
 //     the instance's push consumers), as rocketmq-client-go's pushConsumer does: the loop, the
 //     rebalance that feeds it and the consume service live in one package.
+//   - Orderly: a new queue's ProcessQueue is marked locked at once (the lock was just granted;
+//     Java waits for the next lockAll); the unlock of a removed queue waits for the broker's
+//     answer (Java: one way); shutdown persists the offsets before it unlocks (Java: after); a
+//     BROADCASTING orderly consumer takes no broker lock; a message past maxReconsumeTimes goes
+//     to the DLQ by CONSUMER_SEND_MSG_BACK with delay level -1 (Java: a copy through the inner
+//     producer); the first pull after a lock does not re-read the offset from the broker
+//     (Java's previouslyLocked: the rebalance read it right after taking the lock).
 //   - No consume-timeout cleaner (cleanExpireMsg), no message trace hooks,
 //     no inner producer fallback for a failed send-back (the batch is consumed again locally).
 //   - A BROADCASTING consumer needs Config.OffsetStoreDir (no default under the home directory).

@@ -15,6 +15,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 var orderlyStressFlag = flag.Duration("orderly-stress", 0, "how long TestStressOrderlyConsumersJoinAndLeave churns (default a few seconds; $STRESS alike)")
@@ -220,4 +221,34 @@ func TestStressOrderlyConsumersJoinAndLeave(t *testing.T) {
 	require.Eventually(t, func() bool { return ledger.Complete(orders, 4) }, 90*time.Second, 50*time.Millisecond,
 		"not every order's steps were consumed")
 	require.Empty(t, ledger.Violations())
+}
+
+// A BROADCASTING orderly consumer takes no broker lock: two members of one group each consume
+// every message, each queue in offset order.
+func TestOrderlyBroadcastingNeedsNoBrokerLock(t *testing.T) {
+	c, topic, p := startTopicProducer(t, "T_", 2)
+	sendOrders(t, p, topic, []int{1, 2}, 5)
+	group := "cg_" + clienttest.Name(t)
+	var counts [2]atomic.Int32
+	for i := range 2 {
+		cfg := consumerConfig(t, c, group)
+		cfg.MessageModel = protocol.Broadcasting
+		cfg.OffsetStoreDir = t.TempDir()
+		var mu sync.Mutex
+		next := map[int32]int64{}
+		cons := orderlyConsumer(t, cfg, topic, func(msgs []*primitive.MessageExt, ctx *ConsumeOrderlyContext) ConsumeOrderlyStatus {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, m := range msgs {
+				if m.QueueOffset != next[m.QueueID] {
+					t.Errorf("member %d queue %d: offset %d, want %d", i, m.QueueID, m.QueueOffset, next[m.QueueID])
+				}
+				next[m.QueueID] = m.QueueOffset + 1
+				counts[i].Add(1)
+			}
+			return ConsumeOrderlySuccess
+		})
+		defer cons.Shutdown()
+	}
+	require.Eventually(t, func() bool { return counts[0].Load() == 10 && counts[1].Load() == 10 }, 20*time.Second, 10*time.Millisecond)
 }

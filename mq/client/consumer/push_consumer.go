@@ -316,7 +316,7 @@ func (c *DefaultMQPushConsumer) Subscriptions() []protocol.SubscriptionData {
 // DoRebalance reassigns the queues (unless paused). Java: DefaultMQPushConsumerImpl#doRebalance.
 func (c *DefaultMQPushConsumer) DoRebalance() {
 	if !c.paused.Load() && c.rebalance != nil {
-		c.rebalance.DoRebalance(c.consumeOrderly())
+		c.rebalance.DoRebalance(c.lockQueues())
 	}
 }
 
