@@ -29,7 +29,7 @@
 //   - transaction_test.go: the official transaction producer: commit, rollback, and UNKNOW
 //     resolved by the broker's check-back, as its push consumer sees them.
 //   - orderly_test.go: the official orderly consumer (LOCK_BATCH_MQ) keeps every order's steps
-//     in order while a third member joins; our producer sends them with SelectMessageQueueByHash.
+//     in order while a third member joins and the first leaves; our producer sends them with SelectMessageQueueByHash.
 //   - interop_producer_test.go: what our producer (mq/client/producer) sends reaches the official
 //     push consumer intact, each message once.
 //   - interop_consumer_test.go: what the official producer sends reaches our push consumer

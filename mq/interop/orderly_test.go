@@ -19,13 +19,14 @@ import (
 
 // The official Go client's orderly consumer (WithConsumerOrder(true)) against our broker: it
 // locks its queues with LOCK_BATCH_MQ before consuming them (without the broker's lock it
-// consumes nothing), and when a third member joins mid-way the queues move between members
-// through lock expiry (the official client does not unlock a queue it gives up: its
+// consumes nothing), and when a third member joins mid-way and the first leaves, the queues
+// move between members through UNLOCK_BATCH_MQ (a leaving client unlocks all) and lock expiry
+// (the official client does not unlock a queue it gives up: its
 // removeUnnecessaryMessageQueue has a TODO there; the broker's expiry is shortened to 3 s and
-// the client renews every second). 200 orders × 4 steps, sent by our producer with
+// the client renews every second). 1,000 orders × 4 steps, sent by our producer with
 // SelectMessageQueueByHash, are each observed in order by whichever consumer got them
 // (clienttest.OrderLedger: a redelivery is allowed, a step before its predecessor is not).
-func TestOfficialOrderlyConsumerKeepsOrderAcrossAJoin(t *testing.T) {
+func TestOfficialOrderlyConsumerKeepsOrderAcrossJoinAndLeave(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t)
 	c.Brokers[0].RebalanceLockManager().SetLockMaxLiveTime(3 * time.Second)
@@ -38,7 +39,7 @@ func TestOfficialOrderlyConsumerKeepsOrderAcrossAJoin(t *testing.T) {
 	p := producer.NewDefaultMQProducer(cfg)
 	require.NoError(t, p.Start())
 	t.Cleanup(p.Shutdown)
-	orders := make([]int, 200)
+	orders := make([]int, 1000)
 	for i := range orders {
 		orders[i] = 5000 + i
 	}
@@ -69,14 +70,18 @@ func TestOfficialOrderlyConsumerKeepsOrderAcrossAJoin(t *testing.T) {
 				return consumer.ConsumeSuccess, nil
 			}, consumer.WithConsumerOrder(true), consumer.WithRebalanceLockInterval(time.Second))
 	}
-	start("c1")
+	c1 := start("c1")
 	start("c2")
 	require.Eventually(t, func() bool { return ledger.Complete(orders, 2) }, 2*consumeTimeout, 50*time.Millisecond,
 		"the official orderly consumers never consumed create and pay of every order")
 	start("c3")
-	send(2, 3)
+	send(2)
+	require.Eventually(t, func() bool { return ledger.Complete(orders, 3) }, 2*consumeTimeout, 50*time.Millisecond,
+		"not every order's ship was consumed after c3 joined")
+	require.NoError(t, c1.Shutdown()) // it unlocks its queues (unlockAll) and leaves the group
+	send(3)
 	require.Eventually(t, func() bool { return ledger.Complete(orders, 4) }, 2*consumeTimeout, 50*time.Millisecond,
-		"not every order's steps were consumed after c3 joined")
+		"not every order's finish was consumed after c1 left")
 	require.Empty(t, ledger.Violations())
 	owners := map[string]bool{}
 	for q := int32(0); q < 4; q++ {
