@@ -17,7 +17,8 @@ import (
 // (28), GET_TOPIC_STATS_INFO (202), GET_CONSUME_STATS (208), GET_CONSUMER_CONNECTION_LIST (203),
 // GET_PRODUCER_CONNECTION_LIST (204), QUERY_TOPIC_CONSUME_BY_WHO (300),
 // INVOKE_BROKER_TO_RESET_OFFSET (222), GET_BROKER_CONFIG (26), UPDATE_BROKER_CONFIG (25),
-// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), DELETE_SUBSCRIPTIONGROUP (207).
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), DELETE_SUBSCRIPTIONGROUP (207); and the orderly
+// consumer's LOCK_BATCH_MQ (41) and UNLOCK_BATCH_MQ (42) (lock_batch_mq.go).
 // Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor (every other code it owns
 // in Java is a later issue).
 type AdminBrokerProcessor struct {
@@ -54,6 +55,10 @@ func (p *AdminBrokerProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 		return p.getAllConsumerOffset(), nil
 	case protocol.GetAllSubscriptionGroupConfig:
 		return p.getAllSubscriptionGroupConfig(), nil
+	case protocol.LockBatchMQ:
+		return p.lockBatchMQ(req), nil
+	case protocol.UnlockBatchMQ:
+		return p.unlockBatchMQ(req), nil
 	}
 	return p.processAdminRequest(req), nil
 }

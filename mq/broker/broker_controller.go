@@ -82,6 +82,7 @@ type BrokerController struct {
 	subscriptionGroupManager  *SubscriptionGroupManager
 	consumerIdsChangeListener *DefaultConsumerIdsChangeListener
 	consumerManager           *ConsumerManager
+	rebalanceLockManager      *RebalanceLockManager
 	producerManager           *ProducerManager
 	clientHousekeepingService *ClientHousekeepingService
 	pullRequestHoldService    *PullRequestHoldService
@@ -193,6 +194,7 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	b.consumerIdsChangeListener = NewDefaultConsumerIdsChangeListener(c, tr, b.log)
 	b.consumerManager = NewConsumerManager(b.consumerIdsChangeListener, c.ChannelExpiredTimeout, tr, b.log, b.clock)
 	b.producerManager = NewProducerManager(c.ChannelExpiredTimeout, b.log, b.clock)
+	b.rebalanceLockManager = NewRebalanceLockManager(b.clock, tr)
 	b.clientHousekeepingService = NewClientHousekeepingService(b.consumerManager, b.producerManager, c.ClientHousekeepingInterval)
 	b.messageArrivingListener = &NotifyMessageArrivingListener{}
 	b.brokerOuterAPI = NewBrokerOuterAPI(remoting.ClientConfig{}, tr)
@@ -688,6 +690,11 @@ func (b *BrokerController) SubscriptionGroupManager() *SubscriptionGroupManager 
 
 // ConsumerManager returns the consumer groups.
 func (b *BrokerController) ConsumerManager() *ConsumerManager { return b.consumerManager }
+
+// RebalanceLockManager is the broker's table of orderly consumers' queue locks.
+func (b *BrokerController) RebalanceLockManager() *RebalanceLockManager {
+	return b.rebalanceLockManager
+}
 
 // ProducerManager returns the producer groups.
 func (b *BrokerController) ProducerManager() *ProducerManager { return b.producerManager }

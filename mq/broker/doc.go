@@ -50,6 +50,8 @@
 //	admin_broker_config.go            GET/UPDATE_BROKER_CONFIG (BrokerConfigPath), create/delete
 //	                                  subscription groups
 //	admin_managers.go                 the managers' lookups only the admin requests use
+//	lock_batch_mq.go                  AdminBrokerProcessor: LOCK_BATCH_MQ, UNLOCK_BATCH_MQ (orderly consumers)
+//	rebalance_lock_manager.go         RebalanceLockManager: group → queue → client id, 60 s expiry
 //	slave_synchronize.go              SlaveSynchronize: a slave copies its master's topics, offsets,
 //	                                  delay offsets and groups (at start, then every 10 s); the broker
 //	                                  owns the store's HAService (../store/ha) and starts it with the store

@@ -51,6 +51,7 @@
 //	client_api_consumer.go       PULL_MESSAGE (async, sync), QUERY/UPDATE_CONSUMER_OFFSET,
 //	                             CONSUMER_SEND_MSG_BACK, GET_MAX_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP
 //	client_api_transaction.go    END_TRANSACTION (one way)
+//	client_api_lock.go           LOCK_BATCH_MQ, UNLOCK_BATCH_MQ (the orderly consumer's queue locks)
 //
 // # Wire formats written here
 //

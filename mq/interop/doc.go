@@ -31,6 +31,8 @@
 //   - lite_pull_test.go: the official pull consumer (NewPullConsumer, Poll, ACK) reads every
 //     message once and its offsets reach each queue's end; our DefaultLitePullConsumer reads
 //     what the official producer sends (TagA only, once each, in offset order per queue).
+//   - orderly_test.go: the official orderly consumer (LOCK_BATCH_MQ) keeps every order's steps
+//     in order while a third member joins and the first leaves; our producer sends them with SelectMessageQueueByHash.
 //   - interop_producer_test.go: what our producer (mq/client/producer) sends reaches the official
 //     push consumer intact, each message once.
 //   - interop_consumer_test.go: what the official producer sends reaches our push consumer

@@ -17,8 +17,10 @@
 //	            sizes, Churn (members of a group started and stopped at random, and the duplicate
 //	            bound at-least-once allows it), Deliveries (who got which message:
 //	            missing, duplicated, unexpected, and each queue's owners)
+//	orders.go   OrderLedger: the steps of orders as observed, and any step observed before
+//	            its predecessor (the orderly consumer's stress and interop tests)
 //
 // Goroutines: those of the embedded.Cluster it starts, shut down at the test's cleanup. The
-// instance counter is atomic; Deliveries' mutex guards its table; Churn is driven by one
+// instance counter is atomic; Deliveries' and OrderLedger's mutexes guard their tables; Churn is driven by one
 // goroutine.
 package clienttest

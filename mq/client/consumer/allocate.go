@@ -86,12 +86,17 @@ func (AllocateMessageQueueAveragelyByCircle) Allocate(_, currentCID string, mqAl
 }
 
 func queueIDs(mqs []primitive.MessageQueue) string {
+	return joinQueues(mqs, func(q primitive.MessageQueue) string { return q.BrokerName })
+}
+
+// joinQueues lists queues as "<prefix(q)>/queueId,..." for a step line.
+func joinQueues(mqs []primitive.MessageQueue, prefix func(primitive.MessageQueue) string) string {
 	s := ""
 	for i, q := range mqs {
 		if i > 0 {
 			s += ","
 		}
-		s += q.BrokerName + "/" + strconv.Itoa(int(q.QueueID))
+		s += prefix(q) + "/" + strconv.Itoa(int(q.QueueID))
 	}
 	return s
 }

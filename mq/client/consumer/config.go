@@ -51,6 +51,10 @@ type Config struct {
 	MaxReconsumeTimes int32
 	// SuspendCurrentQueueTime is for orderly consumers (1 s). Java: suspendCurrentQueueTimeMillis.
 	SuspendCurrentQueueTime time.Duration
+	// UnlockDelayTime is how long an orderly consumer keeps the broker lock of a queue taken
+	// away while messages of it are still cached (20 s). Java: the
+	// rocketmq.client.unlockDelayTimeMills system property.
+	UnlockDelayTime time.Duration
 	// BrokerSuspendMaxTime is how long a broker may hold a pull with nothing new (15 s), and
 	// ConsumerPullTimeout bounds the pull (30 s). Java: BROKER_SUSPEND_MAX_TIME_MILLIS,
 	// CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND.
@@ -99,6 +103,7 @@ func DefaultConfig(group string) Config {
 		PullBatchSize:              defaultPullBatchSize,
 		MaxReconsumeTimes:          -1,
 		SuspendCurrentQueueTime:    time.Second,
+		UnlockDelayTime:            20 * time.Second,
 		BrokerSuspendMaxTime:       defaultBrokerSuspendMaxTime,
 		ConsumerPullTimeout:        defaultConsumerPullTimeout,
 	}
@@ -127,6 +132,7 @@ func (c Config) withDefaults() Config {
 	client.DefaultIfUnset(&c.BrokerSuspendMaxTime, d.BrokerSuspendMaxTime)
 	client.DefaultIfUnset(&c.ConsumerPullTimeout, d.ConsumerPullTimeout)
 	client.DefaultIfUnset(&c.SuspendCurrentQueueTime, d.SuspendCurrentQueueTime)
+	client.DefaultIfUnset(&c.UnlockDelayTime, d.UnlockDelayTime)
 	return c
 }
 

@@ -149,14 +149,7 @@ func (s *ConsumeMessageConcurrentlyService) run(r *consumeRequest) {
 		return
 	}
 	c := s.c
-	retryTopic := protocol.GetRetryTopic(c.cfg.ConsumerGroup)
-	now := c.now()
-	for _, m := range r.msgs { // resetRetryAndNamespace
-		if t := m.GetProperty(primitive.PropertyRetryTopic); t != "" && m.Topic == retryTopic {
-			m.Topic = t
-		}
-		m.PutProperty(primitive.PropertyConsumeStartTimestamp, strconv.FormatInt(now.UnixMilli(), 10))
-	}
+	resetRetryTopic(r.msgs, c.cfg.ConsumerGroup, c.now())
 	ctx := &ConsumeConcurrentlyContext{MessageQueue: r.mq, AckIndex: int(^uint(0) >> 1)}
 	status := s.callListener(r.msgs, ctx)
 	if c.tr.Enabled() {

@@ -17,9 +17,9 @@
 // Java: org.apache.rocketmq.client.consumer.DefaultMQPushConsumer,
 // impl.consumer.DefaultMQPushConsumerImpl, PullMessageService, PullRequest, PullAPIWrapper,
 // ProcessQueue, RebalanceImpl, RebalancePushImpl, ConsumeMessageService,
-// ConsumeMessageConcurrentlyService, DefaultLitePullConsumer, DefaultLitePullConsumerImpl
-// (PullTaskImpl), RebalanceLitePullImpl, AssignedMessageQueue; consumer.rebalance.*,
-// consumer.store.*, consumer.listener.*.
+// ConsumeMessageConcurrentlyService, ConsumeMessageOrderlyService, MessageQueueLock,
+// DefaultLitePullConsumer, DefaultLitePullConsumerImpl (PullTaskImpl), RebalanceLitePullImpl,
+// AssignedMessageQueue; consumer.rebalance.*, consumer.store.*, consumer.listener.*.
 // rocketmq-client-go: consumer.pushConsumer, consumer.defaultConsumer, consumer.processQueue,
 // consumer.OffsetStore.
 //
@@ -49,6 +49,20 @@
 //	consume_concurrently.go       the listener types, ConsumeMessageConcurrentlyService:
 //	                              ConsumeRequest#run, processConsumeResult (ackIndex, send back,
 //	                              removeMessage, offset update)
+//
+// Ordered consumption (three locks: the broker's queue lock, MessageQueueLock, the consume lock):
+//
+//	consume_orderly.go            MessageListenerOrderly, ConsumeOrderlyStatus/Context,
+//	                              ConsumeMessageOrderlyService: start (lockAll every 20 s),
+//	                              ConsumeRequest#run, processConsumeResult (autoCommit, SUSPEND,
+//	                              ROLLBACK/COMMIT, DLQ past maxReconsumeTimes); the consumer's
+//	                              orderly hooks (the pull gate: no pull of a queue not locked)
+//	message_queue_lock.go         MessageQueueLock: one mutex per queue
+//	process_queue_orderly.go      ProcessQueue's orderly part: takeMessages, commit, rollback,
+//	                              makeMessageToConsumeAgain, lastLockTimestamp, isLockExpired
+//	rebalance_lock.go             RebalanceImpl#lock, #lockAll, #unlock, #unlockAll; the unlock of
+//	                              a queue removed, once the consume lock is free (20 s later when
+//	                              messages are still cached)
 //	offset_store.go               OffsetStore, ReadOffsetType, the in-memory table both stores share
 //	remote_broker_offset_store.go RemoteBrokerOffsetStore (CLUSTERING): QUERY/UPDATE_CONSUMER_OFFSET
 //	local_file_offset_store.go    LocalFileOffsetStore (BROADCASTING): <dir>/<clientId>/<group>/
@@ -129,6 +143,11 @@
 //     consumeMu (Java consumeLock) is for orderly consumption.
 //   - ConsumeMessageConcurrentlyService: mu guards the delayed requests (later), their timers
 //     and stopped; wg counts batches running or waiting on a timer, so shutdown waits for them.
+//   - ConsumeMessageOrderlyService: mu guards stopped and the delayed work of manual mode;
+//     MessageQueueLock's mu guards its table; a ConsumeRequest holds its queue's mutex for its
+//     whole run and the ProcessQueue's consumeMu around each listener call; a rebalance that
+//     removes the queue takes consumeMu (waiting up to 1 s) before unlocking it on the broker.
+//     The ProcessQueue's orderly batch (consuming) is guarded by its mu.
 //   - Offset stores: the offset table has its own mu; LocalFileOffsetStore's file is written
 //     whole (configfile.Store), so a reader sees the old or the new file, never a mix.
 //   - DefaultLitePullConsumer: mu guards the state, the mode and the auto-commit deadline;
@@ -145,7 +164,14 @@
 //     rebalance that feeds it and the consume service live in one package.
 //   - A lite pull consumer's Poll leaves a paused queue's cached messages in the cache until
 //     Resume (Java returns them); after NO_NEW_MSG its task waits 50 ms (Java pulls again at once).
-//   - No orderly consumer, no consume-timeout cleaner (cleanExpireMsg), no message trace hooks,
+//   - Orderly: a new queue's ProcessQueue is marked locked at once (the lock was just granted;
+//     Java waits for the next lockAll); the unlock of a removed queue waits for the broker's
+//     answer (Java: one way); shutdown persists the offsets before it unlocks (Java: after); a
+//     BROADCASTING orderly consumer takes no broker lock; a message past maxReconsumeTimes goes
+//     to the DLQ by CONSUMER_SEND_MSG_BACK with delay level -1 (Java: a copy through the inner
+//     producer); the first pull after a lock does not re-read the offset from the broker
+//     (Java's previouslyLocked: the rebalance read it right after taking the lock).
+//   - No consume-timeout cleaner (cleanExpireMsg), no message trace hooks,
 //     no inner producer fallback for a failed send-back (the batch is consumed again locally).
 //   - A BROADCASTING consumer needs Config.OffsetStoreDir (no default under the home directory).
 //   - MaxReconsumeTimes 0 means the default (16), not "never retry".

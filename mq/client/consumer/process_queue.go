@@ -39,6 +39,7 @@ type ProcessQueue struct {
 	locked               atomic.Bool
 
 	consumeMu sync.Mutex
+	orderly   orderlyState // the orderly consumer's part (process_queue_orderly.go)
 }
 
 // NewProcessQueue returns an empty queue; now stamps its last pull and consume times.
@@ -118,11 +119,12 @@ func (pq *ProcessQueue) MaxSpan() int64 {
 	return pq.offsets[len(pq.offsets)-1] - pq.offsets[0]
 }
 
-// MsgCount and MsgSize are the messages held and their body bytes. Java: msgCount, msgSize.
+// MsgCount and MsgSize are the messages held and their body bytes (an orderly consumer's batch
+// being consumed included). Java: msgCount, msgSize.
 func (pq *ProcessQueue) MsgCount() int64 {
 	pq.mu.RLock()
 	defer pq.mu.RUnlock()
-	return int64(len(pq.msgs))
+	return int64(len(pq.msgs) + len(pq.orderly.consuming))
 }
 
 // MsgSize is the body bytes held.

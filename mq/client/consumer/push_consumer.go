@@ -31,18 +31,20 @@ type DefaultMQPushConsumer struct {
 	tr  *trace.Tracer
 	log *slog.Logger
 
-	mu        sync.Mutex
-	state     atomic.Int32 // client.ServiceState
-	subs      map[string]string
-	listener  MessageListenerConcurrently
-	instance  *client.MQClientInstance
-	rebalance *Rebalance
-	pullAPI   *PullAPIWrapper
-	pull      *PullMessageService
-	offsets   OffsetStore
-	consume   ConsumeMessageService
-	paused    atomic.Bool
-	pullLater service.Group // delayed OFFSET_ILLEGAL fix-ups; Shutdown cancels those not yet due
+	mu       sync.Mutex
+	state    atomic.Int32 // client.ServiceState
+	subs     map[string]string
+	listener MessageListenerConcurrently
+	// listenerOrderly, when set, makes the consumer orderly (consume_orderly.go).
+	listenerOrderly MessageListenerOrderly
+	instance        *client.MQClientInstance
+	rebalance       *Rebalance
+	pullAPI         *PullAPIWrapper
+	pull            *PullMessageService
+	offsets         OffsetStore
+	consume         ConsumeMessageService
+	paused          atomic.Bool
+	pullLater       service.Group // delayed OFFSET_ILLEGAL fix-ups; Shutdown cancels those not yet due
 }
 
 // NewDefaultMQPushConsumer returns a consumer for cfg (see DefaultConfig); nothing happens
@@ -135,7 +137,7 @@ func (c *DefaultMQPushConsumer) Start() error {
 		c.mu.Unlock()
 		return err
 	}
-	c.consume = newConsumeMessageConcurrentlyService(c, c.listener)
+	c.consume = c.newConsumeService()
 	c.consume.Start()
 	if !inst.RegisterConsumer(c.cfg.ConsumerGroup, c) {
 		c.consume.Shutdown()
@@ -183,7 +185,7 @@ func (c *DefaultMQPushConsumer) checkConfig() error {
 		return err
 	}
 	switch {
-	case c.listener == nil:
+	case c.listener == nil && c.listenerOrderly == nil:
 		return fmt.Errorf("%w: messageListener is null", client.ErrIllegalConfig)
 	case c.cfg.ConsumeMessageBatchMaxSize > 1024:
 		return fmt.Errorf("%w: consumeMessageBatchMaxSize out of range [1, 1024]", client.ErrIllegalConfig)
@@ -307,7 +309,7 @@ func (c *DefaultMQPushConsumer) Subscriptions() []protocol.SubscriptionData {
 // DoRebalance reassigns the queues (unless paused). Java: DefaultMQPushConsumerImpl#doRebalance.
 func (c *DefaultMQPushConsumer) DoRebalance() {
 	if !c.paused.Load() && c.rebalance != nil {
-		c.rebalance.DoRebalance(false)
+		c.rebalance.DoRebalance(c.lockQueues())
 	}
 }
 
@@ -371,7 +373,7 @@ func (c *DefaultMQPushConsumer) PullMessage(req *PullRequest, done func()) {
 		flow = "count"
 	case size > c.cfg.PullThresholdSizeForQueue:
 		flow = "size"
-	case span > c.cfg.ConsumeConcurrentlyMaxSpan:
+	case span > c.cfg.ConsumeConcurrentlyMaxSpan && !c.consumeOrderly(): // the span limit is the concurrent service's
 		flow = "span"
 	}
 	if c.tr.Enabled() {
@@ -381,6 +383,10 @@ func (c *DefaultMQPushConsumer) PullMessage(req *PullRequest, done func()) {
 	}
 	if flow != "" {
 		c.executePullRequestLater(req, pullTimeDelayWhenFlowControl)
+		done()
+		return
+	}
+	if c.pullOrderlyNotLocked(req) {
 		done()
 		return
 	}

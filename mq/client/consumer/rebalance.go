@@ -277,8 +277,18 @@ func (r *Rebalance) updateProcessQueueTableInRebalance(topic string, mqSet []pri
 				continue
 			}
 		}
+		if isOrder && !r.Lock(q) { // an orderly consumer pulls only the queues it holds the broker lock of
+			r.Instance.Logger().Warn("doRebalance, add a new mq failed, because lock failed", "group", r.Group, "mq", q.String())
+			continue
+		}
 		r.Hooks.RemoveDirtyOffset(q)
 		pq := NewProcessQueue(now)
+		if isOrder {
+			// Deviation: Java 4.9 leaves the new ProcessQueue unlocked until the next lockAll
+			// (its first pull waits 3 s); the lock was just granted, so it is marked here.
+			pq.SetLocked(true)
+			pq.SetLastLockTimestamp(now)
+		}
 		next := r.Hooks.ComputePullFromWhere(q)
 		if next < 0 {
 			r.Instance.Logger().Warn("doRebalance, add new mq failed", "group", r.Group, "mq", q.String())

@@ -21,11 +21,15 @@ func (r *rebalancePush) MessageQueueChanged(string, []primitive.MessageQueue, []
 	r.c.instance.SendHeartbeatToAllBrokerWithLock()
 }
 
-// RemoveUnnecessaryMessageQueue persists and forgets the queue's offset.
-// Java: RebalancePushImpl#removeUnnecessaryMessageQueue (the orderly unlock is not built).
-func (r *rebalancePush) RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue, _ *ProcessQueue) bool {
+// RemoveUnnecessaryMessageQueue persists and forgets the queue's offset; an orderly consumer
+// (CLUSTERING) then releases the broker lock once no batch holds the consume lock
+// (Rebalance.removeOrderlyQueue). Java: RebalancePushImpl#removeUnnecessaryMessageQueue.
+func (r *rebalancePush) RemoveUnnecessaryMessageQueue(mq primitive.MessageQueue, pq *ProcessQueue) bool {
 	r.c.offsets.Persist(mq)
 	r.c.offsets.RemoveOffset(mq)
+	if r.c.consumeOrderly() && r.c.cfg.MessageModel == protocol.Clustering {
+		return r.c.rebalance.removeOrderlyQueue(mq, pq, r.c.cfg.UnlockDelayTime, r.c.orderlyLater)
+	}
 	return true
 }
 

@@ -198,3 +198,26 @@ func TestAsyncRetries(t *testing.T) {
 		})
 	}
 }
+
+// A send to the queue a MessageQueueSelector chose is tried once: SYSTEM_ERROR, which
+// sendDefaultImpl retries on the next queue, fails a selected send at once, so an order's
+// messages never land on two queues. Java: DefaultMQProducerImpl#sendSelectImpl (no retry loop).
+func TestSelectedSendIsNotRetried(t *testing.T) {
+	b := startScriptedBroker(t, protocol.SystemError)
+	cfg := testConfig(t, startScriptedNamesrv(t, map[string]string{"broker-a": b.srv.Addr().String()}))
+	p := startProducer(t, cfg)
+	_, err := p.SendWithSelector(context.Background(), tmsg(), SelectMessageQueueByHash{}, "order-7")
+	var re *remoting.RemoteError
+	require.True(t, errors.As(err, &re), "%v", err)
+	require.Equal(t, int32(protocol.SystemError), re.Code)
+	require.Equal(t, int32(1), b.sends.Load(), "one attempt, no other queue")
+
+	b.code.Store(protocol.Success)
+	var queues []int32
+	for range 3 {
+		res, err := p.SendWithSelector(context.Background(), tmsg(), SelectMessageQueueByHash{}, "order-7")
+		require.NoError(t, err)
+		queues = append(queues, res.MessageQueue.QueueID)
+	}
+	require.Equal(t, []int32{queues[0], queues[0], queues[0]}, queues, "same arg, same queue")
+}

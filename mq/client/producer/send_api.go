@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -170,7 +171,9 @@ func (p *DefaultMQProducer) SendOnewayWithSelector(ctx context.Context, msg *pri
 	return err
 }
 
-// sendSelectImpl asks selector for a queue of the topic's route and sends there.
+// sendSelectImpl asks selector for a queue of the topic's route and sends there, once: a
+// failed send is not retried on another queue (that would break the order of arg's messages),
+// and no fault item steers it. The step names the queue chosen.
 // Java: DefaultMQProducerImpl#sendSelectImpl.
 func (p *DefaultMQProducer) sendSelectImpl(ctx context.Context, msg *primitive.Message, selector MessageQueueSelector,
 	arg any, mode client.CommunicationMode, cb SendCallback) (*SendResult, error) {
@@ -188,6 +191,10 @@ func (p *DefaultMQProducer) sendSelectImpl(ctx context.Context, msg *primitive.M
 		return nil, fmt.Errorf("%w: %s", client.ErrNoRouteInfo, msg.Topic)
 	}
 	mq := selector.Select(append([]primitive.MessageQueue(nil), tp.MessageQueueList...), msg, arg)
+	if p.tr.Enabled() {
+		p.tr.Step("MessageQueueSelector#select", slog.String("topic", msg.Topic), slog.String("arg", fmt.Sprint(arg)),
+			slog.Int("queues", len(tp.MessageQueueList)), slog.String("brokerName", mq.BrokerName), slog.Int("queueId", int(mq.QueueID)))
+	}
 	if mq.Topic == "" {
 		return nil, fmt.Errorf("%w: select message queue return null", client.ErrMessageIllegal)
 	}
