@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -108,4 +109,31 @@ func TestRuntimeInfoTPS(t *testing.T) {
 	require.Equal(t, "0.50 0.00 0.00", kv["putTps"], "5 messages in the 10 s between the samples")
 	require.Equal(t, "0.00 0.00 0.00", kv["getTransferedTps"])
 	require.Equal(t, "5", kv["msgPutTotalTodayNow"])
+}
+
+// TestUpdateBrokerConfigSaysWhereItWent: a successful UPDATE_BROKER_CONFIG answers a remark
+// naming config/broker.properties and saying the running broker keeps its values until a
+// restart on that file; when that file cannot be written the answer is SYSTEM_ERROR and nothing
+// is recorded (GET_BROKER_CONFIG still shows the old value, DataVersion unchanged), so a user is
+// never told "success" for a change no restart would see. Java answers SUCCESS with no remark
+// and applies the values live (brokerConfiguration's Deviation).
+func TestUpdateBrokerConfigSaysWhereItWent(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	path := BrokerConfigPath(tb.b.MessageStoreConfig().StorePathRootDir)
+	require.NoError(t, os.MkdirAll(path, 0o755)) // a directory where the file should go
+
+	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte("fileReservedTime=48\n")))
+	require.Equal(t, remoting.SystemError, resp.Code)
+	require.Contains(t, resp.Remark, "broker.properties")
+	resp = tb.invoke(t, remoting.NewRequest(protocol.GetBrokerConfig, nil, nil))
+	require.Contains(t, string(resp.Body), "fileReservedTime=72\n", "nothing was recorded")
+	require.Contains(t, resp.ExtFields["version"], `"counter":0`)
+
+	require.NoError(t, os.Remove(path))
+	resp = tb.invoke(t, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte("fileReservedTime=48\n")))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, "written to "+path+"; the running broker keeps its current values until it is restarted with -c "+path, resp.Remark)
+	file, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(file), "fileReservedTime=48\n")
 }
