@@ -123,8 +123,17 @@ func (p *AdminBrokerProcessor) checkTopicChange(ch *remoting.Channel, req *remot
 	return p.checkUserTopic(*topic)
 }
 
+// MaxTopicQueueNums is the most read or write queues UPDATE_AND_CREATE_TOPIC accepts.
+//
+// Deviation: RocketMQ 4.9 accepts any int; one request with 99999999 queues then makes
+// GET_TOPIC_STATS_INFO build that many entries, every client's rebalance that many
+// MessageQueues, and each queue a producer writes a preallocated ConsumeQueue file
+// (mappedFileSizeConsumeQueue bytes, 5.7 MiB by default). 1024 is above what deployments use.
+const MaxTopicQueueNums = 1024
+
 // updateAndCreateTopic creates or replaces a topic and registers with the name servers before
-// answering. Java: AdminBrokerProcessor#updateAndCreateTopic.
+// answering; negative queue nums or more than MaxTopicQueueNums are SYSTEM_ERROR and change
+// nothing. Java: AdminBrokerProcessor#updateAndCreateTopic.
 //
 // Deviation: Java registers only the changed topic (registerIncrementBrokerData); we register
 // the whole table, which the name server merges the same way.
@@ -136,6 +145,10 @@ func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *r
 	if h.ReadQueueNums < 0 || h.WriteQueueNums < 0 {
 		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("queue nums must not be negative: read %d, write %d",
 			h.ReadQueueNums, h.WriteQueueNums))
+	}
+	if h.ReadQueueNums > MaxTopicQueueNums || h.WriteQueueNums > MaxTopicQueueNums {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("queue nums must be at most %d: read %d, write %d",
+			MaxTopicQueueNums, h.ReadQueueNums, h.WriteQueueNums))
 	}
 	tc := *protocol.NewTopicConfig(h.Topic)
 	tc.ReadQueueNums = h.ReadQueueNums

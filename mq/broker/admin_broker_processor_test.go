@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -136,4 +137,28 @@ func TestUpdateBrokerConfigSaysWhereItWent(t *testing.T) {
 	file, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Contains(t, string(file), "fileReservedTime=48\n")
+}
+
+// TestUpdateAndCreateTopicRefusesAbsurdQueueNums: negative queue nums, or more than
+// MaxTopicQueueNums (one request asking for 99999999 queues would make every stats answer and
+// client rebalance that large), are SYSTEM_ERROR naming the numbers and create no topic;
+// MaxTopicQueueNums itself is accepted. Java: AdminBrokerProcessor#updateAndCreateTopic (which
+// accepts any int: our Deviation).
+func TestUpdateAndCreateTopicRefusesAbsurdQueueNums(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	create := func(topic string, read, write int) *remoting.RemotingCommand {
+		h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: "TBW102", ReadQueueNums: int32(read),
+			WriteQueueNums: int32(write), Perm: 6, TopicFilterType: "SINGLE_TAG"}
+		return tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
+	}
+	for _, n := range [][2]int{{-3, 8}, {8, -1}, {99999999, 99999999}, {4, MaxTopicQueueNums + 1}, {MaxTopicQueueNums + 1, 4}} {
+		resp := create("Absurd", n[0], n[1])
+		require.Equal(t, remoting.SystemError, resp.Code, "%v", n)
+		require.Contains(t, resp.Remark, fmt.Sprintf("read %d, write %d", n[0], n[1]))
+		_, ok := tb.b.TopicConfigManager().TopicConfigTable()["Absurd"]
+		require.False(t, ok, "no topic created for %v", n)
+	}
+	resp := create("Wide", MaxTopicQueueNums, MaxTopicQueueNums)
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, int32(MaxTopicQueueNums), tb.b.TopicConfigManager().TopicConfigTable()["Wide"].WriteQueueNums)
 }
