@@ -44,7 +44,7 @@ func TestAdminRequestsRefuseBadInput(t *testing.T) {
 	}
 	require.Len(t, tb.b.SubscriptionGroupManager().SubscriptionGroupTable(), groups, "no group created")
 
-	for _, body := range []string{"", "noEquals\n", "fileReservedTime=soon\n", "flushDiskType=NEVER\n", "noSuchKey=1\n"} {
+	for _, body := range []string{"", "noEquals\n", "fileReservedTime=soon\n", "fileReservedTime=-5\n", "flushDiskType=NEVER\n", "noSuchKey=1\n"} {
 		resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte(body)))
 		require.Equal(t, remoting.SystemError, resp.Code, body)
 	}
