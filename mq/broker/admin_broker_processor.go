@@ -162,15 +162,19 @@ func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *r
 	return remoting.NewResponse(protocol.Success, "")
 }
 
-// deleteTopic removes a topic's config (its store files stay until the clean service runs;
-// the name servers keep its route until DELETE_TOPIC_IN_NAMESRV).
-// Java: AdminBrokerProcessor#deleteTopic.
+// deleteTopic removes a topic's config and its ConsumeQueues (files and next queue offsets:
+// a topic created again under the name starts at queue offset 0); its CommitLog records stay
+// until the clean service expires them, its consumer offsets stay (as in 4.9), and the name
+// servers keep its route until DELETE_TOPIC_IN_NAMESRV.
+// Java: AdminBrokerProcessor#deleteTopic (whose cleanUnusedTopic destroys the queues of every
+// topic the table lacks; we destroy the deleted topic's only, as RocketMQ 5's deleteTopics).
 func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.DeleteTopicRequestHeader
 	if resp := p.checkTopicChange(ch, req, &h, &h.Topic, "delete topic", "deleteTopic"); resp != nil {
 		return resp
 	}
 	p.b.topicConfigManager.DeleteTopicConfig(h.Topic)
+	p.b.messageStore.DeleteTopics([]string{h.Topic})
 	return remoting.NewResponse(protocol.Success, "")
 }
 
