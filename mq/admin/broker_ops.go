@@ -208,15 +208,21 @@ func (a *DefaultMQAdminExt) GetBrokerConfig(ctx context.Context, addr string) (m
 	return conf.ParseProperties(strings.NewReader(string(resp.Body)))
 }
 
-// UpdateBrokerConfig sends props to the broker (UPDATE_BROKER_CONFIG, 25) as properties text.
+// UpdateBrokerConfig sends props to the broker (UPDATE_BROKER_CONFIG, 25) as properties text
+// and returns the remark of its SUCCESS answer: our broker says there where it wrote the values
+// and that they apply on a restart (its Deviation: it does not apply them live); RocketMQ's
+// broker answers none (""). A refusal is a *remoting.RemoteError with the broker's remark.
 // Java: DefaultMQAdminExt#updateBrokerConfig.
-func (a *DefaultMQAdminExt) UpdateBrokerConfig(ctx context.Context, addr string, props map[string]string) error {
+func (a *DefaultMQAdminExt) UpdateBrokerConfig(ctx context.Context, addr string, props map[string]string) (note string, err error) {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
 	}
-	_, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte(b.String())))
-	return err
+	resp, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte(b.String())))
+	if err != nil {
+		return "", err
+	}
+	return resp.Remark, nil
 }
 
 // CreateAndUpdateSubscriptionGroupConfig creates or replaces a consumer group's config on the

@@ -56,9 +56,11 @@ func (p *AdminBrokerProcessor) getBrokerConfig() *remoting.RemotingCommand {
 
 // updateBrokerConfig answers UPDATE_BROKER_CONFIG (25), whose body is properties text
 // (key=value lines): an unknown key, a value that does not parse or a combination a start
-// would refuse is SYSTEM_ERROR naming it, and nothing changes; otherwise the values are
-// recorded, the DataVersion moves on and the effective configuration is written to
-// BrokerConfigPath (see brokerConfiguration's Deviation). Java: AdminBrokerProcessor#updateBrokerConfig.
+// would refuse is SYSTEM_ERROR naming it, and nothing changes; otherwise the effective
+// configuration is written to BrokerConfigPath (a failed write is SYSTEM_ERROR and nothing
+// changes), the values are recorded, the DataVersion moves on, and the answer's remark says
+// where the file is and that the values apply on a restart with -c on it (see
+// brokerConfiguration's Deviation). Java: AdminBrokerProcessor#updateBrokerConfig.
 func (p *AdminBrokerProcessor) updateBrokerConfig(req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	props, err := conf.ParseProperties(bytes.NewReader(req.Body))
 	if err != nil || len(props) == 0 {
@@ -80,6 +82,11 @@ func (p *AdminBrokerProcessor) updateBrokerConfig(req *remoting.RemotingCommand)
 	if err != nil {
 		return remoting.NewResponse(protocol.SystemError, "update broker config failed: "+err.Error())
 	}
+	path := BrokerConfigPath(p.b.storeCfg.StorePathRootDir)
+	if err := configfile.Store(path, []byte(conf.Format(&bc, &sc))); err != nil {
+		p.b.log.Error("persist broker config", "err", err)
+		return remoting.NewResponse(protocol.SystemError, "update broker config failed: "+err.Error())
+	}
 	if p.conf.updated == nil {
 		p.conf.updated = map[string]string{}
 	}
@@ -87,11 +94,15 @@ func (p *AdminBrokerProcessor) updateBrokerConfig(req *remoting.RemotingCommand)
 		p.conf.updated[k] = v
 	}
 	p.conf.version.NextVersion(clock.Millis(p.b.clock))
-	p.b.log.Info("updateBrokerConfig called", "props", props)
-	if err := configfile.Store(BrokerConfigPath(p.b.storeCfg.StorePathRootDir), []byte(conf.Format(&bc, &sc))); err != nil {
-		p.b.log.Error("persist broker config", "err", err)
-	}
-	return remoting.NewResponse(protocol.Success, "")
+	p.b.log.Info("updateBrokerConfig called", "props", props, "writtenTo", path)
+	return remoting.NewResponse(protocol.Success, updateBrokerConfigNote(path))
+}
+
+// updateBrokerConfigNote is the remark of a successful UPDATE_BROKER_CONFIG: where the values
+// went and that the running broker does not use them yet (brokerConfiguration's Deviation).
+// Java's broker answers SUCCESS with no remark; Java's mqadmin prints none.
+func updateBrokerConfigNote(path string) string {
+	return "written to " + path + "; the running broker keeps its current values until it is restarted with -c " + path
 }
 
 // updateAndCreateSubscriptionGroup answers UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), whose body

@@ -128,8 +128,17 @@ func (p *AdminBrokerProcessor) checkTopicChange(ch *remoting.Channel, req *remot
 	return p.checkUserTopic(*topic)
 }
 
+// MaxTopicQueueNums is the most read or write queues UPDATE_AND_CREATE_TOPIC accepts.
+//
+// Deviation: RocketMQ 4.9 accepts any int; one request with 99999999 queues then makes
+// GET_TOPIC_STATS_INFO build that many entries, every client's rebalance that many
+// MessageQueues, and each queue a producer writes a preallocated ConsumeQueue file
+// (mappedFileSizeConsumeQueue bytes, 5.7 MiB by default). 1024 is above what deployments use.
+const MaxTopicQueueNums = 1024
+
 // updateAndCreateTopic creates or replaces a topic and registers with the name servers before
-// answering. Java: AdminBrokerProcessor#updateAndCreateTopic.
+// answering; negative queue nums or more than MaxTopicQueueNums are SYSTEM_ERROR and change
+// nothing. Java: AdminBrokerProcessor#updateAndCreateTopic.
 //
 // Deviation: Java registers only the changed topic (registerIncrementBrokerData); we register
 // the whole table, which the name server merges the same way.
@@ -141,6 +150,10 @@ func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *r
 	if h.ReadQueueNums < 0 || h.WriteQueueNums < 0 {
 		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("queue nums must not be negative: read %d, write %d",
 			h.ReadQueueNums, h.WriteQueueNums))
+	}
+	if h.ReadQueueNums > MaxTopicQueueNums || h.WriteQueueNums > MaxTopicQueueNums {
+		return remoting.NewResponse(protocol.SystemError, fmt.Sprintf("queue nums must be at most %d: read %d, write %d",
+			MaxTopicQueueNums, h.ReadQueueNums, h.WriteQueueNums))
 	}
 	tc := *protocol.NewTopicConfig(h.Topic)
 	tc.ReadQueueNums = h.ReadQueueNums
@@ -154,15 +167,19 @@ func (p *AdminBrokerProcessor) updateAndCreateTopic(ch *remoting.Channel, req *r
 	return remoting.NewResponse(protocol.Success, "")
 }
 
-// deleteTopic removes a topic's config (its store files stay until the clean service runs;
-// the name servers keep its route until DELETE_TOPIC_IN_NAMESRV).
-// Java: AdminBrokerProcessor#deleteTopic.
+// deleteTopic removes a topic's config and its ConsumeQueues (files and next queue offsets:
+// a topic created again under the name starts at queue offset 0); its CommitLog records stay
+// until the clean service expires them, its consumer offsets stay (as in 4.9), and the name
+// servers keep its route until DELETE_TOPIC_IN_NAMESRV.
+// Java: AdminBrokerProcessor#deleteTopic (whose cleanUnusedTopic destroys the queues of every
+// topic the table lacks; we destroy the deleted topic's only, as RocketMQ 5's deleteTopics).
 func (p *AdminBrokerProcessor) deleteTopic(ch *remoting.Channel, req *remoting.RemotingCommand) *remoting.RemotingCommand {
 	var h protocol.DeleteTopicRequestHeader
 	if resp := p.checkTopicChange(ch, req, &h, &h.Topic, "delete topic", "deleteTopic"); resp != nil {
 		return resp
 	}
 	p.b.topicConfigManager.DeleteTopicConfig(h.Topic)
+	p.b.messageStore.DeleteTopics([]string{h.Topic})
 	return remoting.NewResponse(protocol.Success, "")
 }
 

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,7 +44,7 @@ func TestAdminRequestsRefuseBadInput(t *testing.T) {
 	}
 	require.Len(t, tb.b.SubscriptionGroupManager().SubscriptionGroupTable(), groups, "no group created")
 
-	for _, body := range []string{"", "noEquals\n", "fileReservedTime=soon\n", "flushDiskType=NEVER\n", "noSuchKey=1\n"} {
+	for _, body := range []string{"", "noEquals\n", "fileReservedTime=soon\n", "fileReservedTime=-5\n", "flushDiskType=NEVER\n", "noSuchKey=1\n"} {
 		resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte(body)))
 		require.Equal(t, remoting.SystemError, resp.Code, body)
 	}
@@ -108,4 +110,55 @@ func TestRuntimeInfoTPS(t *testing.T) {
 	require.Equal(t, "0.50 0.00 0.00", kv["putTps"], "5 messages in the 10 s between the samples")
 	require.Equal(t, "0.00 0.00 0.00", kv["getTransferedTps"])
 	require.Equal(t, "5", kv["msgPutTotalTodayNow"])
+}
+
+// TestUpdateBrokerConfigSaysWhereItWent: a successful UPDATE_BROKER_CONFIG answers a remark
+// naming config/broker.properties and saying the running broker keeps its values until a
+// restart on that file; when that file cannot be written the answer is SYSTEM_ERROR and nothing
+// is recorded (GET_BROKER_CONFIG still shows the old value, DataVersion unchanged), so a user is
+// never told "success" for a change no restart would see. Java answers SUCCESS with no remark
+// and applies the values live (brokerConfiguration's Deviation).
+func TestUpdateBrokerConfigSaysWhereItWent(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	path := BrokerConfigPath(tb.b.MessageStoreConfig().StorePathRootDir)
+	require.NoError(t, os.MkdirAll(path, 0o755)) // a directory where the file should go
+
+	resp := tb.invoke(t, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte("fileReservedTime=48\n")))
+	require.Equal(t, remoting.SystemError, resp.Code)
+	require.Contains(t, resp.Remark, "broker.properties")
+	resp = tb.invoke(t, remoting.NewRequest(protocol.GetBrokerConfig, nil, nil))
+	require.Contains(t, string(resp.Body), "fileReservedTime=72\n", "nothing was recorded")
+	require.Contains(t, resp.ExtFields["version"], `"counter":0`)
+
+	require.NoError(t, os.Remove(path))
+	resp = tb.invoke(t, remoting.NewRequest(protocol.UpdateBrokerConfig, nil, []byte("fileReservedTime=48\n")))
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, "written to "+path+"; the running broker keeps its current values until it is restarted with -c "+path, resp.Remark)
+	file, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(file), "fileReservedTime=48\n")
+}
+
+// TestUpdateAndCreateTopicRefusesAbsurdQueueNums: negative queue nums, or more than
+// MaxTopicQueueNums (one request asking for 99999999 queues would make every stats answer and
+// client rebalance that large), are SYSTEM_ERROR naming the numbers and create no topic;
+// MaxTopicQueueNums itself is accepted. Java: AdminBrokerProcessor#updateAndCreateTopic (which
+// accepts any int: our Deviation).
+func TestUpdateAndCreateTopicRefusesAbsurdQueueNums(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	create := func(topic string, read, write int) *remoting.RemotingCommand {
+		h := protocol.CreateTopicRequestHeader{Topic: topic, DefaultTopic: "TBW102", ReadQueueNums: int32(read),
+			WriteQueueNums: int32(write), Perm: 6, TopicFilterType: "SINGLE_TAG"}
+		return tb.invoke(t, remoting.NewRequest(protocol.UpdateAndCreateTopic, protocol.EncodeHeader(&h), nil))
+	}
+	for _, n := range [][2]int{{-3, 8}, {8, -1}, {99999999, 99999999}, {4, MaxTopicQueueNums + 1}, {MaxTopicQueueNums + 1, 4}} {
+		resp := create("Absurd", n[0], n[1])
+		require.Equal(t, remoting.SystemError, resp.Code, "%v", n)
+		require.Contains(t, resp.Remark, fmt.Sprintf("read %d, write %d", n[0], n[1]))
+		_, ok := tb.b.TopicConfigManager().TopicConfigTable()["Absurd"]
+		require.False(t, ok, "no topic created for %v", n)
+	}
+	resp := create("Wide", MaxTopicQueueNums, MaxTopicQueueNums)
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	require.Equal(t, int32(MaxTopicQueueNums), tb.b.TopicConfigManager().TopicConfigTable()["Wide"].WriteQueueNums)
 }

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -111,7 +113,9 @@ func TestOffsetQueries(t *testing.T) {
 
 // TestUnknownCodeAndAdminTopics pins the default (admin) processor: unknown codes are
 // REQUEST_CODE_NOT_SUPPORTED; UPDATE_AND_CREATE_TOPIC refuses system topics and creates user
-// topics; DELETE_TOPIC_IN_BROKER removes them.
+// topics; DELETE_TOPIC_IN_BROKER removes them with their ConsumeQueues, so the topic created
+// again under the name starts empty at queue offset 0 (it showed the old messages).
+// Java: AdminBrokerProcessor#deleteTopic's cleanUnusedTopic.
 func TestUnknownCodeAndAdminTopics(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	resp := tb.invoke(t, remoting.NewRequest(9999, nil, nil))
@@ -127,9 +131,18 @@ func TestUnknownCodeAndAdminTopics(t *testing.T) {
 	tc := tb.b.TopicConfigManager().SelectTopicConfig("Adm")
 	require.NotNil(t, tc)
 	require.Equal(t, int32(3), tc.ReadQueueNums)
+	tb.sendOK(t, "Adm", 1, "", []byte("old"))
+	tb.sendOK(t, "Adm", 1, "", []byte("old"))
+	tb.waitDispatched(t, "Adm", 1, 2)
 
 	d := protocol.DeleteTopicRequestHeader{Topic: "Adm"}
 	resp = tb.invoke(t, remoting.NewRequest(protocol.DeleteTopicInBroker, protocol.EncodeHeader(&d), nil))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	require.Nil(t, tb.b.TopicConfigManager().SelectTopicConfig("Adm"))
+	_, err := os.Stat(filepath.Join(tb.b.MessageStoreConfig().StorePathRootDir, "consumequeue", "Adm"))
+	require.ErrorIs(t, err, os.ErrNotExist, "the topic's ConsumeQueue files went with it")
+
+	tb.createTopic(t, "Adm", 3)
+	require.Equal(t, store.QueueOffset(0), tb.b.MessageStore().GetMaxOffsetInQueue("Adm", 1), "the new topic is empty")
+	require.Equal(t, int64(0), tb.sendOK(t, "Adm", 1, "", []byte("new")).QueueOffset, "and numbered from 0")
 }

@@ -223,6 +223,8 @@ func (c *MessageStoreConfig) Validate() error {
 			c.MaxHashSlotNum, c.MaxIndexNum)
 	case int64(IndexHeaderSize)+int64(c.MaxHashSlotNum)*IndexHashSlotSize+int64(c.MaxIndexNum)*IndexEntrySize > math.MaxInt32:
 		return bad("maxHashSlotNum=%d, maxIndexNum=%d: an index file must stay below 2 GiB", c.MaxHashSlotNum, c.MaxIndexNum)
+	case c.FileReservedTime < 0:
+		return bad("fileReservedTime=%d: hours, must not be negative (a negative time expires every CommitLog file at once)", c.FileReservedTime)
 	case c.CleanResourceInterval <= 0:
 		return bad("cleanResourceInterval must be positive")
 	case c.HaTransferBatchSize <= 0 || c.HaTransferBatchSize > haMaxTransferBatchSize:

@@ -56,6 +56,11 @@ func TestConfigValidate(t *testing.T) {
 	cfg.TransientStorePoolEnable = true
 	cfg.TransientStorePoolSize = 0
 	require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig)
+	cfg = DefaultMessageStoreConfig()
+	cfg.FileReservedTime = 0 // Java's meaning: every file but the newest expires
+	require.NoError(t, cfg.Validate())
+	cfg.FileReservedTime = -5
+	require.ErrorIs(t, cfg.Validate(), ErrInvalidConfig)
 
 	for _, tc := range []struct {
 		flush, role string

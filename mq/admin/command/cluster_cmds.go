@@ -112,7 +112,8 @@ func init() {
 }
 
 // updateBrokerConfig mirrors UpdateBrokerConfigSubCommand: set one key on a broker or on every
-// master of a cluster.
+// master of a cluster. After Java's success line it prints the broker's remark, indented: our
+// broker writes the values to config/broker.properties and applies them on a restart only.
 var updateBrokerConfigCmd = &SubCommand{Name: "updateBrokerConfig", Desc: "Update broker's config"}
 
 func init() {
@@ -126,9 +127,12 @@ func init() {
 	updateBrokerConfigCmd.run = func(r *Run) error {
 		props := map[string]string{strings.TrimSpace(*k): strings.TrimSpace(*v)}
 		return forTargets(r, *b, *c, func(addr string) error {
-			err := r.Admin.UpdateBrokerConfig(r.Ctx, addr, props)
+			note, err := r.Admin.UpdateBrokerConfig(r.Ctx, addr, props)
 			if err == nil {
 				fmt.Fprintf(r.Out, "update broker config success, %s\n", addr)
+				if note != "" { // our broker: where the values went, and that they wait for a restart
+					fmt.Fprintf(r.Out, "  %s\n", note)
+				}
 			}
 			return err
 		})

@@ -78,7 +78,7 @@ func configLines(t testing.TB, out, addr string) map[string]string {
 
 // TestBrokerConfig: getBrokerConfig prints the broker's and store's keys; updateBrokerConfig
 // records a value, which getBrokerConfig then shows and which is written to
-// config/broker.properties; an unknown key or a value a start would refuse fails with the
+// config/broker.properties, and its output says so and that the value waits for a restart; an unknown key or a value a start would refuse fails with the
 // broker's remark and changes nothing. Java: GetBrokerConfigCommand, UpdateBrokerConfigSubCommand.
 func TestBrokerConfig(t *testing.T) {
 	c := startCluster(t, 1)
@@ -89,10 +89,13 @@ func TestBrokerConfig(t *testing.T) {
 	require.Equal(t, "ASYNC_FLUSH", kv["flushDiskType"])
 	require.Equal(t, "72", kv["fileReservedTime"])
 
-	require.Equal(t, "update broker config success, "+addr+"\n", ok(t, c, "updateBrokerConfig", "-b", addr, "-k", "fileReservedTime", "-v", "48"))
+	path := broker.BrokerConfigPath(b.MessageStoreConfig().StorePathRootDir)
+	require.Equal(t, "update broker config success, "+addr+"\n"+
+		"  written to "+path+"; the running broker keeps its current values until it is restarted with -c "+path+"\n",
+		ok(t, c, "updateBrokerConfig", "-b", addr, "-k", "fileReservedTime", "-v", "48"))
 	kv = configLines(t, ok(t, c, "getBrokerConfig", "-c", "DefaultCluster"), addr)
 	require.Equal(t, "48", kv["fileReservedTime"])
-	file, err := os.ReadFile(broker.BrokerConfigPath(b.MessageStoreConfig().StorePathRootDir))
+	file, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Contains(t, string(file), "fileReservedTime=48\n")
 

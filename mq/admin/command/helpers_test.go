@@ -70,26 +70,6 @@ func rows(out string) [][]string {
 	return t
 }
 
-// column returns the cells of the named column of table (header first), below the header.
-func column(t testing.TB, table [][]string, name string) []string {
-	t.Helper()
-	require.NotEmpty(t, table)
-	for i, h := range table[0] {
-		if h == name {
-			var out []string
-			for _, r := range table[1:] {
-				if r[0] == table[0][0] { // a second table's header
-					break
-				}
-				out = append(out, r[i])
-			}
-			return out
-		}
-	}
-	t.Fatalf("no column %q in %v", name, table[0])
-	return nil
-}
-
 // name is prefix followed by t's name as a topic or group may spell it (clienttest.Name).
 func name(t testing.TB, prefix string) string { return prefix + clienttest.Name(t) }
 

@@ -238,7 +238,11 @@ func init() {
 		tbl := table(r.Out, "#Broker Name", "#QID", "#Min Offset", "#Max Offset", "#Last Updated")
 		for _, mq := range protocol.SortedQueues(stats.OffsetTable) {
 			o := stats.OffsetTable[mq]
-			row(tbl, mq.BrokerName, mq.QueueID, o.MinOffset, o.MaxOffset, humanTime(o.LastUpdateTimestamp))
+			lastUpdated := "" // Java prints nothing for a queue never written
+			if o.LastUpdateTimestamp > 0 {
+				lastUpdated = humanTime(o.LastUpdateTimestamp)
+			}
+			row(tbl, mq.BrokerName, mq.QueueID, o.MinOffset, o.MaxOffset, lastUpdated)
 		}
 		return tbl.Render()
 	}
