@@ -10,6 +10,8 @@
 //	startup_config.go                 the one validation of -p and of a start (with startup.ServerKeys),
 //	                                  the unknown keys' "did you mean"
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
+//	plain_access_validator.go         PlainAccessValidator: the ACL check (aclEnable) as an RPC hook on both servers;
+//	                                  ParseAccessResource: the permissions each request code needs
 //	options.go                        Option, WithClock: the broker's one clock (outside its configs)
 //	broker_store_options.go           WithStoreOptions: the store's Go-only options (store.Options)
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
@@ -144,6 +146,6 @@
 //
 // Not built yet (later issues): order-message locks,
 // OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that would turn such a feature on
-// (aclEnable=true, enableDLegerCommitLog=true, ...) are refused at start: notBuiltKeys in
+// (enableDLegerCommitLog=true, enablePropertyFilter=true, ...) are refused at start: notBuiltKeys in
 // not_built_config.go is the one list.
 package broker
