@@ -49,6 +49,7 @@
 //	                                  consumes a topic
 //	admin_broker_clients.go           connection lists of consumer and producer groups, reset offset
 //	                                  (Broker2Client#resetOffset: RESET_CONSUMER_CLIENT_OFFSET to consumers)
+//	admin_broker_acl.go               the ACL admin codes 50-53: rewrite or read plain_acl.yml
 //	admin_broker_config.go            GET/UPDATE_BROKER_CONFIG (BrokerConfigPath), create/delete
 //	                                  subscription groups
 //	admin_managers.go                 the managers' lookups only the admin requests use

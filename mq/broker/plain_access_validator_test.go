@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,4 +172,59 @@ func TestACLFileRefusedAtStart(t *testing.T) {
 	cfg.AclEnable, cfg.PlainAclFile = true, path
 	_, err := CreateBrokerController(cfg, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, storeCfg, nil)
 	require.ErrorContains(t, err, `accessKey "ab" must be at least 6 characters`)
+}
+
+// TestACLAdminCodes: UPDATE_AND_CREATE_ACL_CONFIG adds an account to plain_acl.yml (it can sign
+// at once), GET_BROKER_CLUSTER_ACL_INFO lists it, UPDATE_GLOBAL_WHITE_ADDRS_CONFIG rewrites the
+// white list, DELETE_ACL_CONFIG removes the account (its requests are refused again); a bad
+// account is refused naming it, and without aclEnable the codes answer SYSTEM_ERROR.
+// Java: AdminBrokerProcessor#updateAndCreateAccessConfig, #deleteAccessConfig,
+// #getBrokerClusterAclInfo, #updateGlobalWhiteAddrsConfig.
+func TestACLAdminCodes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plain_acl.yml")
+	require.NoError(t, os.WriteFile(path, []byte("accounts:\n  - accessKey: admin001\n    secretKey: admin-secret\n    admin: true\n"), 0o644))
+	tb := startTestBroker(t, nil, func(c *BrokerConfig, _ storeSetup) { c.AclEnable = true; c.PlainAclFile = path })
+	admin := remoting.NewClient(remoting.ClientConfig{}, nil)
+	t.Cleanup(admin.Shutdown)
+	admin.RegisterRPCHook(signingHook{acl.Credentials{AccessKey: "admin001", SecretKey: "admin-secret"}})
+	user := remoting.NewClient(remoting.ClientConfig{}, nil)
+	t.Cleanup(user.Shutdown)
+	user.RegisterRPCHook(signingHook{acl.Credentials{AccessKey: "newkey1", SecretKey: "new-secret"}})
+	maxOffset := func() *remoting.RemotingCommand {
+		return remoting.NewRequest(protocol.GetMaxOffset, map[string]string{"topic": "T", "queueId": "0"}, nil)
+	}
+	require.Contains(t, invokeWith(t, user, tb.addr, maxOffset()).Remark, "no acl config for accessKey newkey1")
+
+	r := invokeWith(t, admin, tb.addr, remoting.NewRequest(protocol.UpdateAndCreateACLConfig, map[string]string{
+		"accessKey": "newkey1", "secretKey": "new-secret", "defaultTopicPerm": "SUB", "topicPerms": "T1=PUB,T2=PUB|SUB", "admin": "false"}, nil))
+	require.Equal(t, int32(protocol.Success), r.Code, r.Remark)
+	require.NotContains(t, invokeWith(t, user, tb.addr, maxOffset()).Remark, "acl:")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "T2=PUB|SUB")
+
+	r = invokeWith(t, admin, tb.addr, remoting.NewRequest(protocol.UpdateAndCreateACLConfig, map[string]string{"accessKey": "bad", "secretKey": "new-secret"}, nil))
+	require.Equal(t, int32(protocol.SystemError), r.Code)
+	require.Contains(t, r.Remark, `accessKey "bad"`)
+
+	r = invokeWith(t, admin, tb.addr, remoting.NewRequest(protocol.UpdateGlobalWhiteAddrsConfig, map[string]string{"globalWhiteAddrs": "10.1.1.*, 192.168.0.1"}, nil))
+	require.Equal(t, int32(protocol.Success), r.Code, r.Remark)
+
+	r = invokeWith(t, admin, tb.addr, remoting.NewRequest(protocol.GetBrokerClusterACLInfo, nil, nil))
+	require.Equal(t, int32(protocol.Success), r.Code, r.Remark)
+	require.Equal(t, "broker-a", r.ExtFields["brokerName"])
+	var body aclConfigBody
+	require.NoError(t, json.Unmarshal(r.Body, &body))
+	require.Equal(t, []string{"10.1.1.*", "192.168.0.1"}, body.GlobalWhiteAddrs)
+	require.Len(t, body.PlainAccessConfigs, 2)
+	require.Equal(t, []string{"T1=PUB", "T2=PUB|SUB"}, body.PlainAccessConfigs[1].TopicPerms)
+
+	r = invokeWith(t, admin, tb.addr, remoting.NewRequest(protocol.DeleteACLConfig, map[string]string{"accessKey": "newkey1"}, nil))
+	require.Equal(t, int32(protocol.Success), r.Code, r.Remark)
+	require.Contains(t, invokeWith(t, user, tb.addr, maxOffset()).Remark, "no acl config for accessKey newkey1")
+
+	off := startTestBroker(t, nil)
+	r = off.invoke(t, remoting.NewRequest(protocol.GetBrokerClusterACLInfo, nil, nil))
+	require.Equal(t, int32(protocol.SystemError), r.Code)
+	require.Contains(t, r.Remark, "aclEnable=false")
 }
