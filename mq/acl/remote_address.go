@@ -22,9 +22,11 @@ import (
 type AddressPattern struct {
 	text string
 	kind patternKind
-	// segs are the [min,max] of each IPv4 segment (kindRange) ; addrs the exact addresses (kindList, kindOne).
+	// segs are the [min,max] of each IPv4 segment (kindRange); addrs the address (kindOne) or
+	// the entries (kindList), subs the entries parsed (kindList).
 	segs  [4][2]int
 	addrs []string
+	subs  []AddressPattern
 }
 
 type patternKind uint8
@@ -100,9 +102,11 @@ func listOf(p AddressPattern) (AddressPattern, error) {
 	for i, a := range p.addrs {
 		a = strings.TrimSpace(a)
 		p.addrs[i] = a
-		if _, err := ParseAddressPattern(a); err != nil || a == "" || strings.ContainsAny(a, "{,") {
+		sub, err := ParseAddressPattern(a)
+		if err != nil || a == "" || strings.ContainsAny(a, "{,") {
 			return p, fmt.Errorf("acl: address pattern %q: entry %q is not an address", p.text, a)
 		}
+		p.subs = append(p.subs, sub)
 	}
 	return p, nil
 }
@@ -128,8 +132,8 @@ func (p AddressPattern) Match(remoteAddr string) bool {
 	case kindOne:
 		return ip == p.addrs[0]
 	case kindList:
-		for _, a := range p.addrs {
-			if sub, err := ParseAddressPattern(a); err == nil && sub.Match(ip) {
+		for _, sub := range p.subs {
+			if sub.Match(ip) {
 				return true
 			}
 		}

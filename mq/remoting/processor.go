@@ -249,7 +249,10 @@ type processorTable struct {
 	byCode map[int32]processorPair
 	def    *processorPair
 	pools  []*WorkerPool
-	hook   RPCHook // runs before every processor (rpc_hook.go)
+	hook   RPCHook // a Server's: runs before every processor (rpc_hook.go)
+	// sendHook is a Client's: runs before every request it sends; requests a server sends to
+	// the client are not run through it (rpc_hook.go).
+	sendHook RPCHook
 }
 
 type processorPair struct {

@@ -16,9 +16,14 @@ type RPCHook interface {
 // before Start. Java: NettyRemotingServer#registerRPCHook.
 func (s *Server) RegisterRPCHook(h RPCHook) { s.table.setHook(h) }
 
-// RegisterRPCHook installs h on every request c sends (one hook; nil removes it). Call it
-// before the first request. Java: NettyRemotingClient#registerRPCHook.
-func (c *Client) RegisterRPCHook(h RPCHook) { c.table.setHook(h) }
+// RegisterRPCHook installs h on every request c sends (one hook; nil removes it); requests a
+// server sends to c (CHECK_TRANSACTION_STATE, ...) do not pass through it. Call it before the
+// first request. Java: NettyRemotingClient#registerRPCHook (doBeforeRequest before a send).
+func (c *Client) RegisterRPCHook(h RPCHook) {
+	c.table.mu.Lock()
+	defer c.table.mu.Unlock()
+	c.table.sendHook = h
+}
 
 func (t *processorTable) setHook(h RPCHook) {
 	t.mu.Lock()
@@ -26,6 +31,7 @@ func (t *processorTable) setHook(h RPCHook) {
 	t.hook = h
 }
 
+// rpcHook is the hook run before processors: a Server's, never a Client's sendHook.
 func (t *processorTable) rpcHook() RPCHook {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -34,7 +40,10 @@ func (t *processorTable) rpcHook() RPCHook {
 
 // beforeSend runs the client's hook on req (to addr); nil without a hook.
 func (c *Client) beforeSend(addr string, req *RemotingCommand) error {
-	if h := c.table.rpcHook(); h != nil {
+	c.table.mu.RLock()
+	h := c.table.sendHook
+	c.table.mu.RUnlock()
+	if h != nil {
 		return h.DoBeforeRequest(addr, req)
 	}
 	return nil

@@ -52,3 +52,23 @@ func TestRPCHooks(t *testing.T) {
 	_, err = c.InvokeSync(ctxTimeout(t, 5*time.Second), s.Addr().String(), NewRequest(testCode, nil, nil))
 	require.ErrorContains(t, err, "cannot sign")
 }
+
+// TestClientHookOnlyOnSends: a request the server sends to the client (CHECK_TRANSACTION_STATE's
+// direction) reaches the client's processor without passing the client's send hook.
+func TestClientHookOnlyOnSends(t *testing.T) {
+	events := &eventLog{}
+	s := startServer(t, ServerConfig{}, events, func(s *Server) { s.RegisterProcessor(testCode, echo, 1) })
+	c := newClient(t)
+	var hooked atomic.Int32
+	c.RegisterRPCHook(hookFunc(func(string, *RemotingCommand) error { hooked.Add(1); return nil }))
+	c.RegisterProcessor(200, ProcessorFunc(func(_ *Channel, req *RemotingCommand) (*RemotingCommand, error) {
+		return NewResponse(Success, req.ExtFields["AccessKey"]), nil
+	}))
+	_, local := connect(t, c, s)
+	require.Equal(t, int32(1), hooked.Load(), "connect's request was sent through the hook")
+	require.Eventually(t, func() bool { return events.has("connect " + local) }, 5*time.Second, 5*time.Millisecond)
+	resp, err := events.channel("connect "+local).InvokeSync(ctxTimeout(t, 5*time.Second), NewRequest(200, nil, nil))
+	require.NoError(t, err)
+	require.Equal(t, Success, resp.Code)
+	require.Equal(t, int32(1), hooked.Load(), "an incoming request does not pass the send hook")
+}
