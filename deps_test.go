@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"mq/internal/configfile": 0,
 	"mq/internal/fastjson":   0,
 	"mq/internal/startup":    1,
+	"mq/acl":                 1,
 	"mq/trace/tracetest":     1,
 	"mq/remoting":            1,
 	"mq/store":               1,

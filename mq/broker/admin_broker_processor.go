@@ -17,8 +17,10 @@ import (
 // (28), GET_TOPIC_STATS_INFO (202), GET_CONSUME_STATS (208), GET_CONSUMER_CONNECTION_LIST (203),
 // GET_PRODUCER_CONNECTION_LIST (204), QUERY_TOPIC_CONSUME_BY_WHO (300),
 // INVOKE_BROKER_TO_RESET_OFFSET (222), GET_BROKER_CONFIG (26), UPDATE_BROKER_CONFIG (25),
-// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), DELETE_SUBSCRIPTIONGROUP (207); and the orderly
-// consumer's LOCK_BATCH_MQ (41) and UNLOCK_BATCH_MQ (42) (lock_batch_mq.go).
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), DELETE_SUBSCRIPTIONGROUP (207); the orderly
+// consumer's LOCK_BATCH_MQ (41) and UNLOCK_BATCH_MQ (42) (lock_batch_mq.go); and the ACL codes
+// (admin_broker_acl.go): UPDATE_AND_CREATE_ACL_CONFIG (50), DELETE_ACL_CONFIG (51),
+// GET_BROKER_CLUSTER_ACL_INFO (52), UPDATE_GLOBAL_WHITE_ADDRS_CONFIG (53).
 // Mirrors org.apache.rocketmq.broker.processor.AdminBrokerProcessor (every other code it owns
 // in Java is a later issue).
 type AdminBrokerProcessor struct {
@@ -80,6 +82,11 @@ var adminRequests = map[int32]func(*AdminBrokerProcessor, *remoting.RemotingComm
 	protocol.UpdateBrokerConfig:               (*AdminBrokerProcessor).updateBrokerConfig,
 	protocol.UpdateAndCreateSubscriptionGroup: (*AdminBrokerProcessor).updateAndCreateSubscriptionGroup,
 	protocol.DeleteSubscriptionGroup:          (*AdminBrokerProcessor).deleteSubscriptionGroup,
+	// The ACL admin codes (admin_broker_acl.go).
+	protocol.UpdateAndCreateACLConfig:     (*AdminBrokerProcessor).updateAndCreateAccessConfig,
+	protocol.DeleteACLConfig:              (*AdminBrokerProcessor).deleteAccessConfig,
+	protocol.GetBrokerClusterACLInfo:      (*AdminBrokerProcessor).getBrokerClusterAclInfo,
+	protocol.UpdateGlobalWhiteAddrsConfig: (*AdminBrokerProcessor).updateGlobalWhiteAddrsConfig,
 }
 
 // processAdminRequest answers an adminRequests code, or REQUEST_CODE_NOT_SUPPORTED.

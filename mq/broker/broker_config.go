@@ -131,6 +131,13 @@ type BrokerConfig struct {
 	// Deviation: not a RocketMQ key — RocketMQ sets log levels in logback_broker.xml, which has
 	// no counterpart here.
 	LogLevel string `prop:"logLevel"`
+	// AclEnable checks every request's signature and permissions against the ACL file before
+	// its processor runs (plain_access_validator.go; false).
+	AclEnable bool `prop:"aclEnable"`
+	// PlainAclFile is the ACL file, reloaded when it changes; "" is conf/plain_acl.yml under
+	// RocketmqHome (under the working directory when RocketmqHome is ""). Java: the system
+	// property rocketmq.acl.plain.file, default ${rocketmq.home}/conf/plain_acl.yml.
+	PlainAclFile string `prop:"rocketmq.acl.plain.file"`
 }
 
 // DefaultBrokerConfig returns RocketMQ 4.9's defaults (with BrokerIP1 = 127.0.0.1, see there).

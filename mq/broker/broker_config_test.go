@@ -78,7 +78,8 @@ registerNameServerPeriod=15000
 flushDiskType=ASYNC_FLUSH
 mappedFileSizeCommitLog=65536
 someFutureKey=1
-aclEnable=false
+duplicationEnable=false
+aclEnable=true
 transientStorePoolEnable=true
 `
 	c := DefaultBrokerConfig()
@@ -86,7 +87,8 @@ transientStorePoolEnable=true
 	unknown, notBuilt, err := applyProperties(text, &c, &s)
 	require.NoError(t, err)
 	require.Equal(t, []string{"someFutureKey"}, unknown)
-	require.Equal(t, map[string]string{"aclEnable": "false"}, notBuilt)
+	require.Equal(t, map[string]string{"duplicationEnable": "false"}, notBuilt)
+	require.True(t, c.AclEnable, "aclEnable is a broker key since ACL is built")
 	require.True(t, s.TransientStorePoolEnable, "a store key since the pool is built")
 	require.Equal(t, "C1", c.BrokerClusterName)
 	require.Equal(t, "broker-b", c.BrokerName)

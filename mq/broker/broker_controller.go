@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/acl"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker/transaction"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
@@ -118,6 +119,8 @@ type BrokerController struct {
 	adminBrokerProcessor    *AdminBrokerProcessor
 	queryMessageProcessor   *QueryMessageProcessor
 	endTransactionProcessor *EndTransactionProcessor
+	// aclManager holds plain_acl.yml when AclEnable (plain_access_validator.go); nil otherwise.
+	aclManager *acl.PlainPermissionManager
 	// brokerFastFailure answers stale queued requests SYSTEM_BUSY (broker_fast_failure.go).
 	brokerFastFailure *BrokerFastFailure
 	fastFailurePools  fastFailurePools
@@ -251,6 +254,9 @@ func (b *BrokerController) Initialize() error {
 	fc.ListenAddr = fastListenAddr(sc.ListenAddr)
 	b.fastRemotingServer = remoting.NewServer(fc, b.clientHousekeepingService, b.tr)
 	b.registerProcessor()
+	if err := b.initialAcl(); err != nil {
+		return err
+	}
 	if len(b.cfg.NamesrvAddrList()) > 0 {
 		b.brokerOuterAPI.UpdateNameServerAddressList(b.cfg.NamesrvAddrList())
 	}
@@ -579,6 +585,9 @@ func (b *BrokerController) Shutdown() {
 		}
 	}
 	servers.Wait()
+	if b.aclManager != nil {
+		b.aclManager.Shutdown()
+	}
 	if b.pullMessageProcessor != nil {
 		b.pullMessageProcessor.shutdown()
 	}

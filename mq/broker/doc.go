@@ -10,6 +10,8 @@
 //	startup_config.go                 the one validation of -p and of a start (with startup.ServerKeys),
 //	                                  the unknown keys' "did you mean"
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
+//	plain_access_validator.go         PlainAccessValidator: the ACL check (aclEnable) as an RPC hook on both servers;
+//	                                  ParseAccessResource: the permissions each request code needs
 //	options.go                        Option, WithClock: the broker's one clock (outside its configs)
 //	broker_store_options.go           WithStoreOptions: the store's Go-only options (store.Options)
 //	broker_controller.go              BrokerController: initialize (config files, store, main and fast
@@ -47,6 +49,7 @@
 //	                                  consumes a topic
 //	admin_broker_clients.go           connection lists of consumer and producer groups, reset offset
 //	                                  (Broker2Client#resetOffset: RESET_CONSUMER_CLIENT_OFFSET to consumers)
+//	admin_broker_acl.go               the ACL admin codes 50-53: rewrite or read plain_acl.yml
 //	admin_broker_config.go            GET/UPDATE_BROKER_CONFIG (BrokerConfigPath), create/delete
 //	                                  subscription groups
 //	admin_managers.go                 the managers' lookups only the admin requests use
@@ -146,6 +149,6 @@
 //
 // Not built yet (later issues): order-message locks,
 // OFFSET_MOVED_EVENT messages, SQL92 filtering. Settings that would turn such a feature on
-// (aclEnable=true, enableDLegerCommitLog=true, ...) are refused at start: notBuiltKeys in
+// (enableDLegerCommitLog=true, enablePropertyFilter=true, ...) are refused at start: notBuiltKeys in
 // not_built_config.go is the one list.
 package broker

@@ -31,7 +31,6 @@ var notBuiltKeys = []notBuiltKey{
 	{key: "enableCalcFilterBitMap", off: "false", boolean: true, feature: "consumer filter bitmaps"},
 	{key: "enableConsumeQueueExt", off: "false", boolean: true, feature: "the ConsumeQueue extension"},
 	{key: "duplicationEnable", off: "false", boolean: true, feature: "CommitLog duplication"},
-	{key: "aclEnable", off: "false", boolean: true, feature: "ACL (access control)"},
 	{key: "fetchNamesrvAddrByAddressServer", off: "false", boolean: true, feature: "fetching name servers from an address server"},
 	{key: "compressedRegister", off: "false", boolean: true, feature: "compressed REGISTER_BROKER bodies"},
 }

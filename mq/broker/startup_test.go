@@ -29,7 +29,6 @@ func TestNotBuiltSettingsAreRefused(t *testing.T) {
 	refused := []struct{ line, key string }{
 		{"enableDLegerCommitLog=true", "enableDLegerCommitLog"},
 		{"enablePropertyFilter=true", "enablePropertyFilter"},
-		{"aclEnable=true", "aclEnable"},
 		{"duplicationEnable=true", "duplicationEnable"},
 		{"enableConsumeQueueExt=true", "enableConsumeQueueExt"},
 		{"fetchNamesrvAddrByAddressServer=true", "fetchNamesrvAddrByAddressServer"},
@@ -49,7 +48,7 @@ func TestNotBuiltSettingsAreRefused(t *testing.T) {
 	var out, errOut bytes.Buffer
 	sc, err := ParseCommandLine([]string{"-c", writeConf(t,
 		"brokerRole=ASYNC_MASTER", "slaveReadEnable=false", "transientStorePoolEnable=false",
-		"enableDLegerCommitLog=false", "aclEnable=False", "messageIndexEnable=true", "messageIndexEnable=false")},
+		"enableDLegerCommitLog=false", "duplicationEnable=False", "messageIndexEnable=true", "messageIndexEnable=false")},
 		&out, &errOut)
 	require.NoError(t, err)
 	require.Empty(t, sc.UnknownKeys, "feature-off values of known RocketMQ keys are not 'unknown'")

@@ -92,6 +92,7 @@ func NewMQClientAPI(cfg ClientConfig, opts Options, processor *ClientRemotingPro
 	if processor != nil {
 		processor.register(a.client)
 	}
+	registerAclHook(a.client, opts)
 	return a
 }
 

@@ -38,6 +38,7 @@
 //	client_api.go                MQClientAPI: GET_ROUTEINFO_BY_TOPIC, SEND_MESSAGE_V2 /
 //	                             SEND_BATCH_MESSAGE (sync, async with retries, oneway),
 //	                             HEART_BEAT, UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP
+//	acl_client_rpc_hook.go       AclClientRPCHook: signs every request when Options carry an AccessKey
 //	client_remoting_processor.go broker → client requests (NOTIFY_CONSUMER_IDS_CHANGED,
 //	                             CHECK_TRANSACTION_STATE, RESET_CONSUMER_CLIENT_OFFSET)
 //	errors.go                    sentinels; remoteError builds the *remoting.RemoteError

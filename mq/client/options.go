@@ -40,6 +40,12 @@ type Options struct {
 	// "consumer", so that a log of several clients in one process tells them apart (chapter 6:
 	// consumers A and B). Not a RocketMQ key.
 	TraceName string
+	// AccessKey, SecretKey and SecurityToken, when AccessKey and SecretKey are set, sign every
+	// request the instance sends (acl_client_rpc_hook.go) for a broker with aclEnable=true;
+	// SecurityToken is optional. Java: the AclClientRPCHook (SessionCredentials) handed to a
+	// producer's or consumer's constructor; as there, the first producer or consumer of a
+	// clientId decides for the instance.
+	AccessKey, SecretKey, SecurityToken string
 }
 
 // Component is the trace component of a part of this client: base ("client", "consumer"), or

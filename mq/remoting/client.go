@@ -107,6 +107,9 @@ func (c *Client) RegisterProcessor(code int32, p RequestProcessor) {
 // the call's timeout). Errors: ErrConnect, ErrTimeout, ErrChannelClosed, ErrShutdown (wrapped).
 // A non-SUCCESS response is returned as a response. Java: NettyRemotingClient#invokeSync.
 func (c *Client) InvokeSync(ctx context.Context, addr string, req *RemotingCommand) (*RemotingCommand, error) {
+	if err := c.beforeSend(addr, req); err != nil {
+		return nil, err
+	}
 	ch, err := c.channel(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -118,6 +121,9 @@ func (c *Client) InvokeSync(ctx context.Context, addr string, req *RemotingComma
 // goroutine, unless InvokeAsync returns an error (then cb is never called).
 // Java: NettyRemotingClient#invokeAsync.
 func (c *Client) InvokeAsync(ctx context.Context, addr string, req *RemotingCommand, cb func(*RemotingCommand, error)) error {
+	if err := c.beforeSend(addr, req); err != nil {
+		return err
+	}
 	ch, err := c.channel(ctx, addr)
 	if err != nil {
 		return err
@@ -128,6 +134,9 @@ func (c *Client) InvokeAsync(ctx context.Context, addr string, req *RemotingComm
 // InvokeOneway marks req oneway and sends it to addr; nothing is awaited.
 // Java: NettyRemotingClient#invokeOneway.
 func (c *Client) InvokeOneway(addr string, req *RemotingCommand) error {
+	if err := c.beforeSend(addr, req); err != nil {
+		return err
+	}
 	ch, err := c.channel(context.Background(), addr)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@
 //	disconnect.go       IsPeerGone: a peer going away (reset, broken pipe) is INFO, not WARN
 //	processor.go        RequestProcessor, ProcessorFunc, NeverRejects, WorkerPool, dispatch by code
 //	                    (processRequestCommand)
+//	rpc_hook.go         RPCHook: a check before every processor (Server), signing (Client)
 //	channel.go          Channel: reader, batched writer, pending responses, close order
 //	events.go           channel events to the ChannelEventListener (NettyEventExecutor)
 //	server.go           Server (NettyRemotingServer)

@@ -82,10 +82,11 @@ type WorkerPool struct {
 }
 
 type poolTask struct {
-	ch  *Channel
-	req *RemotingCommand
-	p   RequestProcessor
-	at  time.Time // when the pool accepted it
+	ch   *Channel
+	req  *RemotingCommand
+	p    RequestProcessor
+	hook RPCHook   // nil: none
+	at   time.Time // when the pool accepted it
 }
 
 // NewWorkerPool starts workers goroutines (at least 1) serving a queue of at most
@@ -233,6 +234,11 @@ func callProcessor(t poolTask, log *slog.Logger) (resp *RemotingCommand, err err
 			resp, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
+	if t.hook != nil {
+		if err := t.hook.DoBeforeRequest(t.ch.RemoteAddr(), t.req); err != nil {
+			return nil, err
+		}
+	}
 	return t.p.ProcessRequest(t.ch, t.req)
 }
 
@@ -243,6 +249,10 @@ type processorTable struct {
 	byCode map[int32]processorPair
 	def    *processorPair
 	pools  []*WorkerPool
+	hook   RPCHook // a Server's: runs before every processor (rpc_hook.go)
+	// sendHook is a Client's: runs before every request it sends; requests a server sends to
+	// the client are not run through it (rpc_hook.go).
+	sendHook RPCHook
 }
 
 type processorPair struct {
@@ -317,7 +327,7 @@ func (t *processorTable) dispatch(ch *Channel, req *RemotingCommand, log *slog.L
 		return
 	}
 	ch.beginRequest()
-	if !pair.pool.submit(poolTask{ch: ch, req: req, p: pair.p}) {
+	if !pair.pool.submit(poolTask{ch: ch, req: req, p: pair.p, hook: t.rpcHook()}) {
 		ch.endRequest()
 		log.Warn("too many requests and system thread pool busy", "remoteAddr", ch.RemoteAddr(), "code", req.Code)
 		answerNow(ch, req, SystemBusy, remarkOverload)

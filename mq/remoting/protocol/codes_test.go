@@ -21,6 +21,7 @@ func TestRequestCodes(t *testing.T) {
 		{EndTransaction, 37}, {GetConsumerListByGroup, 38}, {CheckTransactionState, 39},
 		{NotifyConsumerIdsChanged, 40}, {LockBatchMQ, 41}, {UnlockBatchMQ, 42}, {GetAllConsumerOffset, 43},
 		{GetAllDelayOffset, 45}, {CheckClientConfig, 46},
+		{UpdateAndCreateACLConfig, 50}, {DeleteACLConfig, 51}, {GetBrokerClusterACLInfo, 52}, {UpdateGlobalWhiteAddrsConfig, 53},
 		{PutKVConfig, 100}, {GetKVConfig, 101}, {DeleteKVConfig, 102}, {RegisterBroker, 103},
 		{UnregisterBroker, 104}, {GetRouteinfoByTopic, 105}, {GetBrokerClusterInfo, 106},
 		{UpdateAndCreateSubscriptionGroup, 200}, {GetAllSubscriptionGroupConfig, 201}, {GetTopicStatsInfo, 202},

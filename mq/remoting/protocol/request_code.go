@@ -40,6 +40,12 @@ const (
 	GetAllDelayOffset        = 45
 	CheckClientConfig        = 46
 
+	// The ACL admin codes (broker: plain_acl.yml).
+	UpdateAndCreateACLConfig     = 50
+	DeleteACLConfig              = 51
+	GetBrokerClusterACLInfo      = 52
+	UpdateGlobalWhiteAddrsConfig = 53
+
 	PutKVConfig          = 100
 	GetKVConfig          = 101
 	DeleteKVConfig       = 102
