@@ -359,6 +359,12 @@ func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool)
 	b.fastFailurePools.endTransaction = append(b.fastFailurePools.endTransaction, endTxPool)
 	s.RegisterProcessorPool(protocol.EndTransaction, b.endTransactionProcessor, endTxPool)
 
+	// SEND_REPLY_MESSAGE(_V2): request/reply (reply_message_processor.go).
+	replyPool := remoting.NewWorkerPool(c.ProcessReplyMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity, remoting.WithClock(b.clock))
+	reply := NewReplyMessageProcessor(b.sendMessageProcessor)
+	s.RegisterProcessorPool(protocol.SendReplyMessage, reply, replyPool)
+	s.RegisterProcessorPool(protocol.SendReplyMessageV2, reply, replyPool)
+
 	// Java registers the admin processor as the default one: it answers every other code,
 	// REQUEST_CODE_NOT_SUPPORTED for those it does not know.
 	s.RegisterDefaultProcessor(b.adminBrokerProcessor, c.AdminBrokerThreadPoolNums)

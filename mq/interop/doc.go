@@ -39,4 +39,6 @@
 //     GetAllSubscriptionGroup, DeleteTopic) against our name server and broker.
 //   - bench_test.go: BenchmarkOfficialClientProduceConsume, produce to consume end to end with
 //     the official client (figures: docs/benchmarks.md).
+//   - request_reply_test.go: the official client's rpc examples' shape (Request, RequestAsync,
+//     consumer.CreateReplyMessage) through our ReplyMessageProcessor; bad SEND_REPLY_MESSAGEs.
 package interop
