@@ -39,7 +39,8 @@
 //	                             SEND_BATCH_MESSAGE (sync, async with retries, oneway),
 //	                             HEART_BEAT, UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP
 //	client_remoting_processor.go broker → client requests (NOTIFY_CONSUMER_IDS_CHANGED,
-//	                             CHECK_TRANSACTION_STATE, RESET_CONSUMER_CLIENT_OFFSET)
+//	                             CHECK_TRANSACTION_STATE, RESET_CONSUMER_CLIENT_OFFSET,
+//	                             PUSH_REPLY_MESSAGE_TO_CLIENT)
 //	errors.go                    sentinels; remoteError builds the *remoting.RemoteError
 //
 //	topic_publish_info.go        TopicPublishInfo, ThreadLocalIndex
@@ -51,6 +52,9 @@
 //	client_api_consumer.go       PULL_MESSAGE (async, sync), QUERY/UPDATE_CONSUMER_OFFSET,
 //	                             CONSUMER_SEND_MSG_BACK, GET_MAX_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP
 //	client_api_transaction.go    END_TRANSACTION (one way)
+//	request_response_future.go   request/reply: RequestFutureTable, RequestResponseFuture,
+//	                             PUSH_REPLY_MESSAGE_TO_CLIENT (receiveReplyMessage), RequestTimeoutError
+//	message_util.go              CreateReplyMessage: a consumer's reply to a request message
 //
 // # Wire formats written here
 //

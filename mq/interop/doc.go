@@ -41,4 +41,6 @@
 //     the official client (figures: docs/benchmarks.md).
 //   - request_reply_test.go: the official client's rpc examples' shape (Request, RequestAsync,
 //     consumer.CreateReplyMessage) through our ReplyMessageProcessor; bad SEND_REPLY_MESSAGEs.
+//   - request_reply_ours_test.go: our producer's Request/RequestAsync answered by our push
+//     consumer with client.CreateReplyMessage; a request nobody answers times out.
 package interop
