@@ -31,6 +31,9 @@ type ServerConfig struct {
 	// Deviation: Java uses it for the Netty handler threads; here every connection has its own
 	// reader and writer goroutines, so it only sizes default pools.
 	ServerWorkerThreads int
+	// TLS is tls.server.mode and its certificates (tls.go; TLSServerKeys.Build). The zero
+	// value is disabled: connections are read as they come.
+	TLS TLSServer
 }
 
 // DefaultServerConfig returns NettyServerConfig's defaults: port 8888, 16 MiB frames, 120 s
@@ -195,7 +198,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			continue
 		}
 		backoff = 0
-		ch := newChannel(conn, s, s.cfg.MaxFrameSize, s.log, s.clock)
+		ch := newChannel(s.cfg.TLS.wrap(conn), s, s.cfg.MaxFrameSize, s.log, s.clock)
 		s.mu.Lock()
 		s.channels[ch] = struct{}{}
 		s.mu.Unlock()
