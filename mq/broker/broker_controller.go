@@ -195,7 +195,7 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	b.producerManager = NewProducerManager(c.ChannelExpiredTimeout, b.log, b.clock)
 	b.clientHousekeepingService = NewClientHousekeepingService(b.consumerManager, b.producerManager, c.ClientHousekeepingInterval)
 	b.messageArrivingListener = &NotifyMessageArrivingListener{}
-	b.brokerOuterAPI = NewBrokerOuterAPI(remoting.ClientConfig{}, tr)
+	b.brokerOuterAPI = NewBrokerOuterAPI(outerAPIClientConfig(serverCfg), tr)
 	b.brokerFastFailure = newBrokerFastFailure(b)
 	return b, nil
 }

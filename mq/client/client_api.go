@@ -84,7 +84,7 @@ func NewMQClientAPI(cfg ClientConfig, opts Options, processor *ClientRemotingPro
 	a := &MQClientAPI{
 		cfg:     cfg,
 		opts:    opts,
-		client:  remoting.NewClient(cfg.Remoting, tr),
+		client:  remoting.NewClient(cfg.remotingConfig(), tr),
 		tr:      tr,
 		log:     opts.Log(),
 		nsIndex: NewThreadLocalIndex(opts.NextIndexSeed()),

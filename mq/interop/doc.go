@@ -43,4 +43,6 @@
 //     consumer.CreateReplyMessage) through our ReplyMessageProcessor; bad SEND_REPLY_MESSAGEs.
 //   - request_reply_ours_test.go: our producer's Request/RequestAsync answered by our push
 //     consumer with client.CreateReplyMessage; a request nobody answers times out.
+//   - tls_test.go: the official client's WithTls and our UseTLS against tls.server.mode
+//     enforcing, permissive and disabled.
 package interop

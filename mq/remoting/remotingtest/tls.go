@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 )
 
 // SelfSignedCert writes a fresh self-signed certificate (ECDSA P-256, for 127.0.0.1 and
@@ -25,7 +27,7 @@ func SelfSignedCert(t testing.TB, dir string) (certPath, keyPath string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
-	now := time.Now()
+	now := clock.System{}.Now() // certificate validity is wall-clock time
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(now.UnixNano()),
 		Subject:               pkix.Name{CommonName: "rocketmq-go test"},
