@@ -19,6 +19,15 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
+// resetOfficialTLS turns the official client's TLS off again for the rest of the process:
+// its WithTls writes through a pointer to the package's DefaultRemotingClientConfig, so
+// WithTls(true) on one client makes every client created later in the process dial TLS.
+// Building a producer applies its options; WithTls(false) writes false back.
+func resetOfficialTLS() {
+	_, _ = rocketmq.NewProducer(producer.WithTls(false))
+	_, _ = rocketmq.NewPushConsumer(consumer.WithTls(false))
+}
+
 // startTLSCluster starts a name server and a broker whose servers run tls.server.mode=mode
 // with a certificate generated at run time.
 func startTLSCluster(t *testing.T, mode string) *embedded.Cluster {
@@ -52,6 +61,7 @@ func officialSend(t *testing.T, ns, topic string, useTLS bool) error {
 // permissive takes both on one port; our own producer (ClientConfig.UseTLS) and push consumer
 // of the official client over TLS see the same messages. Java: TlsMode, the HandshakeHandler.
 func TestOfficialClientTLS(t *testing.T) {
+	t.Cleanup(resetOfficialTLS) // registered first: runs after every client of the test is shut down
 	t.Run("enforcing", func(t *testing.T) {
 		c := startTLSCluster(t, "enforcing")
 		ns := c.NamesrvAddr()
