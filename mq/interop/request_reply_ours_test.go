@@ -12,9 +12,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	ourprim "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -40,10 +38,7 @@ func TestOurRequestReply(t *testing.T) {
 	c := startCluster(t)
 	ns := c.NamesrvAddr()
 	const topic = "OurRequestTopic"
-	admin := remoting.NewClient(remoting.ClientConfig{}, nil)
-	t.Cleanup(admin.Shutdown)
-	require.NoError(t, mqtest.CreateTopic(admin, c.Brokers[0].BrokerAddr(), topic, 4, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, mqtest.WaitRouted(admin, ns, topic, 1))
+	createRoutedTopic(t, c, topic)
 
 	requester := startOurProducer(t, ns, "our-requester")
 	ctx := context.Background()

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	mqprimitive "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -26,10 +27,7 @@ func TestOfficialRequestReply(t *testing.T) {
 	c := startCluster(t)
 	ns := c.NamesrvAddr()
 	const topic = "RequestTopic"
-	admin := remoting.NewClient(remoting.ClientConfig{}, nil)
-	t.Cleanup(admin.Shutdown)
-	require.NoError(t, mqtest.CreateTopic(admin, c.Brokers[0].BrokerAddr(), topic, 4, protocol.PermRead|protocol.PermWrite))
-	require.NoError(t, mqtest.WaitRouted(admin, ns, topic, 1))
+	createRoutedTopic(t, c, topic)
 	requester := newProducer(t, ns, "rpc-requester")
 	// The official producer's first heartbeat goes out 1 s after Start, to the brokers it knows
 	// by then, and the next 30 s later; the broker finds the requester's channel only once a
@@ -83,6 +81,16 @@ func TestOfficialRequestReply(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("async reply never arrived")
 	}
+}
+
+// createRoutedTopic creates topic (4 queues, read and write) on the cluster's first broker and
+// waits until the name server routes it.
+func createRoutedTopic(t *testing.T, c *embedded.Cluster, topic string) {
+	t.Helper()
+	admin := remoting.NewClient(remoting.ClientConfig{}, nil)
+	t.Cleanup(admin.Shutdown)
+	require.NoError(t, mqtest.CreateTopic(admin, c.Brokers[0].BrokerAddr(), topic, 4, protocol.PermRead|protocol.PermWrite))
+	require.NoError(t, mqtest.WaitRouted(admin, c.NamesrvAddr(), topic, 1))
 }
 
 // TestReplyBadInput sends SEND_REPLY_MESSAGE by hand: a reply without REPLY_TO_CLIENT, and one
