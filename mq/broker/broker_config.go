@@ -105,6 +105,12 @@ type BrokerConfig struct {
 	ConsumerManageThreadPoolNums int `prop:"consumerManageThreadPoolNums"`
 	// HeartbeatThreadPoolNums is the worker count of HEART_BEAT (min(32, cores)).
 	HeartbeatThreadPoolNums int `prop:"heartbeatThreadPoolNums"`
+	// ProcessReplyMessageThreadPoolNums is the worker count of SEND_REPLY_MESSAGE(_V2)
+	// (Java: 16 + 2 × cores).
+	ProcessReplyMessageThreadPoolNums int `prop:"processReplyMessageThreadPoolNums"`
+	// StoreReplyMessageEnable stores each reply in <cluster>_REPLY_TOPIC as well as pushing it to
+	// the requester (true).
+	StoreReplyMessageEnable bool `prop:"storeReplyMessageEnable"`
 	// ChannelExpiredTimeout drops a client channel not refreshed by a heartbeat for this long
 	// (Java: ConsumerManager/ProducerManager CHANNEL_EXPIRED_TIMEOUT, 120 s; not a Java key).
 	ChannelExpiredTimeout time.Duration `prop:"channelExpiredTimeout"`
@@ -188,6 +194,9 @@ func DefaultBrokerConfig() BrokerConfig {
 		TransactionCheckInterval:       60 * time.Second,
 		EndTransactionThreadPoolNums:   8 + 2*cores,
 		LogLevel:                       "INFO",
+
+		ProcessReplyMessageThreadPoolNums: 16 + 2*cores,
+		StoreReplyMessageEnable:           true,
 	}
 }
 
@@ -260,6 +269,7 @@ func (c *BrokerConfig) Validate() error {
 		{"clientManageThreadPoolNums", c.ClientManageThreadPoolNums},
 		{"consumerManageThreadPoolNums", c.ConsumerManageThreadPoolNums},
 		{"heartbeatThreadPoolNums", c.HeartbeatThreadPoolNums},
+		{"processReplyMessageThreadPoolNums", c.ProcessReplyMessageThreadPoolNums},
 		{"endTransactionThreadPoolNums", c.EndTransactionThreadPoolNums},
 	} {
 		if p.v <= 0 {

@@ -200,7 +200,7 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	b.rebalanceLockManager = NewRebalanceLockManager(b.clock, tr)
 	b.clientHousekeepingService = NewClientHousekeepingService(b.consumerManager, b.producerManager, c.ClientHousekeepingInterval)
 	b.messageArrivingListener = &NotifyMessageArrivingListener{}
-	b.brokerOuterAPI = NewBrokerOuterAPI(remoting.ClientConfig{}, tr)
+	b.brokerOuterAPI = NewBrokerOuterAPI(outerAPIClientConfig(serverCfg), tr)
 	b.brokerFastFailure = newBrokerFastFailure(b)
 	return b, nil
 }
@@ -366,6 +366,12 @@ func (b *BrokerController) registerProcessors(s *remoting.Server, withPull bool)
 	endTxPool := remoting.NewWorkerPool(c.EndTransactionThreadPoolNums, endTransactionPoolQueueCapacity, remoting.WithClock(b.clock))
 	b.fastFailurePools.endTransaction = append(b.fastFailurePools.endTransaction, endTxPool)
 	s.RegisterProcessorPool(protocol.EndTransaction, b.endTransactionProcessor, endTxPool)
+
+	// SEND_REPLY_MESSAGE(_V2): request/reply (reply_message_processor.go).
+	replyPool := remoting.NewWorkerPool(c.ProcessReplyMessageThreadPoolNums, remoting.DefaultPoolQueueCapacity, remoting.WithClock(b.clock))
+	reply := NewReplyMessageProcessor(b.sendMessageProcessor)
+	s.RegisterProcessorPool(protocol.SendReplyMessage, reply, replyPool)
+	s.RegisterProcessorPool(protocol.SendReplyMessageV2, reply, replyPool)
 
 	// Java registers the admin processor as the default one: it answers every other code,
 	// REQUEST_CODE_NOT_SUPPORTED for those it does not know.

@@ -68,6 +68,8 @@ type StartupConfig struct {
 	Store  store.MessageStoreConfig
 	// Keys are the server keys of the -c file (bindAddress), as the name server's.
 	Keys startup.ServerKeys
+	// TLS are the tls.server.* keys of the -c file (broker_tls.go); Server.TLS is built from them.
+	TLS remoting.TLSServerKeys
 	// UnknownKeys are the -c file's keys no config knows, sorted; RocketMQ ignores them, and
 	// so do we after a warning (UnknownKeysText, with a "did you mean").
 	UnknownKeys []string
@@ -106,10 +108,11 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	}
 	configFile, printConfig := fs.ConfigFile, fs.PrintConfig
 	sc := &StartupConfig{Broker: DefaultBrokerConfig(), Store: store.DefaultMessageStoreConfig(),
-		Server: remoting.DefaultServerConfig(), Keys: startup.DefaultServerKeys()}
+		Server: remoting.DefaultServerConfig(), Keys: startup.DefaultServerKeys(),
+		TLS: remoting.DefaultTLSServerKeys()}
 	extra := map[string]string{}
 	if *configFile != "" {
-		props, all, err := startup.ApplyConfigFile(*configFile, &sc.Broker, &sc.Store, &sc.Keys)
+		props, all, err := startup.ApplyConfigFile(*configFile, &sc.Broker, &sc.Store, &sc.Keys, &sc.TLS)
 		if err != nil {
 			return nil, err
 		}
@@ -130,11 +133,16 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
+	ts, err := sc.TLS.Build()
+	if err != nil {
+		return nil, err
+	}
+	sc.Server.TLS = ts
 	if *printConfig {
 		if len(sc.UnknownKeys) > 0 {
 			fmt.Fprintf(stderr, "mqbroker: unknown config keys ignored: %s\n", sc.UnknownKeysText())
 		}
-		startup.PrintConfig(stdout, &sc.Broker, &sc.Keys, &sc.Store)
+		startup.PrintConfig(stdout, &sc.Broker, &sc.Keys, &sc.Store, &sc.TLS)
 		sc.PrintOnly = true
 	}
 	return sc, nil

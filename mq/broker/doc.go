@@ -32,6 +32,8 @@
 //	client_housekeeping_service.go    ClientHousekeepingService: channel events → cleanup; 10 s scan
 //	send_message_processor.go         SendMessageProcessor: SEND_MESSAGE(_V2), SEND_BATCH_MESSAGE
 //	send_message_back.go              SendMessageProcessor: CONSUMER_SEND_MSG_BACK (retry, DLQ)
+//	broker_tls.go                     the TLS of the broker's connections to the name servers
+//	reply_message_processor.go        ReplyMessageProcessor: SEND_REPLY_MESSAGE(_V2) → PUSH_REPLY_MESSAGE_TO_CLIENT, reply topic
 //	schedule_hooks.go                 the ScheduleMessageService (../store/schedule) wiring,
 //	                                  GET_ALL_DELAY_OFFSET
 //	end_transaction_processor.go      EndTransactionProcessor: END_TRANSACTION (commit, rollback)

@@ -28,7 +28,7 @@ func (sc *StartupConfig) Validate() error {
 
 // knownKeys is every key a broker.conf may hold: the configs' keys and the not-built ones.
 func (sc *StartupConfig) knownKeys() []string {
-	keys := conf.Keys(&sc.Broker, &sc.Store, &sc.Keys)
+	keys := conf.Keys(&sc.Broker, &sc.Store, &sc.Keys, &sc.TLS)
 	for _, k := range notBuiltKeys {
 		keys = append(keys, k.key)
 	}

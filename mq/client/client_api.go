@@ -84,7 +84,7 @@ func NewMQClientAPI(cfg ClientConfig, opts Options, processor *ClientRemotingPro
 	a := &MQClientAPI{
 		cfg:     cfg,
 		opts:    opts,
-		client:  remoting.NewClient(cfg.Remoting, tr),
+		client:  remoting.NewClient(cfg.remotingConfig(), tr),
 		tr:      tr,
 		log:     opts.Log(),
 		nsIndex: NewThreadLocalIndex(opts.NextIndexSeed()),
@@ -193,8 +193,8 @@ func (a *MQClientAPI) GetTopicRouteInfoFromNameServer(ctx context.Context, topic
 	return nil, fmt.Errorf("%w: %s: %w", ErrNoRouteInfo, topic, rerr)
 }
 
-// SendMessage sends one message or batch as SEND_MESSAGE_V2 (310) or SEND_BATCH_MESSAGE (320)
-// with the single-letter header, as Java producers do (sendSmartMsg). ctx's deadline is the
+// SendMessage sends one message or batch as SEND_MESSAGE_V2 (310) or SEND_BATCH_MESSAGE (320),
+// a reply (MSG_TYPE=reply) as SEND_REPLY_MESSAGE_V2 (325), with the single-letter header, as Java producers do (sendSmartMsg). ctx's deadline is the
 // send's timeout. SYNC returns the result; ONEWAY and ASYNC return (nil, nil) once the request
 // is on its way (ASYNC reports through req.Callback, exactly once, also when it returns an
 // error). A non-SUCCESS answer other than the three store timeouts is a *remoting.RemoteError.
@@ -203,6 +203,8 @@ func (a *MQClientAPI) SendMessage(ctx context.Context, req *SendRequest) (*SendR
 	code := int32(protocol.SendMessageV2)
 	if req.Batch != nil {
 		code = protocol.SendBatchMessage
+	} else if isReply(req.Msg) {
+		code = protocol.SendReplyMessageV2 // request_response_future.go
 	}
 	if a.tr.Enabled() {
 		a.tr.Step("MQClientAPIImpl#sendMessage", slog.Int("code", int(code)), slog.String("mode", req.Mode.String()),

@@ -58,8 +58,22 @@ type ClientConfig struct {
 	// VIPChannelEnabled sends messages to the broker's VIP port (listen port − 2). Default false.
 	// Java: vipChannelEnabled (the com.rocketmq.sendMessageWithVIPChannel property, "false").
 	VIPChannelEnabled bool
-	// Remoting configures the connections (connect timeout, frame size, idle close).
+	// Remoting configures the connections (connect timeout, frame size, idle close, and
+	// Remoting.TLS: the crypto/tls settings of a TLS connection).
 	Remoting remoting.ClientConfig
+	// UseTLS makes every connection (name servers, brokers) TLS: Remoting.TLS when set, else
+	// tls.enable's defaults (the server's certificate is not verified, as the official Go
+	// client's WithTls does). Default false. Java: useTLS (the tls.enable property).
+	UseTLS bool
+}
+
+// remotingConfig is Remoting with UseTLS applied.
+func (c *ClientConfig) remotingConfig() remoting.ClientConfig {
+	rc := c.Remoting
+	if c.UseTLS && rc.TLS == nil {
+		rc.TLS, _ = remoting.TLSClientKeys{Enable: true}.Build() // reads no file: cannot fail
+	}
+	return rc
 }
 
 // DefaultClientConfig returns ClientConfig's defaults: instance DEFAULT, route refresh and

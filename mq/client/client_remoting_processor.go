@@ -14,7 +14,8 @@ import (
 // the client opened: NOTIFY_CONSUMER_IDS_CHANGED (40) wakes the rebalance at once, and
 // CHECK_TRANSACTION_STATE (39) goes to the producer of the half message's group when it
 // implements TransactionStateChecker, and RESET_CONSUMER_CLIENT_OFFSET (220) to the consumer of
-// the group when it implements OffsetResetter. Other broker → client codes are not registered (the
+// the group when it implements OffsetResetter, and PUSH_REPLY_MESSAGE_TO_CLIENT (326) to the
+// request waiting for the reply (request_response_future.go). Other broker → client codes are not registered (the
 // remoting layer answers REQUEST_CODE_NOT_SUPPORTED).
 // Mirrors org.apache.rocketmq.client.impl.ClientRemotingProcessor.
 type ClientRemotingProcessor struct {
@@ -25,6 +26,7 @@ func (p *ClientRemotingProcessor) register(c *remoting.Client) {
 	c.RegisterProcessor(protocol.NotifyConsumerIdsChanged, p)
 	c.RegisterProcessor(protocol.CheckTransactionState, p)
 	c.RegisterProcessor(protocol.ResetConsumerClientOffset, p)
+	c.RegisterProcessor(protocol.PushReplyMessageToClient, p)
 }
 
 // ProcessRequest implements remoting.RequestProcessor: it logs the request and hands it to the
@@ -44,6 +46,8 @@ func (p *ClientRemotingProcessor) ProcessRequest(ch *remoting.Channel, req *remo
 		return p.checkTransactionState(ch, req)
 	case protocol.ResetConsumerClientOffset:
 		return p.resetOffset(ch, req)
+	case protocol.PushReplyMessageToClient:
+		return p.receiveReplyMessage(ch, req)
 	}
 	return remoting.NewNotSupportedResponse(req), nil
 }
@@ -60,6 +64,8 @@ func requestName(code int32) string {
 		return "CHECK_TRANSACTION_STATE"
 	case protocol.ResetConsumerClientOffset:
 		return "RESET_CONSUMER_CLIENT_OFFSET"
+	case protocol.PushReplyMessageToClient:
+		return "PUSH_REPLY_MESSAGE_TO_CLIENT"
 	}
 	return strconv.Itoa(int(code))
 }

@@ -40,7 +40,8 @@
 //	                             HEART_BEAT, UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP
 //	acl_client_rpc_hook.go       AclClientRPCHook: signs every request when Options carry an AccessKey
 //	client_remoting_processor.go broker → client requests (NOTIFY_CONSUMER_IDS_CHANGED,
-//	                             CHECK_TRANSACTION_STATE, RESET_CONSUMER_CLIENT_OFFSET)
+//	                             CHECK_TRANSACTION_STATE, RESET_CONSUMER_CLIENT_OFFSET,
+//	                             PUSH_REPLY_MESSAGE_TO_CLIENT)
 //	errors.go                    sentinels; remoteError builds the *remoting.RemoteError
 //
 //	topic_publish_info.go        TopicPublishInfo, ThreadLocalIndex
@@ -53,6 +54,9 @@
 //	                             CONSUMER_SEND_MSG_BACK, GET_MAX_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP
 //	client_api_transaction.go    END_TRANSACTION (one way)
 //	client_api_lock.go           LOCK_BATCH_MQ, UNLOCK_BATCH_MQ (the orderly consumer's queue locks)
+//	request_response_future.go   request/reply: RequestFutureTable, RequestResponseFuture,
+//	                             PUSH_REPLY_MESSAGE_TO_CLIENT (receiveReplyMessage), RequestTimeoutError
+//	message_util.go              CreateReplyMessage: a consumer's reply to a request message
 //
 // # Wire formats written here
 //

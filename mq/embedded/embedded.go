@@ -34,6 +34,9 @@ type Config struct {
 	// StoreOptions, if set, gives each broker's store its Go-only options (clock, manual
 	// services, event listeners), which MessageStoreConfig does not hold. i is the broker's index.
 	StoreOptions func(i int) store.Options
+	// TLS is the tls.server.mode and certificate of the name server's and every broker's
+	// servers (remoting.TLSServerKeys.Build); zero: disabled.
+	TLS remoting.TLSServer
 	// NamesrvCustomize, if set, adjusts the name server's config.
 	NamesrvCustomize func(nc *namesrv.NamesrvConfig)
 	// NamesrvClock is the name server's clock (nil: the system clock); a test hands it a
@@ -73,7 +76,7 @@ func Start(cfg Config) (*Cluster, error) {
 	if cfg.Brokers <= 0 {
 		cfg.Brokers = 1
 	}
-	ns, err := StartNamesrv(cfg.Dir, cfg.NamesrvListenAddr, trace.New(cfg.Logger, "namesrv"), cfg.NamesrvCustomize, namesrv.WithClock(cfg.NamesrvClock))
+	ns, err := startNamesrv(cfg.Dir, cfg.NamesrvListenAddr, trace.New(cfg.Logger, "namesrv"), cfg.NamesrvCustomize, cfg.TLS, namesrv.WithClock(cfg.NamesrvClock))
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +176,7 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 	sc.StorePathCommitLog = filepath.Join(sc.StorePathRootDir, "commitlog")
 	sc.HaListenPort = 0 // ephemeral, published through the name server
 	nsc := LoopbackServer()
+	nsc.TLS = cfg.TLS
 	if i < len(cfg.BrokerListenAddrs) {
 		nsc.ListenAddr = cfg.BrokerListenAddrs[i]
 	}
@@ -194,10 +198,15 @@ func (c *Cluster) startBroker(cfg Config, i int) (*broker.BrokerController, erro
 // listenAddr ("" means "127.0.0.1:0", an ephemeral loopback port); customize, if set, adjusts
 // its config first.
 func StartNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesrv.NamesrvConfig), opts ...namesrv.Option) (*namesrv.NamesrvController, error) {
+	return startNamesrv(dir, listenAddr, tr, customize, remoting.TLSServer{}, opts...)
+}
+
+// startNamesrv is StartNamesrv whose server speaks ts's TLS mode.
+func startNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesrv.NamesrvConfig), ts remoting.TLSServer, opts ...namesrv.Option) (*namesrv.NamesrvController, error) {
 	if listenAddr == "" {
 		listenAddr = "127.0.0.1:0"
 	}
-	ns := newNamesrv(dir, listenAddr, tr, customize, opts...)
+	ns := newNamesrv(dir, listenAddr, tr, customize, ts, opts...)
 	if err := namesrv.Start(ns); err != nil {
 		return nil, fmt.Errorf("embedded: start name server: %w", err)
 	}
@@ -205,8 +214,8 @@ func StartNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*name
 }
 
 // newNamesrv creates (does not start) a name server listening on listenAddr whose KV config
-// lives under dir/namesrv; customize, if set, adjusts its config first.
-func newNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesrv.NamesrvConfig), opts ...namesrv.Option) *namesrv.NamesrvController {
+// lives under dir/namesrv, speaking ts's TLS mode; customize, if set, adjusts its config first.
+func newNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesrv.NamesrvConfig), ts remoting.TLSServer, opts ...namesrv.Option) *namesrv.NamesrvController {
 	nc := namesrv.DefaultNamesrvConfig()
 	nc.KvConfigPath = filepath.Join(dir, "namesrv", "kvConfig.json")
 	if customize != nil {
@@ -214,6 +223,7 @@ func newNamesrv(dir, listenAddr string, tr *trace.Tracer, customize func(*namesr
 	}
 	sc := remoting.DefaultServerConfig()
 	sc.ListenAddr = listenAddr
+	sc.TLS = ts
 	return namesrv.NewNamesrvController(nc, sc, tr, opts...)
 }
 

@@ -14,12 +14,12 @@ import (
 // name server is given (-n, namesrvAddr, NAMESRV_ADDR), and points sc.Broker.NamesrvAddr at
 // it. It listens where the broker does (sc.Keys.BindAddress) on port 9876, or on an ephemeral
 // port when the broker's listenPort is 0 (tests); its kvConfig.json lives under
-// storePathRootDir/namesrv. The broker registers with bindAddress:port, or 127.0.0.1:port
+// storePathRootDir/namesrv; it speaks the broker's tls.server.mode. The broker registers with bindAddress:port, or 127.0.0.1:port
 // when bindAddress is unspecified (0.0.0.0, ::). On error nothing is left running.
 //
 // Java: none; RocketMQ always runs mqnamesrv as its own process.
 func StartInProcessNamesrv(sc *broker.StartupConfig, tr *trace.Tracer) (*namesrv.NamesrvController, error) {
-	ns := newNamesrv(sc.Store.StorePathRootDir, inProcessListenAddr(sc), tr, nil)
+	ns := newNamesrv(sc.Store.StorePathRootDir, inProcessListenAddr(sc), tr, nil, sc.Server.TLS)
 	if err := namesrv.Start(ns); err != nil { // Start shuts down what it started
 		return nil, fmt.Errorf("in-process name server: %w", err)
 	}

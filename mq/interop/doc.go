@@ -44,4 +44,10 @@
 //     GetAllSubscriptionGroup, DeleteTopic) against our name server and broker.
 //   - bench_test.go: BenchmarkOfficialClientProduceConsume, produce to consume end to end with
 //     the official client (figures: docs/benchmarks.md).
+//   - request_reply_test.go: the official client's rpc examples' shape (Request, RequestAsync,
+//     consumer.CreateReplyMessage) through our ReplyMessageProcessor; bad SEND_REPLY_MESSAGEs.
+//   - request_reply_ours_test.go: our producer's Request/RequestAsync answered by our push
+//     consumer with client.CreateReplyMessage; a request nobody answers times out.
+//   - tls_test.go: the official client's WithTls and our UseTLS against tls.server.mode
+//     enforcing, permissive and disabled.
 package interop

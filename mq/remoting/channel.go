@@ -395,6 +395,9 @@ func (ch *Channel) readLoop() error {
 		}
 		n := binary.BigEndian.Uint32(lenBuf[:])
 		if uint64(n)+lengthFieldSize > uint64(ch.maxFrame) {
+			if looksLikeTLS(lenBuf[:]) { // a TLS client at a plain port (tls.go)
+				return fmt.Errorf("%w (from %s)", ErrTLSNotEnabled, ch.remoteAddr)
+			}
 			return fmt.Errorf("%w: %d bytes from %s, max %d", ErrFrameTooLarge, uint64(n)+lengthFieldSize, ch.remoteAddr, ch.maxFrame)
 		}
 		frame, err := readFrame(br, int(n))

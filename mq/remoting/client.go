@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -26,6 +27,9 @@ type ClientConfig struct {
 	// ClientWorkerThreads runs the processors of requests the peer sends us. Default 4.
 	// Java: clientWorkerThreads.
 	ClientWorkerThreads int
+	// TLS, when set, makes every connection TLS (the handshake within ConnectTimeout); nil is
+	// plain. Java: tls.enable with NettyClientConfig's useTLS. See ClientTLS.
+	TLS *tls.Config
 }
 
 // DefaultClientConfig returns NettyClientConfig's defaults: 3 s connect, 16 MiB frames, 120 s
@@ -177,7 +181,7 @@ func (c *Client) channel(ctx context.Context, addr string) (*Channel, error) {
 
 // dial opens the connection of entry e, independent of any caller's context.
 func (c *Client) dial(addr string, e *clientConn) {
-	conn, err := net.DialTimeout("tcp", addr, c.cfg.ConnectTimeout)
+	conn, err := c.dialConn(addr)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer close(e.ready)
@@ -195,6 +199,15 @@ func (c *Client) dial(addr string, e *clientConn) {
 	e.ch = newChannel(conn, c, c.cfg.MaxFrameSize, c.log, c.clock)
 	e.ch.key = addr
 	e.ch.start(&c.connWG)
+}
+
+// dialConn opens a plain or, with cfg.TLS, a TLS connection (handshake done) to addr.
+func (c *Client) dialConn(addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: c.cfg.ConnectTimeout}
+	if c.cfg.TLS == nil {
+		return d.Dial("tcp", addr)
+	}
+	return tls.DialWithDialer(d, "tcp", addr, c.cfg.TLS)
 }
 
 func (c *Client) forget(addr string, e *clientConn) {

@@ -23,6 +23,9 @@
 //	events.go           channel events to the ChannelEventListener (NettyEventExecutor)
 //	server.go           Server (NettyRemotingServer)
 //	client.go           Client (NettyRemotingClient)
+//	tls.go              TLS: tls.server.mode (disabled, permissive: plain and TLS on one port told
+//	                    apart by the first byte, enforcing), TLSServerKeys/TLSClientKeys (RocketMQ's
+//	                    tls.* keys) → crypto/tls settings; the first-byte sniffer
 //	options.go          Option, WithClock: the clock of idle detection and of a pool's queue stamps;
 //	                    positiveOr: zero config fields take their defaults
 //

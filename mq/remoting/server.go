@@ -37,6 +37,9 @@ type ServerConfig struct {
 	// Deviation: Java uses it for the Netty handler threads; here every connection has its own
 	// reader and writer goroutines, so it only sizes default pools.
 	ServerWorkerThreads int
+	// TLS is tls.server.mode and its certificates (tls.go; TLSServerKeys.Build). The zero
+	// value is disabled: connections are read as they come.
+	TLS TLSServer
 }
 
 // DefaultChannelMaxInflight is ServerConfig.ChannelMaxInflight's default.
@@ -206,7 +209,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			continue
 		}
 		backoff = 0
-		ch := newChannel(conn, s, s.cfg.MaxFrameSize, s.log, s.clock)
+		ch := newChannel(s.cfg.TLS.wrap(conn), s, s.cfg.MaxFrameSize, s.log, s.clock)
 		ch.slots = make(chan struct{}, s.cfg.ChannelMaxInflight)
 		s.mu.Lock()
 		s.channels[ch] = struct{}{}

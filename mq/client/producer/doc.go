@@ -15,6 +15,7 @@
 //	send_api.go                 the public sends (Send, SendAsync, SendOneway, to a queue, with
 //	                            a selector, batches) and the async sender executor
 //	send.go                     sendDefaultImpl, tryToFindTopicPublishInfo, sendKernelImpl
+//	request.go                  Request, RequestAsync (request/reply), prepareSendRequest
 //	transaction_mq_producer.go  TransactionMQProducer, TransactionListener, LocalTransactionState:
 //	                            sendMessageInTransaction, endTransaction, checkTransactionState
 //	mq_fault_strategy.go        MQFaultStrategy: queue selection, latency tables

@@ -25,6 +25,7 @@
 //	header_pull.go     PullSysFlag bits, PULL_MESSAGE request/response
 //	header_offset.go   consumer offsets, max/min offset, search by timestamp
 //	header_client.go   GET_CONSUMER_LIST_BY_GROUP, NOTIFY_CONSUMER_IDS_CHANGED, UNREGISTER_CLIENT
+//	header_reply.go    PUSH_REPLY_MESSAGE_TO_CLIENT (ReplyMessageRequestHeader)
 //	header_namesrv.go  REGISTER_BROKER, UNREGISTER_BROKER, QUERY_DATA_VERSION, GET_ROUTEINFO_BY_TOPIC,
 //	                   DELETE_TOPIC_IN_NAMESRV
 //	header_kv.go       PUT/GET/DELETE_KV_CONFIG, GET_KVLIST_BY_NAMESPACE, GET_TOPICS_BY_CLUSTER, KVTable

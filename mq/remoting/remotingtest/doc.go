@@ -12,6 +12,7 @@
 //	           server answering every route query with one TopicRouteData), Call (one request
 //	           with a timeout, for callers without a testing.T: chapters, crash children),
 //	           Invoke (Call whose transport failure fails the test), DeadAddr
+//	tls.go     SelfSignedCert: a certificate and key generated at run time, as PEM files
 //
 // Goroutines: those of the remoting.Server it starts, stopped at the test's cleanup. No locks.
 package remotingtest
