@@ -254,3 +254,38 @@ func TestStartReReadsOnlyForDamage(t *testing.T) {
 	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("C", 0))
 	require.Equal(t, QueueOffset(400), s.GetMaxOffsetInQueue("H", 0))
 }
+
+// TestRebuildDoesNotIndexTheLastRecordTwice: the index's last record belongs to a queue whose
+// file is lost; Start dispatches that record again for its queue, and the index, whose end
+// it is, must not take its key a second time.
+func TestRebuildDoesNotIndexTheLastRecordTwice(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smallConfig(dir)
+	s := openStore(t, cfg, nil, nil)
+	for i := 0; i < 30; i++ {
+		put(t, s, keyedMsg("B", "b", fmt.Sprint("b", i), ""))
+	}
+	put(t, s, keyedMsg("A", "a", "last", ""))
+	s.DoReput()
+	entries := indexEntries(s)
+	s.Shutdown()
+	files := queueFiles(t, dir, "A", 0)
+	require.Len(t, files, 1)
+	require.NoError(t, os.Remove(files[0]))
+
+	s = openStore(t, cfg, nil, nil)
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("A", 0))
+	require.Equal(t, entries, indexEntries(s), "index entries (QueryMessage hides a key given twice)")
+	require.Len(t, s.QueryMessage("A", "last", 32, 0, 1<<62).Messages, 1)
+}
+
+// indexEntries counts the entries of every index file.
+func indexEntries(s *DefaultMessageStore) int {
+	s.indexService.mu.RLock()
+	defer s.indexService.mu.RUnlock()
+	n := 0
+	for _, f := range s.indexService.files {
+		n += int(f.IndexCount()) - 1 // the count starts at 1
+	}
+	return n
+}
