@@ -28,7 +28,10 @@ type ServerConfig struct {
 	ChannelMaxIdle time.Duration
 	// ChannelMaxInflight is how many requests one connection may have queued or running in
 	// the worker pools; its reader waits (reads nothing more) while it has that many.
-	// Default 1024.
+	// Default 1024. Held requests (a suspended pull) do not count: their processor has
+	// returned. While the reader waits it reads no responses either, so a processor must not
+	// wait for the answer to a request it sends on the channel it serves (none does: the
+	// broker calls clients back oneway or on behalf of another connection).
 	// Deviation: Java has no such bound: one channel's flood fills the shared pool queues, and
 	// every client then gets SYSTEM_BUSY.
 	ChannelMaxInflight int

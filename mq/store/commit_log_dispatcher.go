@@ -49,6 +49,17 @@ func (d *dispatcherList) holds(req *DispatchRequest) bool {
 	return true
 }
 
+// dispatchMissing hands one record to every dispatcher that does not hold it (Start's
+// catch-up, for a record some derived file misses): the index is not given again the keys of
+// the record at its end when only a ConsumeQueue lost it.
+func (d *dispatcherList) dispatchMissing(req *DispatchRequest) {
+	for _, x := range d.list {
+		if h, ok := x.(interface{ holds(*DispatchRequest) bool }); !ok || !h.holds(req) {
+			x.Dispatch(req)
+		}
+	}
+}
+
 // dispatch hands one record to every dispatcher. Java: DefaultMessageStore#doDispatch.
 func (d *dispatcherList) dispatch(req *DispatchRequest) {
 	for _, x := range d.list {

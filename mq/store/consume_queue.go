@@ -32,6 +32,9 @@ type ConsumeQueue struct {
 	maxPhysicOffset atomic.Int64
 	// minLogicOffset is the byte offset of the first valid unit.
 	minLogicOffset atomic.Int64
+	// dropped: load deleted files that broke the queue (dropBrokenFiles), so its units must
+	// be rebuilt from its end (DefaultMessageStore#reputStartOffset). Set before Start.
+	dropped bool
 
 	unit [ConsumeQueueUnitSize]byte // scratch for the writer
 }

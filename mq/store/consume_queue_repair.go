@@ -59,6 +59,7 @@ func (cq *ConsumeQueue) dropBrokenFiles() error {
 			break
 		}
 	}
+	cq.dropped = cut < len(files)
 	for _, f := range files[cut:] {
 		cq.env.log.warn("deleting a consume queue file that breaks its queue; dispatch rebuilds its units",
 			"file", cq.env.root.rel(filepath.Join(dir, f.name)), "size", f.size, "mappedFileSizeConsumeQueue", size)
@@ -67,4 +68,18 @@ func (cq *ConsumeQueue) dropBrokenFiles() error {
 		}
 	}
 	return nil
+}
+
+// mayMiss reports whether the queue may lack units for records before its end, so that
+// Start's dispatch must begin at its MaxPhysicOffset: load dropped files of it
+// (dropBrokenFiles), or it ends on a file boundary (no unit, or its last file full or wholly
+// zero), which is how a queue that lost its last file, or whose last file was zero-filled,
+// looks. A queue that merely has no recent message does not, so one cold queue does not make
+// every start re-read the CommitLog written since its last message.
+//
+// Deviation: Java trusts every queue after a clean stop. Damage that leaves no such mark (a
+// part of the last file zeroed, a queue's whole directory deleted) is not seen here either.
+func (cq *ConsumeQueue) mayMiss() bool {
+	end := cq.GetMaxOffsetInQueue()
+	return cq.dropped || cq.MaxPhysicOffset() < 0 || int64(end)*ConsumeQueueUnitSize%int64(cq.fileSize) == 0
 }

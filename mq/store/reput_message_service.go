@@ -85,8 +85,9 @@ func (r *ReputMessageService) shutdown() {
 }
 
 // catchUp is Start's pass: it dispatches from offset (DefaultMessageStore#reputStartOffset)
-// to the CommitLog's end, skipping the records every derived file already holds, so only
-// what a ConsumeQueue or the index misses is written (and shows in the trace).
+// to the CommitLog's end, skipping the records every derived file already holds and giving
+// each other record only to the dispatchers that miss it (dispatcherList#dispatchMissing), so
+// only what a ConsumeQueue or the index misses is written (and shows in the trace).
 func (r *ReputMessageService) catchUp(offset CommitLogOffset) {
 	r.setReputFromOffset(offset)
 	r.mu.Lock()
@@ -138,7 +139,11 @@ func (r *ReputMessageService) doReput() {
 			case d.Success && d.MsgSize > 0:
 				if !r.skipHeld || !r.dispatchers.holds(d) {
 					logStep()
-					r.dispatchers.dispatch(d)
+					if r.skipHeld {
+						r.dispatchers.dispatchMissing(d)
+					} else {
+						r.dispatchers.dispatch(d)
+					}
 					if notify {
 						r.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp)
 					}

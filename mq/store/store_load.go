@@ -194,31 +194,37 @@ func (s *DefaultMessageStore) Start() error {
 }
 
 // reputStartOffset is the CommitLog offset (bytes, a record boundary) Start's dispatch
-// begins at: the lowest offset some derived file may miss — the smallest end
-// (MaxPhysicOffset) of any ConsumeQueue, the CommitLog's min offset when there is no queue
-// or a queue without units, and with messageIndexEnable the offset of the last record the
-// index holds (IndexService#endPhyOffset) — but not below the CommitLog's min offset. Records a
-// queue or the index already holds are skipped by their dispatchers
-// (ConsumeQueue#putMessagePositionInfo, IndexService#buildIndex), so after any start every
-// queue's max offset is the number of its messages in the CommitLog, whatever was lost of
-// the consumequeue and index files, and a new message continues its queue's offsets.
+// begins at: Java's start, the largest end (MaxPhysicOffset) of any ConsumeQueue (every
+// record before it was dispatched to every queue: dispatch runs in CommitLog order, and
+// abnormal recovery replays from the checkpoint's file what an unflushed queue lost),
+// lowered to the end of each queue that may miss units (ConsumeQueue#mayMiss: files of it
+// dropped or lost), to the CommitLog's min offset when there is no queue, and with
+// messageIndexEnable to the offset of the last record the index holds
+// (IndexService#endPhyOffset); never below the CommitLog's min offset. Records a queue or
+// the index already holds are skipped (ReputMessageService#catchUp), so the queue rebuilt
+// reaches the number of its messages in the CommitLog, and a new message continues its
+// queue's offsets.
 //
-// Deviation: Java starts from the largest end any queue has: a queue that lost its tail
-// file while the others kept theirs (or an index file deleted after a crash) is then never
-// rebuilt, and the next message to that queue gets a queue offset its earlier messages hold.
-// The price here: a start reads the CommitLog from the end of its least recently written
-// queue (a queue with an old last message makes a start re-read what was written since).
+// Deviation: Java starts from the largest end and never lowers it: a queue that lost its
+// tail file while the others kept theirs (or an index file deleted after a crash) is then
+// never rebuilt, and the next message to that queue gets a queue offset its earlier
+// messages hold. A start re-reads the CommitLog only from the end of a damaged queue or the
+// index, not from the end of the least recently written one (TestStartReReadsOnlyForDamage).
 func (s *DefaultMessageStore) reputStartOffset() CommitLogOffset {
 	minOffset := max(s.commitLog.getMinOffset(), 0)
-	from := s.commitLog.getMaxOffset()
+	from, damaged := minOffset, s.commitLog.getMaxOffset()
 	queues := 0
 	s.queues.forEach(func(cq *ConsumeQueue) {
 		queues++
-		from = min(from, max(cq.MaxPhysicOffset(), minOffset))
+		from = max(from, cq.MaxPhysicOffset())
+		if cq.mayMiss() {
+			damaged = min(damaged, max(cq.MaxPhysicOffset(), minOffset))
+		}
 	})
 	if queues == 0 {
 		from = minOffset
 	}
+	from = min(from, damaged)
 	if s.cfg.MessageIndexEnable {
 		from = min(from, s.indexService.endPhyOffset())
 	}
