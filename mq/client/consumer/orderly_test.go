@@ -249,3 +249,44 @@ func TestOrderlyBroadcastingNeedsNoBrokerLock(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return counts[0].Load() == 10 && counts[1].Load() == 10 }, 20*time.Second, 10*time.Millisecond)
 }
+
+// A queue removed with messages still cached is unlocked on the broker only after
+// UnlockDelayTime (20 s); when a rebalance in between gives the queue back to this client (it
+// still held the lock, so RebalanceImpl#lock granted it again and a new ProcessQueue consumes
+// it), the delayed unlock must not release the lock the new ProcessQueue runs under — another
+// member could then lock the queue and consume it alongside (order broken until this client's
+// next lockAll). Java: RebalancePushImpl#unlockDelay (which unlocks regardless).
+func TestOrderlyDelayedUnlockSparesAQueueTakenBack(t *testing.T) {
+	c, topic, _ := startTopicProducer(t, "T_", 1)
+	cfg := consumerConfig(t, c, "cg_"+clienttest.Name(t))
+	cons := orderlyConsumer(t, cfg, topic, func([]*primitive.MessageExt, *ConsumeOrderlyContext) ConsumeOrderlyStatus {
+		return ConsumeOrderlySuccess
+	})
+	defer cons.Shutdown()
+	var mq primitive.MessageQueue
+	lm := c.Brokers[0].RebalanceLockManager()
+	id := cons.Instance().ClientID()
+	require.Eventually(t, func() bool {
+		mqs, _ := cons.Rebalance().ProcessQueues()
+		for _, q := range mqs {
+			if q.Topic == topic {
+				mq = q
+				return lm.Owner(cfg.ConsumerGroup, mq) == id
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the consumer holds the queue")
+
+	// The ProcessQueue a past rebalance removed, with a message cached: its unlock is delayed.
+	old := NewProcessQueue(time.Now())
+	old.PutMessage(msgsAt(0))
+	old.SetDropped(true)
+	var delayed func()
+	require.True(t, cons.Rebalance().removeOrderlyQueue(mq, old, time.Hour, func(_ time.Duration, f func()) { delayed = f }))
+	require.NotNil(t, delayed, "a queue with cached messages is unlocked later")
+	require.Equal(t, id, lm.Owner(cfg.ConsumerGroup, mq), "not unlocked yet")
+
+	// Meanwhile the queue is this consumer's again (its live ProcessQueue is in the table).
+	delayed()
+	require.Equal(t, id, lm.Owner(cfg.ConsumerGroup, mq), "the delayed unlock released a queue taken back")
+}
