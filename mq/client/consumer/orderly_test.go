@@ -290,3 +290,42 @@ func TestOrderlyDelayedUnlockSparesAQueueTakenBack(t *testing.T) {
 	delayed()
 	require.Equal(t, id, lm.Owner(cfg.ConsumerGroup, mq), "the delayed unlock released a queue taken back")
 }
+
+// A delayed unlock still waiting when the consumer shuts down runs at Shutdown: the queue a
+// rebalance removed shortly before is free for its new owner at once, not only after the
+// broker's 60 s expiry. Java: ConsumeMessageOrderlyService#shutdown (unlockAllMQ) after
+// RebalancePushImpl#unlockDelay.
+func TestOrderlyShutdownRunsTheDelayedUnlocks(t *testing.T) {
+	c, topic, _ := startTopicProducer(t, "T_", 1)
+	cfg := consumerConfig(t, c, "cg_"+clienttest.Name(t))
+	cons := orderlyConsumer(t, cfg, topic, func([]*primitive.MessageExt, *ConsumeOrderlyContext) ConsumeOrderlyStatus {
+		return ConsumeOrderlySuccess
+	})
+	defer cons.Shutdown()
+	lm := c.Brokers[0].RebalanceLockManager()
+	id := cons.Instance().ClientID()
+	var brokerName string
+	require.Eventually(t, func() bool {
+		mqs, _ := cons.Rebalance().ProcessQueues()
+		for _, q := range mqs {
+			if q.Topic == topic && lm.Owner(cfg.ConsumerGroup, q) == id {
+				brokerName = q.BrokerName
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the consumer holds the queue")
+
+	// A queue this client locked and a rebalance then removed with a message cached (its
+	// ProcessQueue is no longer in the table): the unlock waits UnlockDelayTime.
+	removed := primitive.MessageQueue{Topic: topic, BrokerName: brokerName, QueueID: 5}
+	require.True(t, cons.Rebalance().Lock(removed))
+	old := NewProcessQueue(time.Now())
+	old.PutMessage(msgsAt(0))
+	old.SetDropped(true)
+	require.True(t, cons.Rebalance().removeOrderlyQueue(removed, old, time.Hour, cons.orderlyLater))
+	require.Equal(t, id, lm.Owner(cfg.ConsumerGroup, removed), "not unlocked yet")
+
+	cons.Shutdown()
+	require.Empty(t, lm.Owner(cfg.ConsumerGroup, removed), "Shutdown left a delayed unlock undone")
+}
