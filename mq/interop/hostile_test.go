@@ -52,9 +52,9 @@ func set(key, value string) func(map[string]string) {
 // the broker never inflates a body, so a compressed flag on a body that is not zlib is stored as
 // sent (the consumer fails to inflate it); a pull's maxMsgNums is capped by
 // maxTransferCountOnMessageInMemory (32) and a negative one still returns one message
-// (DefaultMessageStore#isTheBatchFull); UPDATE_AND_CREATE_TOPIC takes any positive queue count
-// (AdminBrokerProcessor#updateAndCreateTopic checks only the name), while an auto-created
-// topic gets at most TBW102's queue count whatever the producer asks
+// (DefaultMessageStore#isTheBatchFull); an auto-created topic gets at most TBW102's queue
+// count whatever the producer asks. UPDATE_AND_CREATE_TOPIC with more than 1024 queues is
+// refused (a deviation: AdminBrokerProcessor#updateAndCreateTopic checks only the name)
 // (TopicConfigManager#createTopicInSendMessageMethod).
 func TestBadRequestsGetRocketMQAnswers(t *testing.T) {
 	t.Parallel()
@@ -124,7 +124,7 @@ func TestBadRequestsGetRocketMQAnswers(t *testing.T) {
 		{"pull of -1 messages", broker, req(protocol.PullMessage, hostilePull(set("maxMsgNums", "-1")), nil), remoting.Success, "FOUND"},
 		{"topic created with 1e8 queues", broker, req(protocol.UpdateAndCreateTopic, map[string]string{"topic": "Absurd",
 			"defaultTopic": protocol.DefaultTopic, "readQueueNums": "100000000", "writeQueueNums": "100000000", "perm": "6",
-			"topicFilterType": "SINGLE_TAG", "order": "false"}, nil), remoting.Success, ""},
+			"topicFilterType": "SINGLE_TAG", "order": "false"}, nil), remoting.SystemError, "queue nums must be at most 1024"},
 		{"auto-created topic asking for 1e8 queues", broker,
 			req(protocol.SendMessage, hostileSend("AutoAbsurd", 0, set("defaultTopicQueueNums", "100000000")), []byte("b")), remoting.Success, ""},
 	}
