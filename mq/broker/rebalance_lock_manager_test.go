@@ -77,4 +77,23 @@ func TestLockBatchMQ(t *testing.T) {
 		resp = tb.invoke(t, remoting.NewRequest(code, nil, []byte(`{"mqSet":[{"queueId":"x"`)))
 		require.Equal(t, int32(protocol.SystemError), resp.Code)
 	}
+
+	// A body that decodes but names no group or no client is refused too: a lock held by
+	// client "" would keep the group's real members off the queue for 60 s.
+	q9 := `[{"topic":"T","brokerName":"broker-a","queueId":9}]`
+	for _, raw := range []string{
+		`{"consumerGroup":"g","clientId":"","mqSet":` + q9 + `}`,
+		`{"consumerGroup":"","clientId":"c1","mqSet":` + q9 + `}`,
+		`{"mqSet":` + q9 + `}`,
+		`null`,
+	} {
+		for _, code := range []int32{protocol.LockBatchMQ, protocol.UnlockBatchMQ} {
+			resp = tb.invoke(t, remoting.NewRequest(code, nil, []byte(raw)))
+			require.Equal(t, int32(protocol.SystemError), resp.Code, raw)
+			require.Contains(t, resp.Remark, "consumerGroup and clientId", raw)
+		}
+	}
+	q := primitive.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 9}
+	require.Empty(t, tb.b.rebalanceLockManager.Owner("g", q))
+	require.Empty(t, tb.b.rebalanceLockManager.Owner("", q))
 }

@@ -2,7 +2,9 @@ package consumer
 
 import (
 	"log/slog"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -78,7 +80,7 @@ const maxTimeConsumeContinuously = 60 * time.Second
 // request runs on the submitting goroutine and everything delayed waits for
 // RunDelayedConsumeRequests; lockAll runs when the caller calls LockMQPeriodically.
 //
-// mu guards later (manual mode) and stopped.
+// mu guards later (manual mode), stopped and the delayed unlocks not yet run.
 type ConsumeMessageOrderlyService struct {
 	c        *DefaultMQPushConsumer
 	listener MessageListenerOrderly
@@ -87,9 +89,11 @@ type ConsumeMessageOrderlyService struct {
 	mqLock   *MessageQueueLock
 	tasks    service.Group
 
-	mu      sync.Mutex
-	stopped bool
-	later   []func()
+	mu        sync.Mutex
+	stopped   bool
+	later     []func()
+	unlocks   map[int]func() // delayed unlocks waiting, by unlockSeq; Shutdown runs them
+	unlockSeq int
 }
 
 func newConsumeMessageOrderlyService(c *DefaultMQPushConsumer, l MessageListenerOrderly) *ConsumeMessageOrderlyService {
@@ -128,12 +132,48 @@ func (s *ConsumeMessageOrderlyService) Shutdown() {
 	s.mu.Unlock()
 	s.tasks.Close()
 	s.tasks.Wait()
+	s.mu.Lock()
+	unlocks := s.unlocks
+	s.unlocks = nil
+	s.mu.Unlock()
 	if s.c.cfg.MessageModel == protocol.Clustering && s.c.rebalance != nil {
 		// Deviation: Java unlocks first and persists the offsets after; persisting first means
 		// a member that locks a released queue reads this consumer's last offset.
 		s.c.PersistConsumerOffset()
 		s.c.rebalance.UnlockAll(false)
 	}
+	// The delayed unlocks of queues removed shortly before run now, so their new owners need
+	// not wait for the broker's 60 s expiry (the timers were cancelled by Close).
+	for _, id := range slices.Sorted(maps.Keys(unlocks)) {
+		unlocks[id]()
+	}
+}
+
+// unlockLater runs f, the delayed unlock of a removed queue, after d; one still waiting at
+// Shutdown runs then. Java: RebalancePushImpl#unlockDelay's scheduled task.
+func (s *ConsumeMessageOrderlyService) unlockLater(d time.Duration, f func()) {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		f()
+		return
+	}
+	id := s.unlockSeq
+	s.unlockSeq++
+	if s.unlocks == nil {
+		s.unlocks = map[int]func(){}
+	}
+	s.unlocks[id] = f
+	s.mu.Unlock()
+	s.schedule(d, func() {
+		s.mu.Lock()
+		f, ok := s.unlocks[id]
+		delete(s.unlocks, id)
+		s.mu.Unlock()
+		if ok {
+			f()
+		}
+	})
 }
 
 func (s *ConsumeMessageOrderlyService) isStopped() bool {
@@ -452,10 +492,10 @@ func (c *DefaultMQPushConsumer) pullOrderlyNotLocked(req *PullRequest) bool {
 	return true
 }
 
-// orderlyLater schedules f on the orderly service (a delayed unlock).
+// orderlyLater schedules f, a delayed unlock, on the orderly service (unlockLater).
 func (c *DefaultMQPushConsumer) orderlyLater(d time.Duration, f func()) {
 	if s, ok := c.consume.(*ConsumeMessageOrderlyService); ok {
-		s.schedule(d, f)
+		s.unlockLater(d, f)
 		return
 	}
 	f()

@@ -166,7 +166,8 @@
 //     Resume (Java returns them); after NO_NEW_MSG its task waits 50 ms (Java pulls again at once).
 //   - Orderly: a new queue's ProcessQueue is marked locked at once (the lock was just granted;
 //     Java waits for the next lockAll); the unlock of a removed queue waits for the broker's
-//     answer (Java: one way); shutdown persists the offsets before it unlocks (Java: after); a
+//     answer (Java: one way), and a delayed one is skipped when a rebalance gave the queue back
+//     meanwhile (Java unlocks it under the new ProcessQueue) and run at once by Shutdown; shutdown persists the offsets before it unlocks (Java: after); a
 //     BROADCASTING orderly consumer takes no broker lock; a message past maxReconsumeTimes goes
 //     to the DLQ by CONSUMER_SEND_MSG_BACK with delay level -1 (Java: a copy through the inner
 //     producer); the first pull after a lock does not re-read the offset from the broker

@@ -249,3 +249,74 @@ func TestOrderlyBroadcastingNeedsNoBrokerLock(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return counts[0].Load() == 10 && counts[1].Load() == 10 }, 20*time.Second, 10*time.Millisecond)
 }
+
+// orderlyHolding starts an orderly consumer of a one-queue topic and waits until it holds the
+// queue's broker lock; it returns the consumer, the queue, and the broker's owner of a queue's
+// lock for the consumer's group ("" when free).
+func orderlyHolding(t *testing.T) (*DefaultMQPushConsumer, primitive.MessageQueue, func(primitive.MessageQueue) string) {
+	t.Helper()
+	c, topic, _ := startTopicProducer(t, "T_", 1)
+	cfg := consumerConfig(t, c, "cg_"+clienttest.Name(t))
+	cons := orderlyConsumer(t, cfg, topic, func([]*primitive.MessageExt, *ConsumeOrderlyContext) ConsumeOrderlyStatus {
+		return ConsumeOrderlySuccess
+	})
+	t.Cleanup(cons.Shutdown)
+	lm := c.Brokers[0].RebalanceLockManager()
+	var mq primitive.MessageQueue
+	require.Eventually(t, func() bool {
+		mqs, _ := cons.Rebalance().ProcessQueues()
+		for _, q := range mqs {
+			if q.Topic == topic && lm.Owner(cfg.ConsumerGroup, q) == cons.Instance().ClientID() {
+				mq = q
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the consumer holds the queue")
+	return cons, mq, func(q primitive.MessageQueue) string { return lm.Owner(cfg.ConsumerGroup, q) }
+}
+
+// removedWithCache is the ProcessQueue of a queue a rebalance removed with a message still
+// cached (so its unlock is delayed).
+func removedWithCache() *ProcessQueue {
+	pq := NewProcessQueue(time.Now())
+	pq.PutMessage(msgsAt(0))
+	pq.SetDropped(true)
+	return pq
+}
+
+// A queue removed with messages still cached is unlocked on the broker only after
+// UnlockDelayTime (20 s); when a rebalance in between gives the queue back to this client (it
+// still held the lock, so RebalanceImpl#lock granted it again and a new ProcessQueue consumes
+// it), the delayed unlock must not release the lock the new ProcessQueue runs under — another
+// member could then lock the queue and consume it alongside (order broken until this client's
+// next lockAll). Java: RebalancePushImpl#unlockDelay (which unlocks regardless).
+func TestOrderlyDelayedUnlockSparesAQueueTakenBack(t *testing.T) {
+	cons, mq, owner := orderlyHolding(t)
+	id := cons.Instance().ClientID()
+	var delayed func()
+	require.True(t, cons.Rebalance().removeOrderlyQueue(mq, removedWithCache(), time.Hour, func(_ time.Duration, f func()) { delayed = f }))
+	require.NotNil(t, delayed, "a queue with cached messages is unlocked later")
+	require.Equal(t, id, owner(mq), "not unlocked yet")
+
+	// Meanwhile the queue is this consumer's again (its live ProcessQueue is in the table).
+	delayed()
+	require.Equal(t, id, owner(mq), "the delayed unlock released a queue taken back")
+}
+
+// A delayed unlock still waiting when the consumer shuts down runs at Shutdown: the queue a
+// rebalance removed shortly before is free for its new owner at once, not only after the
+// broker's 60 s expiry. Java: ConsumeMessageOrderlyService#shutdown (unlockAllMQ) after
+// RebalancePushImpl#unlockDelay.
+func TestOrderlyShutdownRunsTheDelayedUnlocks(t *testing.T) {
+	cons, mq, owner := orderlyHolding(t)
+	// A queue this client locked and a rebalance then removed (its ProcessQueue is no longer
+	// in the table): the unlock waits UnlockDelayTime.
+	removed := primitive.MessageQueue{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: 5}
+	require.True(t, cons.Rebalance().Lock(removed))
+	require.True(t, cons.Rebalance().removeOrderlyQueue(removed, removedWithCache(), time.Hour, cons.orderlyLater))
+	require.Equal(t, cons.Instance().ClientID(), owner(removed), "not unlocked yet")
+
+	cons.Shutdown()
+	require.Empty(t, owner(removed), "Shutdown left a delayed unlock undone")
+}

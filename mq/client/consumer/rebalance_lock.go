@@ -135,6 +135,15 @@ func (r *Rebalance) UnlockAll(oneway bool) {
 	}
 }
 
+// heldAgain reports that mq is in the ProcessQueue table again with a live ProcessQueue other
+// than removed, the one a rebalance took away.
+func (r *Rebalance) heldAgain(mq primitive.MessageQueue, removed *ProcessQueue) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.processQueueTable[mq]
+	return cur != nil && cur != removed && !cur.Dropped()
+}
+
 // processQueueTableByBrokerName groups the queues held by broker name, each group sorted.
 // Java: RebalanceImpl#buildProcessQueueTableByBrokerName.
 func (r *Rebalance) processQueueTableByBrokerName() map[string][]primitive.MessageQueue {
@@ -171,6 +180,12 @@ const consumeLockWait = time.Second
 // keeps the consume lock, the attempt is counted and false keeps the queue for the next
 // rebalance. Java: RebalancePushImpl#removeUnnecessaryMessageQueue and #unlockDelay.
 //
+// Deviation: Java's delayed unlock fires even when a rebalance in between gave the queue back
+// to this client (RebalanceImpl#lock granted it again: the lock was still this client's) and a
+// new ProcessQueue consumes it; the broker lock would be gone under it and another member could
+// lock the queue and consume it alongside until the next lockAll. Here the delayed unlock is
+// skipped when the queue is held again (heldAgain).
+//
 // Deviation: Java unlocks one way; here the unlock waits for the broker's answer (1 s at
 // most), so a member that asks for the queue right after this rebalance finds it free rather
 // than racing the unlock frame (one rebalance period, 20 s, later in Java).
@@ -189,7 +204,12 @@ func (r *Rebalance) removeOrderlyQueue(mq primitive.MessageQueue, pq *ProcessQue
 	}
 	defer cm.Unlock()
 	if pq.HasTempMessage() {
-		later(delay, func() { r.Unlock(mq, false) })
+		later(delay, func() {
+			if r.heldAgain(mq, pq) {
+				return
+			}
+			r.Unlock(mq, false)
+		})
 	} else {
 		r.Unlock(mq, false)
 	}
