@@ -74,29 +74,9 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 	}
 
 	got := make(chan string, 16)
-	c, err := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName("quickstart-consumer"),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
+	c, err := startConsumer(ns, res.MsgID, got)
 	if err != nil {
-		return fail("new consumer: %v", err)
-	}
-	err = c.Subscribe("QuickstartTopic", consumer.MessageSelector{},
-		func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
-			for _, m := range msgs {
-				if m.MsgId != res.MsgID { // the group may first get older messages of the topic
-					continue
-				}
-				select {
-				case got <- string(m.Body):
-				default: // already reported; never block the client's consume goroutine
-				}
-			}
-			return consumer.ConsumeSuccess, nil
-		})
-	if err != nil {
-		return fail("subscribe: %v", err)
-	}
-	if err := c.Start(); err != nil {
-		return fail("start consumer: %v", err)
+		return fail("%v", err)
 	}
 	defer func() { _ = c.Shutdown() }()
 	select {
@@ -105,6 +85,52 @@ func quickstart(addr string, stdout, stderr io.Writer) int {
 		return status
 	case <-time.After(30 * time.Second):
 		return fail("nothing received in 30 s")
+	}
+}
+
+// routeWait bounds how long startConsumer waits for QuickstartTopic's route: the send just
+// created the topic on the broker, which registers it with the name server in the background
+// (BrokerController#registerBrokerAll after the topic is created), so for a moment the name
+// server may not know it yet.
+const routeWait = 10 * time.Second
+
+// startConsumer starts a push consumer of QuickstartTopic that hands the body of the message
+// msgID to got. The official client's Start fails at once ("the topic=... route info not
+// found") while the name server has no route for the topic yet: startConsumer then tries again
+// with a new consumer every 100 ms, for at most routeWait. Its error names the step that failed.
+func startConsumer(ns primitive.NamesrvAddr, msgID string, got chan<- string) (rocketmq.PushConsumer, error) {
+	deadline := time.Now().Add(routeWait)
+	for {
+		c, err := rocketmq.NewPushConsumer(consumer.WithNameServer(ns), consumer.WithGroupName("quickstart-consumer"),
+			consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
+		if err != nil {
+			return nil, fmt.Errorf("new consumer: %w", err)
+		}
+		err = c.Subscribe("QuickstartTopic", consumer.MessageSelector{},
+			func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+				for _, m := range msgs {
+					if m.MsgId != msgID { // the group may first get older messages of the topic
+						continue
+					}
+					select {
+					case got <- string(m.Body):
+					default: // already reported; never block the client's consume goroutine
+					}
+				}
+				return consumer.ConsumeSuccess, nil
+			})
+		if err != nil {
+			return nil, fmt.Errorf("subscribe: %w", err)
+		}
+		err = c.Start()
+		if err == nil {
+			return c, nil
+		}
+		_ = c.Shutdown()
+		if !strings.Contains(err.Error(), "route info not found") || time.Now().After(deadline) {
+			return nil, fmt.Errorf("start consumer: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -105,8 +105,10 @@ func TestSlaveNotAvailable(t *testing.T) {
 	defer c.Shutdown()
 
 	var out, errOut bytes.Buffer
-	require.Equal(t, 1, quickstart(c.NamesrvAddr(), &out, &errOut), "stdout:\n%s\nstderr:\n%s", &out, &errOut)
-	require.Contains(t, out.String(), "sent: SLAVE_NOT_AVAILABLE SendResult [sendStatus=3, ")
-	require.Contains(t, out.String(), "received: hello, rocketmq-go")
-	require.Equal(t, "quickstart: send status SLAVE_NOT_AVAILABLE: "+sendStatusMeaning(primitive.SendSlaveNotAvailable)+"\n", errOut.String())
+	status := quickstart(c.NamesrvAddr(), &out, &errOut)
+	outputs := fmt.Sprintf("stdout:\n%s\nstderr:\n%s", &out, &errOut)
+	require.Equal(t, 1, status, outputs)
+	require.Contains(t, out.String(), "sent: SLAVE_NOT_AVAILABLE SendResult [sendStatus=3, ", outputs)
+	require.Contains(t, out.String(), "received: hello, rocketmq-go", outputs)
+	require.Equal(t, "quickstart: send status SLAVE_NOT_AVAILABLE: "+sendStatusMeaning(primitive.SendSlaveNotAvailable)+"\n", errOut.String(), outputs)
 }

@@ -437,7 +437,7 @@ func (b *BrokerController) Start() error {
 		// Deviation: Java's first sync comes 3 s after start; ours comes at once (the first
 		// registration named the master), so a slave serves its master's topics from the start.
 		b.syncFromMaster()
-		b.slaveSyncService.RunEvery(slaveSyncInterval, slaveSyncInterval, b.syncFromMaster)
+		b.slaveSyncService.RunEvery(slaveSyncInterval, slaveSyncInterval, func() { b.slaveSynchronize.timerPass(b.syncFromMaster) })
 	}
 	b.startMasterWait()
 	period := min(b.cfg.RegisterNameServerPeriod, registerMaxPeriod)

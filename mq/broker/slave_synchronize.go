@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +32,34 @@ const slaveSyncTimeout = 3 * time.Second
 type SlaveSynchronize struct {
 	b          *BrokerController
 	masterAddr atomic.Value // string
+	// timerMu is held by each pass of the 10 s timer; timerSuspended (guarded by it) makes the
+	// timer's passes do nothing (SuspendTimer).
+	timerMu        sync.Mutex
+	timerSuspended bool
+}
+
+// SuspendTimer stops the slave's 10 s timer from syncing; it returns once no timer pass is
+// running, so from then on only SyncAll called by hand copies the master's config (a test or
+// chapter stepping the sync on real services). ResumeTimer undoes it. Deviation: Java has no
+// such switch; it is ManualServices for this one timer.
+func (s *SlaveSynchronize) SuspendTimer() { s.setTimerSuspended(true) }
+
+// ResumeTimer lets the slave's 10 s timer sync again (after SuspendTimer).
+func (s *SlaveSynchronize) ResumeTimer() { s.setTimerSuspended(false) }
+
+func (s *SlaveSynchronize) setTimerSuspended(v bool) {
+	s.timerMu.Lock()
+	defer s.timerMu.Unlock()
+	s.timerSuspended = v
+}
+
+// timerPass runs pass as one pass of the 10 s timer unless the timer is suspended.
+func (s *SlaveSynchronize) timerPass(pass func()) {
+	s.timerMu.Lock()
+	defer s.timerMu.Unlock()
+	if !s.timerSuspended {
+		pass()
+	}
 }
 
 func newSlaveSynchronize(b *BrokerController) *SlaveSynchronize { return &SlaveSynchronize{b: b} }

@@ -100,6 +100,11 @@ func TestShutdownMidConsumeCommitsWhatTheListenerAcknowledged(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("A never consumed msg-1")
 	}
+	// The precondition: msg-1 is the only message in flight. msg-2 may still be on its way to the
+	// listener (the broker's reput had not indexed it at A's first pull, or the pull callback
+	// had not submitted its batch yet): a Shutdown begun before then rightly refuses it.
+	require.Eventually(t, func() bool { return consumedA.Load() == 2 }, 10*time.Second, 10*time.Millisecond,
+		"A consumed msg-0 and msg-2 while msg-1 is in its listener")
 	done := make(chan struct{})
 	go func() { a.Shutdown(); close(done) }()
 	require.Never(t, func() bool {
