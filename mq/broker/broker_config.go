@@ -79,6 +79,12 @@ type BrokerConfig struct {
 	LongPollingEnable bool `prop:"longPollingEnable"`
 	// ShortPollingTimeMills is the hold time of a pull with long polling off (1 s).
 	ShortPollingTime time.Duration `prop:"shortPollingTimeMills"`
+	// MaxHeldPullRequests is how many pulls the broker holds at most (all queues, all
+	// connections; default 100000). A pull that would be held beyond it is answered at once
+	// with PULL_NOT_FOUND, as a pull that found nothing new is, so the client pulls again.
+	// Deviation: RocketMQ's PullRequestHoldService has no bound (a client can park unlimited
+	// pulls, each holding its request in memory); the key is this project's.
+	MaxHeldPullRequests int `prop:"maxHeldPullRequests"`
 	// RegisterNameServerPeriod is the period of registerBrokerAll (30 s; Java clamps it to
 	// [10 s, 60 s]).
 	//
@@ -175,6 +181,7 @@ func DefaultBrokerConfig() BrokerConfig {
 		NotifyConsumerIdsChangedEnable: true,
 		LongPollingEnable:              true,
 		ShortPollingTime:               1000 * time.Millisecond,
+		MaxHeldPullRequests:            DefaultMaxHeldPullRequests,
 		RegisterNameServerPeriod:       30 * time.Second,
 		RegisterBrokerTimeout:          6 * time.Second,
 		ForceRegister:                  true,
@@ -231,6 +238,9 @@ func (c *BrokerConfig) Validate() error {
 	}
 	if c.ShortPollingTime <= 0 {
 		bad("shortPollingTimeMills must be > 0")
+	}
+	if c.MaxHeldPullRequests <= 0 {
+		bad("maxHeldPullRequests must be > 0, got %d", c.MaxHeldPullRequests)
 	}
 	if c.RegisterNameServerPeriod <= 0 {
 		bad("registerNameServerPeriod must be > 0")

@@ -125,6 +125,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		sc.Broker.NamesrvAddr = *namesrv
 	}
 	sc.Server.ListenAddr = sc.Keys.ListenAddr(0) // the port is Broker.ListenPort
+	sc.Keys.ApplyTo(&sc.Server)
 	props := effectiveProperties(&sc.Broker, &sc.Store)
 	maps.Copy(props, extra)
 	if err := checkNotBuilt(props); err != nil {

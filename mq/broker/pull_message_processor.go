@@ -169,7 +169,8 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 			if !b.cfg.LongPollingEnable {
 				hold = b.cfg.ShortPollingTime
 			}
-			b.pullRequestHoldService.SuspendPullRequest(h.Topic, h.QueueID, &PullRequest{
+			// Over maxHeldPullRequests the pull is answered now, PULL_NOT_FOUND as it stands.
+			suspended = b.pullRequestHoldService.SuspendPullRequest(h.Topic, h.QueueID, &PullRequest{
 				RequestCommand:     req,
 				ClientChannel:      ch,
 				Timeout:            hold,
@@ -177,7 +178,6 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 				SubscriptionData:   sub,
 				MessageFilter:      filter,
 			})
-			suspended = true
 		}
 	case protocol.PullOffsetMoved:
 		// Java (master, or offsetCheckInSlave) also writes an OFFSET_MOVED_EVENT message for

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
@@ -54,6 +55,9 @@ func (m *ManyPullRequest) cloneListAndClear() []*PullRequest {
 	return l
 }
 
+// DefaultMaxHeldPullRequests is BrokerConfig.MaxHeldPullRequests's default.
+const DefaultMaxHeldPullRequests = 100000
+
 // holdStore is the part of the message store the hold service reads.
 type holdStore interface {
 	GetMaxOffsetInQueue(topic string, queueID int32) store.QueueOffset
@@ -65,7 +69,9 @@ type holdStore interface {
 // An answer re-runs the original request with suspension disabled and writes the response with
 // the original opaque. Mirrors org.apache.rocketmq.broker.longpolling.PullRequestHoldService.
 //
-// Lock: mu guards pullRequestTable; each ManyPullRequest has its own lock.
+// At most cfg.MaxHeldPullRequests requests are held at once (SuspendPullRequest refuses more).
+//
+// Lock: mu guards pullRequestTable; each ManyPullRequest has its own lock; held is atomic.
 type PullRequestHoldService struct {
 	cfg   *BrokerConfig
 	store holdStore
@@ -78,6 +84,9 @@ type PullRequestHoldService struct {
 
 	mu               sync.Mutex
 	pullRequestTable map[string]*ManyPullRequest
+	// held counts the requests in pullRequestTable: taken by SuspendPullRequest before it adds
+	// one, given back when one is answered.
+	held atomic.Int64
 }
 
 // NewPullRequestHoldService returns the service (not started). clk (nil: the system clock) is
@@ -99,12 +108,18 @@ func buildKey(topic string, queueID int32) string {
 }
 
 // SuspendPullRequest holds r under topic@queueID and stamps its SuspendTimestamp with the
-// service's clock, the one its deadline is checked on.
+// service's clock, the one its deadline is checked on. It reports false, holding nothing, when
+// cfg.MaxHeldPullRequests requests are already held: the caller answers r at once.
 // Java: PullRequestHoldService#suspendPullRequest.
 //
 // Deviation: Java's PullMessageProcessor stamps the PullRequest (System.currentTimeMillis)
 // before handing it over; here the service that compares the times also takes the first one.
-func (s *PullRequestHoldService) SuspendPullRequest(topic string, queueID int32, r *PullRequest) {
+// Java holds every request (no bound).
+func (s *PullRequestHoldService) SuspendPullRequest(topic string, queueID int32, r *PullRequest) bool {
+	if s.held.Add(1) > int64(s.cfg.MaxHeldPullRequests) {
+		s.held.Add(-1)
+		return false
+	}
 	r.SuspendTimestamp = s.clock.Now()
 	key := buildKey(topic, queueID)
 	s.mu.Lock()
@@ -119,6 +134,7 @@ func (s *PullRequestHoldService) SuspendPullRequest(topic string, queueID int32,
 		s.tr.Step("PullRequestHoldService#suspendPullRequest", slog.String("key", key),
 			slog.Int64("offset", r.PullFromThisOffset), slog.Duration("hold", r.Timeout))
 	}
+	return true
 }
 
 // Start runs CheckHoldRequest every 5 s (long polling) or every shortPollingTimeMills.
@@ -205,6 +221,7 @@ func (s *PullRequestHoldService) notifyMessageArriving(topic string, queueID int
 	if len(keep) > 0 {
 		mpr.add(keep...)
 	}
+	s.held.Add(int64(-woken))
 	if woken > 0 && s.tr.Enabled() {
 		s.tr.Step("PullRequestHoldService#notifyMessageArriving", slog.String("key", key),
 			slog.Int64("maxOffset", maxOffset), slog.Int("woken", woken))

@@ -31,6 +31,11 @@ func TestPrintRefusesWhatStartRefuses(t *testing.T) {
 			`namesrvAddr entry "127.0.0.1:port" is not ip:port`},
 		{"bindAddress=localhost", func(t *testing.T) []string { return []string{"-c", writeConf(t, "bindAddress=localhost")} },
 			`bindAddress "localhost" is not an IP address`},
+		{"com.rocketmq.remoting.frameMaxLength=0", func(t *testing.T) []string {
+			return []string{"-c", writeConf(t, "com.rocketmq.remoting.frameMaxLength=0")}
+		}, `com.rocketmq.remoting.frameMaxLength must be >= 1024 bytes, got 0`},
+		{"serverChannelMaxInflight=-1", func(t *testing.T) []string { return []string{"-c", writeConf(t, "serverChannelMaxInflight=-1")} },
+			`serverChannelMaxInflight must be > 0, got -1`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -272,4 +273,26 @@ func TestFastRemotingServer(t *testing.T) {
 	tb.b.Shutdown()
 	_, err := net.Dial("tcp", vip)
 	require.Error(t, err, "Shutdown closes the fast port too")
+}
+
+// TestServerBoundsFromConfigFile: the remoting bounds of a broker.conf (NettyServerConfig's
+// names; frameMaxLength under its system property's name) reach the servers' config, and -p
+// prints them.
+func TestServerBoundsFromConfigFile(t *testing.T) {
+	var out, errOut bytes.Buffer
+	file := writeConf(t, "serverWorkerThreads=4", "serverChannelMaxIdleTimeSeconds=60",
+		"com.rocketmq.remoting.frameMaxLength=1048576", "serverChannelMaxInflight=64")
+	sc, err := ParseCommandLine([]string{"-c", file}, &out, &errOut)
+	require.NoError(t, err)
+	require.Equal(t, 4, sc.Server.ServerWorkerThreads)
+	require.Equal(t, 60*time.Second, sc.Server.ChannelMaxIdle)
+	require.Equal(t, 1048576, sc.Server.MaxFrameSize)
+	require.Equal(t, 64, sc.Server.ChannelMaxInflight)
+	out.Reset()
+	_, err = ParseCommandLine([]string{"-c", file, "-p"}, &out, &errOut)
+	require.NoError(t, err)
+	for _, line := range []string{"serverWorkerThreads=4", "serverChannelMaxIdleTimeSeconds=60",
+		"com.rocketmq.remoting.frameMaxLength=1048576", "serverChannelMaxInflight=64"} {
+		require.Contains(t, out.String(), line+"\n")
+	}
 }

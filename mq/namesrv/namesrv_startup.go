@@ -24,7 +24,9 @@ const DefaultListenPort = 9876
 type startupConfig struct {
 	NamesrvConfig
 	ListenPort int `prop:"listenPort"`
-	// ServerKeys is bindAddress, as the broker's (default 0.0.0.0, every interface).
+	// ServerKeys is bindAddress and the remoting bounds (serverWorkerThreads,
+	// serverChannelMaxIdleTimeSeconds, com.rocketmq.remoting.frameMaxLength,
+	// serverChannelMaxInflight), as the broker's.
 	startup.ServerKeys
 }
 
@@ -97,6 +99,7 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 	}
 	serverCfg := remoting.DefaultServerConfig()
 	serverCfg.ListenAddr = sc.ListenAddr(sc.ListenPort)
+	sc.ApplyTo(&serverCfg)
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#createNamesrvController", slog.Int("listenPort", sc.ListenPort))
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -41,7 +42,8 @@ func TestNamesrvBindAddress(t *testing.T) {
 // TestNamesrvPrintValidates: -p refuses an invalid value with the message a start gives, and
 // an unknown key close to a known one gets a "did you mean".
 func TestNamesrvPrintValidates(t *testing.T) {
-	for _, line := range []string{"logLevel=TRACE", "bindAddress=localhost", "listenPort=70000"} {
+	for _, line := range []string{"logLevel=TRACE", "bindAddress=localhost", "listenPort=70000",
+		"com.rocketmq.remoting.frameMaxLength=10", "serverChannelMaxIdleTimeSeconds=0"} {
 		file := conftest.Write(t, "namesrv.conf", line, "listenPort=0")
 		if line == "listenPort=70000" {
 			file = conftest.Write(t, "namesrv.conf", line)
@@ -71,4 +73,15 @@ func TestNamesrvPrintValidates(t *testing.T) {
 	require.Empty(t, out.String(), "a bad flag's error and the usage go to stderr, not stdout")
 	require.Contains(t, errOut.String(), "flag provided but not defined: -x")
 	require.Contains(t, errOut.String(), "Usage: mqnamesrv")
+}
+
+// TestNamesrvServerBounds: the name server reads the remoting bounds under the broker's keys
+// (startup.ServerKeys) and its server runs with them.
+func TestNamesrvServerBounds(t *testing.T) {
+	c, err := CreateNamesrvController([]string{"-c", conftest.Write(t, "namesrv.conf", "listenPort=0",
+		"serverWorkerThreads=2", "serverChannelMaxIdleTimeSeconds=30", "com.rocketmq.remoting.frameMaxLength=65536",
+		"serverChannelMaxInflight=32")}, io.Discard, io.Discard, nil)
+	require.NoError(t, err)
+	require.Equal(t, []any{2, 30 * time.Second, 65536, 32}, []any{c.ServerConfig.ServerWorkerThreads,
+		c.ServerConfig.ChannelMaxIdle, c.ServerConfig.MaxFrameSize, c.ServerConfig.ChannelMaxInflight})
 }

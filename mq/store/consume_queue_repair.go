@@ -78,7 +78,8 @@ func (cq *ConsumeQueue) dropBrokenFiles() error {
 // every start re-read the CommitLog written since its last message.
 //
 // Deviation: Java trusts every queue after a clean stop. Damage that leaves no such mark (a
-// part of the last file zeroed, a queue's whole directory deleted) is not seen here either.
+// part of the last file zeroed) is not seen here either; a queue's whole directory deleted
+// after a clean stop is seen by consumequeue.list (consumeQueueTable#readList).
 func (cq *ConsumeQueue) mayMiss() bool {
 	end := cq.GetMaxOffsetInQueue()
 	return cq.dropped || cq.MaxPhysicOffset() < 0 || int64(end)*ConsumeQueueUnitSize%int64(cq.fileSize) == 0

@@ -20,6 +20,11 @@ type consumeQueueTable struct {
 
 	mu     sync.RWMutex
 	queues map[string]map[int32]*ConsumeQueue // guarded by mu
+
+	// lost are the queues consumequeue.list names that have no file (readList: their
+	// directory was deleted after the clean stop), "topic/queueId"; set by the store's Load,
+	// read by its Start, both under the store's stateMu.
+	lost []string
 }
 
 func newConsumeQueueTable(env *storeEnv, checkpoint *StoreCheckpoint, flags *runningFlags) *consumeQueueTable {

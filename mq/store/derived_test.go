@@ -175,6 +175,9 @@ func TestDerivedFilesRebuilt(t *testing.T) {
 			require.Len(t, files, 1)
 			require.NoError(t, os.Truncate(files[0], 0))
 		}},
+		{"the directory of a queue lost", false, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue", "U")))
+		}},
 		{"consumequeue directory gone", false, func(t *testing.T, dir string) {
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue")))
 		}},
@@ -251,6 +254,26 @@ func TestStartReReadsOnlyForDamage(t *testing.T) {
 	s = loaded()
 	require.Equal(t, CommitLogOffset(0), s.reputStartOffset(), "the damaged queue is rebuilt from its end")
 	require.NoError(t, s.Start())
+	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("C", 0))
+	require.Equal(t, QueueOffset(400), s.GetMaxOffsetInQueue("H", 0))
+	s.Shutdown()
+
+	// consumequeue.list, written by the clean stop, names C-0 and H-0: an untouched store
+	// still re-reads only the last record; once C-0's whole directory is gone, the start
+	// re-reads from the CommitLog's start and rebuilds it.
+	list, err := os.ReadFile(filepath.Join(dir, consumeQueueListFile))
+	require.NoError(t, err)
+	require.Equal(t, "C/0\nH/0\n", string(list))
+	s = loaded()
+	require.Empty(t, s.queues.lost)
+	require.Equal(t, last, s.reputStartOffset(), "an untouched store: only the last record is read again")
+	s.Shutdown()
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue", "C")))
+	s = loaded()
+	require.Equal(t, []string{"C/0"}, s.queues.lost)
+	require.Equal(t, CommitLogOffset(0), s.reputStartOffset(), "a queue's directory lost: the log is read again")
+	require.NoError(t, s.Start())
+	require.NoFileExists(t, filepath.Join(dir, consumeQueueListFile), "Start consumed the list")
 	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("C", 0))
 	require.Equal(t, QueueOffset(400), s.GetMaxOffsetInQueue("H", 0))
 }

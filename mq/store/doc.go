@@ -76,6 +76,7 @@
 //	checkpoint.go                   StoreCheckpoint
 //	consume_queue.go                ConsumeQueue: 20-byte units, recovery, truncation, iterator
 //	consume_queue_repair.go         dropping the files that break a queue (a lost middle file, a short last one)
+//	consume_queue_list.go           consumequeue.list: the queues a clean stop had, so a lost directory is seen
 //	consume_queue_table.go          the ConsumeQueues by topic and queue id, their loops
 //	flush_consume_queue_service.go  FlushConsumeQueueService
 //	commit_log_dispatcher.go        MessageArrivingListener, CommitLogDispatcher, the two dispatchers
@@ -107,6 +108,8 @@
 //	checkpoint                          4096 bytes
 //	abort                               empty; present while a store runs
 //	lock                                "lock"; exclusively locked on byte 0 by the running store
+//	consumequeue.list                   "topic/queueId\n" per queue with files; written by a clean stop,
+//	                                    removed by Start (new here; Java has no such file)
 //	config/                             the broker's JSON config files (topics.json, ...)
 //
 // # CommitLog record (big-endian; IPv4 hosts; n body, t topic, p properties bytes)

@@ -59,6 +59,12 @@ func (s *DefaultMessageStore) Load() error {
 	if err := s.queues.load(); err != nil {
 		return err
 	}
+	if s.queues.lost, err = s.queues.readList(); err != nil {
+		return err
+	}
+	for _, q := range s.queues.lost {
+		s.env.log.warn("a consume queue the last clean stop had is gone; dispatch rebuilds it from the CommitLog", "queue", q)
+	}
 	if err := s.checkpoint.open(); err != nil {
 		return err
 	}
@@ -167,6 +173,10 @@ func (s *DefaultMessageStore) Start() error {
 	}
 	s.reput.catchUp(s.reputStartOffset())
 	s.recoverTopicQueueTable()
+	s.queues.lost = nil
+	if err := s.queues.removeList(); err != nil {
+		return err
+	}
 
 	f, err := os.OpenFile(s.abortFile(), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
@@ -198,7 +208,8 @@ func (s *DefaultMessageStore) Start() error {
 // record before it was dispatched to every queue: dispatch runs in CommitLog order, and
 // abnormal recovery replays from the checkpoint's file what an unflushed queue lost),
 // lowered to the end of each queue that may miss units (ConsumeQueue#mayMiss: files of it
-// dropped or lost), to the CommitLog's min offset when there is no queue, and with
+// dropped or lost), to the CommitLog's min offset when there is no queue or a queue the last
+// clean stop listed has no file now (consumequeue.list, readList: its directory is gone), and with
 // messageIndexEnable to the offset of the last record the index holds
 // (IndexService#endPhyOffset); never below the CommitLog's min offset. Records a queue or
 // the index already holds are skipped (ReputMessageService#catchUp), so the queue rebuilt
@@ -221,8 +232,8 @@ func (s *DefaultMessageStore) reputStartOffset() CommitLogOffset {
 			damaged = min(damaged, max(cq.MaxPhysicOffset(), minOffset))
 		}
 	})
-	if queues == 0 {
-		from = minOffset
+	if queues == 0 || len(s.queues.lost) > 0 {
+		from = minOffset // nothing says where a queue without a file ended
 	}
 	from = min(from, damaged)
 	if s.cfg.MessageIndexEnable {
@@ -297,6 +308,9 @@ func (s *DefaultMessageStore) Shutdown() {
 			s.env.log.error("flush checkpoint", err)
 		}
 		if s.flags.isWriteable() && s.reput.behind() == 0 {
+			if err := s.queues.writeList(); err != nil {
+				s.env.log.error("write consume queue list", err)
+			}
 			if err := os.Remove(s.abortFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
 				s.env.log.error("remove abort file", err)
 			}

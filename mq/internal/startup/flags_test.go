@@ -44,7 +44,8 @@ func TestPrintConfig(t *testing.T) {
 	var out bytes.Buffer
 	k := DefaultServerKeys()
 	PrintConfig(&out, &a{Port: 1}, &k)
-	require.Equal(t, "listenPort=1\nbindAddress=0.0.0.0\n", out.String())
+	require.Equal(t, "listenPort=1\nbindAddress=0.0.0.0\nserverWorkerThreads=8\nserverChannelMaxIdleTimeSeconds=120\n"+
+		"com.rocketmq.remoting.frameMaxLength=16777216\nserverChannelMaxInflight=1024\n", out.String())
 }
 
 // TestExitCode: 0, 2 or 1, and the error printed once with one prefix only for 1.
