@@ -45,7 +45,7 @@ func TestPrintConfig(t *testing.T) {
 	k := DefaultServerKeys()
 	PrintConfig(&out, &a{Port: 1}, &k)
 	require.Equal(t, "listenPort=1\nbindAddress=0.0.0.0\nserverWorkerThreads=8\nserverChannelMaxIdleTimeSeconds=120\n"+
-		"com.rocketmq.remoting.frameMaxLength=16777216\nserverChannelMaxInflight=1024\n", out.String())
+		"com.rocketmq.remoting.frameMaxLength=16777216\nserverChannelMaxInflight=256\n", out.String())
 }
 
 // TestExitCode: 0, 2 or 1, and the error printed once with one prefix only for 1.

@@ -39,14 +39,14 @@ type ServerKeys struct {
 	// set it under that name.
 	FrameMaxLength int `prop:"com.rocketmq.remoting.frameMaxLength"`
 	// ServerChannelMaxInflight is how many requests one connection may have queued or running
-	// in the worker pools before its reader waits (default 1024; held pulls do not count).
+	// in the worker pools before its reader waits (default 256; held pulls do not count).
 	// Deviation: RocketMQ has no such bound (remoting.ServerConfig.ChannelMaxInflight), so the
 	// key is this project's, named after its NettyServerConfig neighbours.
 	ServerChannelMaxInflight int `prop:"serverChannelMaxInflight"`
 }
 
 // DefaultServerKeys returns bindAddress=0.0.0.0 and remoting.DefaultServerConfig's bounds:
-// 8 worker threads, 120 s idle, 16 MiB frames, 1024 requests in flight per connection.
+// 8 worker threads, 120 s idle, 16 MiB frames, 256 requests in flight per connection.
 func DefaultServerKeys() ServerKeys {
 	d := remoting.DefaultServerConfig()
 	return ServerKeys{BindAddress: DefaultBindAddress, ServerWorkerThreads: d.ServerWorkerThreads,
