@@ -20,12 +20,16 @@ var ErrPrintedConfig = startup.ErrPrintedConfig
 const DefaultListenPort = 9876
 
 // startupConfig is what a properties file may set: NamesrvConfig's keys plus the server's
-// listenPort and bindAddress (Java keeps them in NettyServerConfig).
+// listenPort and bindAddress (Java keeps them in NettyServerConfig) and the tls.server.* keys.
 type startupConfig struct {
 	NamesrvConfig
 	ListenPort int `prop:"listenPort"`
 	// ServerKeys is bindAddress, as the broker's (default 0.0.0.0, every interface).
 	startup.ServerKeys
+	// TLSServerKeys are tls.server.mode, certPath, keyPath, need.client.auth and trustCertPath,
+	// read as mqbroker reads them (Java: TlsSystemConfig, shared by both servers), so an
+	// official client WithTls reaches a standalone mqnamesrv of a TLS-only setup.
+	remoting.TLSServerKeys
 }
 
 // validate is the one check of a name server's startup config, for -p and for a start.
@@ -76,7 +80,8 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
 	file := fs.ConfigFile
-	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort, ServerKeys: startup.DefaultServerKeys()}
+	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort,
+		ServerKeys: startup.DefaultServerKeys(), TLSServerKeys: remoting.DefaultTLSServerKeys()}
 	if *file != "" {
 		_, unknown, err := startup.ApplyConfigFile(*file, &sc)
 		if err != nil {
@@ -91,12 +96,17 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 	if err := sc.validate(); err != nil { // before -p: -p refuses what a start would
 		return nil, err
 	}
+	ts, err := sc.TLSServerKeys.Build() // a bad mode or an unreadable certificate: as mqbroker's
+	if err != nil {
+		return nil, err
+	}
 	if *fs.PrintConfig {
 		startup.PrintConfig(stdout, &sc)
 		return nil, ErrPrintedConfig
 	}
 	serverCfg := remoting.DefaultServerConfig()
 	serverCfg.ListenAddr = sc.ListenAddr(sc.ListenPort)
+	serverCfg.TLS = ts
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#createNamesrvController", slog.Int("listenPort", sc.ListenPort))
 	}
