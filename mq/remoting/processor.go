@@ -82,10 +82,10 @@ type WorkerPool struct {
 }
 
 type poolTask struct {
-	ch   *Channel
-	req  *RemotingCommand
-	p    RequestProcessor
-	at   time.Time // when the pool accepted it
+	ch  *Channel
+	req *RemotingCommand
+	p   RequestProcessor
+	at  time.Time // when the pool accepted it
 }
 
 // NewWorkerPool starts workers goroutines (at least 1) serving a queue of at most
