@@ -18,12 +18,15 @@ import (
 const tlsTestCode int32 = 100
 
 // startTLSServer starts an echo server on loopback in mode with a run-time self-signed
-// certificate; it returns the address and the certificate's path.
-func startTLSServer(t *testing.T, mode string) (addr, certPath string) {
+// certificate, adjusted by the tune functions; it returns the address and the certificate's path.
+func startTLSServer(t *testing.T, mode string, tune ...func(*remoting.TLSServer)) (addr, certPath string) {
 	t.Helper()
 	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
 	ts, err := remoting.TLSServerKeys{Mode: mode, CertPath: cert, KeyPath: key, NeedClientAuth: "none"}.Build()
 	require.NoError(t, err)
+	for _, f := range tune {
+		f(&ts)
+	}
 	s := remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0", TLS: ts}, nil, nil)
 	s.RegisterProcessor(tlsTestCode, remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 		resp := remoting.NewResponse(remoting.Success, "")
@@ -126,19 +129,7 @@ func TestTLSKeysBuild(t *testing.T) {
 // closed once the handshake timeout passes (Java: SslHandler's handshakeTimeoutMillis), not
 // left until the 120 s idle scan; meanwhile other clients, plain and TLS, are served.
 func TestTLSHalfHandshakeIsClosed(t *testing.T) {
-	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
-	ts, err := remoting.TLSServerKeys{Mode: "permissive", CertPath: cert, KeyPath: key}.Build()
-	require.NoError(t, err)
-	ts.HandshakeTimeout = 200 * time.Millisecond
-	s := remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0", TLS: ts}, nil, nil)
-	s.RegisterProcessor(tlsTestCode, remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
-		resp := remoting.NewResponse(remoting.Success, "")
-		resp.Body = req.Body
-		return resp, nil
-	}), 1)
-	require.NoError(t, s.Start())
-	t.Cleanup(s.Shutdown)
-	addr := s.Addr().String()
+	addr, _ := startTLSServer(t, "permissive", func(ts *remoting.TLSServer) { ts.HandshakeTimeout = 200 * time.Millisecond })
 
 	stuck, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
