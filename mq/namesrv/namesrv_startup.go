@@ -20,7 +20,7 @@ var ErrPrintedConfig = startup.ErrPrintedConfig
 const DefaultListenPort = 9876
 
 // startupConfig is what a properties file may set: NamesrvConfig's keys plus the server's
-// listenPort and bindAddress (Java keeps them in NettyServerConfig).
+// listenPort and bindAddress (Java keeps them in NettyServerConfig) and the tls.server.* keys.
 type startupConfig struct {
 	NamesrvConfig
 	ListenPort int `prop:"listenPort"`
@@ -28,6 +28,10 @@ type startupConfig struct {
 	// serverChannelMaxIdleTimeSeconds, com.rocketmq.remoting.frameMaxLength,
 	// serverChannelMaxInflight), as the broker's.
 	startup.ServerKeys
+	// TLSServerKeys are tls.server.mode, certPath, keyPath, need.client.auth and trustCertPath,
+	// read as mqbroker reads them (Java: TlsSystemConfig, shared by both servers), so an
+	// official client WithTls reaches a standalone mqnamesrv of a TLS-only setup.
+	remoting.TLSServerKeys
 }
 
 // validate is the one check of a name server's startup config, for -p and for a start.
@@ -78,7 +82,8 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
 	file := fs.ConfigFile
-	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort, ServerKeys: startup.DefaultServerKeys()}
+	sc := startupConfig{NamesrvConfig: DefaultNamesrvConfig(), ListenPort: DefaultListenPort,
+		ServerKeys: startup.DefaultServerKeys(), TLSServerKeys: remoting.DefaultTLSServerKeys()}
 	if *file != "" {
 		_, unknown, err := startup.ApplyConfigFile(*file, &sc)
 		if err != nil {
@@ -93,6 +98,10 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 	if err := sc.validate(); err != nil { // before -p: -p refuses what a start would
 		return nil, err
 	}
+	ts, err := sc.TLSServerKeys.Build() // a bad mode or an unreadable certificate: as mqbroker's
+	if err != nil {
+		return nil, err
+	}
 	if *fs.PrintConfig {
 		startup.PrintConfig(stdout, &sc)
 		return nil, ErrPrintedConfig
@@ -100,6 +109,7 @@ func CreateNamesrvController(args []string, stdout, stderr io.Writer, tr *trace.
 	serverCfg := remoting.DefaultServerConfig()
 	serverCfg.ListenAddr = sc.ListenAddr(sc.ListenPort)
 	sc.ApplyTo(&serverCfg)
+	serverCfg.TLS = ts
 	if tr.Enabled() {
 		tr.Step("NamesrvStartup#createNamesrvController", slog.Int("listenPort", sc.ListenPort))
 	}

@@ -1,5 +1,11 @@
 package primitive
 
+import (
+	"bytes"
+	"compress/zlib"
+	"io"
+)
+
 // Message sysFlag bits (the record's SYSFLAG field and the send header's sysFlag).
 // Mirrors org.apache.rocketmq.common.sysflag.MessageSysFlag; values pinned by TestSysFlagValues.
 const (
@@ -44,4 +50,16 @@ func hostFieldLen(sysFlag, v6Bit int32) int {
 		return 20
 	}
 	return 8
+}
+
+// UncompressBody undoes the zlib compression of a body whose sysFlag has CompressedFlag; a
+// body that is not zlib data is an error (the caller keeps the raw bytes, as Java's
+// UtilAll#uncompress callers do). Java: UtilAll#uncompress.
+func UncompressBody(b []byte) ([]byte, error) {
+	r, err := zlib.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }

@@ -82,11 +82,10 @@ type WorkerPool struct {
 }
 
 type poolTask struct {
-	ch   *Channel
-	req  *RemotingCommand
-	p    RequestProcessor
-	hook RPCHook   // nil: none
-	at   time.Time // when the pool accepted it
+	ch  *Channel
+	req *RemotingCommand
+	p   RequestProcessor
+	at  time.Time // when the pool accepted it
 }
 
 // NewWorkerPool starts workers goroutines (at least 1) serving a queue of at most
@@ -234,11 +233,6 @@ func callProcessor(t poolTask, log *slog.Logger) (resp *RemotingCommand, err err
 			resp, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
-	if t.hook != nil {
-		if err := t.hook.DoBeforeRequest(t.ch.RemoteAddr(), t.req); err != nil {
-			return nil, err
-		}
-	}
 	return t.p.ProcessRequest(t.ch, t.req)
 }
 
@@ -309,12 +303,18 @@ func (t *processorTable) shutdownPools() {
 }
 
 // dispatch hands a request read from ch to its processor's pool, or answers it at once:
-// REQUEST_CODE_NOT_SUPPORTED for an unknown code, SYSTEM_BUSY when the processor rejects or the
-// pool's queue is full. Oneway requests never get an answer.
+// REQUEST_CODE_NOT_SUPPORTED for an unknown code, SYSTEM_ERROR with the error's text when the
+// server's RPC hook refuses it, SYSTEM_BUSY when the processor rejects or the pool's queue is
+// full. Oneway requests never get an answer.
 // Java: NettyRemotingAbstract#processRequestCommand.
 //
 // Deviation: Java answers an unknown or rejected oneway request anyway; we keep the oneway
 // promise (the sender does not wait for an answer).
+//
+// Deviation: Java runs the RPC hook (the ACL check) on the pool's worker, so a refused request
+// first waits in the shared queue; here it runs on the connection's reader, before the pool,
+// so a flood of unsigned or badly signed requests costs its own connection's reader and never
+// takes the queue slots or workers signed clients are served by.
 func (t *processorTable) dispatch(ch *Channel, req *RemotingCommand, log *slog.Logger) {
 	pair, ok := t.lookup(req.Code)
 	if !ok {
@@ -322,16 +322,35 @@ func (t *processorTable) dispatch(ch *Channel, req *RemotingCommand, log *slog.L
 		answerNow(ch, req, RequestCodeNotSupported, NotSupportedRemark(req.Code))
 		return
 	}
+	if err := runHook(t.rpcHook(), ch, req, log); err != nil {
+		answerNow(ch, req, SystemError, err.Error())
+		return
+	}
 	if pair.p.RejectRequest() {
 		answerNow(ch, req, SystemBusy, remarkRejectRequest)
 		return
 	}
 	ch.beginRequest()
-	if !pair.pool.submit(poolTask{ch: ch, req: req, p: pair.p, hook: t.rpcHook()}) {
+	if !pair.pool.submit(poolTask{ch: ch, req: req, p: pair.p}) {
 		ch.endRequest()
 		log.Warn("too many requests and system thread pool busy", "remoteAddr", ch.RemoteAddr(), "code", req.Code)
 		answerNow(ch, req, SystemBusy, remarkOverload)
 	}
+}
+
+// runHook runs the server's RPC hook h (nil: none) on req; a panic in it is recovered and
+// refuses the request, as a panicking processor's request is answered SYSTEM_ERROR.
+func runHook(h RPCHook, ch *Channel, req *RemotingCommand, log *slog.Logger) (err error) {
+	if h == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("rpc hook panic", "code", req.Code, "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return h.DoBeforeRequest(ch.RemoteAddr(), req)
 }
 
 func answerNow(ch *Channel, req *RemotingCommand, code int32, remark string) {

@@ -4,7 +4,8 @@ package remoting
 // (the broker's ACL check), on a Client before every request it sends (signing). A server-side
 // error refuses the request: the processor never runs and the answer is SYSTEM_ERROR with the
 // error's text as remark, as Java's NettyRemotingAbstract answers an exception thrown by
-// doBeforeRequest. The hook runs on the worker of the request's pool, as in Java.
+// doBeforeRequest. On a Server the hook runs on the connection's reader before the request is
+// queued to its pool (a Deviation: Java runs it on the pool's worker; see processorTable.dispatch).
 // Mirrors org.apache.rocketmq.remoting.RPCHook (doBeforeRequest; doAfterResponse is not used).
 type RPCHook interface {
 	// DoBeforeRequest sees req before it is processed (server) or sent (client); remoteAddr is

@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -71,4 +72,75 @@ func TestClientHookOnlyOnSends(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Success, resp.Code)
 	require.Equal(t, int32(1), hooked.Load(), "an incoming request does not pass the send hook")
+}
+
+// TestRefusedRequestsTakeNoPoolSlot: the server's hook runs before a request is queued, so
+// while the processor's only worker is busy and its queue holds one request, unsigned requests
+// are still refused at once with the hook's remark (not queued behind the busy worker, not
+// SYSTEM_BUSY): a flood of unsigned requests cannot starve signed clients of the pool. A
+// panicking hook refuses its request with SYSTEM_ERROR and the server keeps serving.
+func TestRefusedRequestsTakeNoPoolSlot(t *testing.T) {
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(1)
+	var first sync.Once
+	pool := NewWorkerPool(1, 1)
+	s := startServer(t, ServerConfig{}, nil, func(s *Server) {
+		s.RegisterProcessorPool(testCode, ProcessorFunc(func(_ *Channel, req *RemotingCommand) (*RemotingCommand, error) {
+			first.Do(started.Done)
+			<-release
+			return NewResponse(Success, ""), nil
+		}), pool)
+		s.RegisterRPCHook(hookFunc(func(_ string, req *RemotingCommand) error {
+			switch req.ExtFields["AccessKey"] {
+			case "good":
+				return nil
+			case "boom":
+				panic("hook bug")
+			}
+			return errors.New("no signature")
+		}))
+	})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // before the server's Shutdown, which waits for the held worker
+	addr := s.Addr().String()
+	signed := newClient(t)
+	signed.RegisterRPCHook(hookFunc(func(_ string, req *RemotingCommand) error {
+		req.AddExtField("AccessKey", "good")
+		return nil
+	}))
+	busy := make(chan *RemotingCommand, 1)
+	go func() {
+		resp, _ := signed.InvokeSync(ctxTimeout(t, 10*time.Second), addr, NewRequest(testCode, nil, nil))
+		busy <- resp
+	}()
+	started.Wait() // the only worker is held
+	queued := make(chan *RemotingCommand, 1)
+	go func() {
+		resp, _ := signed.InvokeSync(ctxTimeout(t, 10*time.Second), addr, NewRequest(testCode, nil, nil))
+		queued <- resp
+	}()
+	require.Eventually(t, func() bool { return pool.QueueLen() == 1 }, 5*time.Second, time.Millisecond,
+		"the second signed request waits in the queue")
+
+	unsigned := newClient(t)
+	for range 20 {
+		resp, err := unsigned.InvokeSync(ctxTimeout(t, 2*time.Second), addr, NewRequest(testCode, nil, nil))
+		require.NoError(t, err, "refused at once, not queued behind the busy worker")
+		require.Equal(t, &RemoteError{Code: SystemError, Remark: "no signature"}, resp.Err())
+	}
+	boom := newClient(t)
+	boom.RegisterRPCHook(hookFunc(func(_ string, req *RemotingCommand) error {
+		req.AddExtField("AccessKey", "boom")
+		return nil
+	}))
+	resp, err := boom.InvokeSync(ctxTimeout(t, 2*time.Second), addr, NewRequest(testCode, nil, nil))
+	require.NoError(t, err)
+	require.Equal(t, SystemError, resp.Code)
+	require.Contains(t, resp.Remark, "hook bug")
+
+	unblock()
+	require.Nil(t, (<-busy).Err())
+	require.Nil(t, (<-queued).Err(), "the signed requests are served")
 }

@@ -10,12 +10,19 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 )
 
 // TLS handshake records begin with this content-type byte (RFC 8446 §5.1, handshake(22)); a
 // remoting frame begins with its 4-byte big-endian length, whose first byte is 0x00 for every
 // frame below 16 MiB. Permissive mode tells the two apart by it.
 const tlsHandshakeByte = 0x16
+
+// DefaultTLSHandshakeTimeout bounds a TLS handshake from its first byte to its end (Java:
+// Netty's SslHandler handshakeTimeoutMillis, 10 s).
+const DefaultTLSHandshakeTimeout = 10 * time.Second
 
 // ErrTLSRequired: a plain (non-TLS) connection reached a server in enforcing mode.
 var ErrTLSRequired = errors.New("remoting: plain connection refused: tls.server.mode is enforcing")
@@ -137,6 +144,10 @@ func LoadCertPool(path string) (*x509.CertPool, error) {
 type TLSServer struct {
 	Mode   TLSMode
 	Config *tls.Config
+	// HandshakeTimeout closes a connection whose TLS handshake has not finished this long
+	// after its first byte arrived; zero: DefaultTLSHandshakeTimeout. A peer that starts a
+	// handshake and stops holds only its own connection's goroutines, and only this long.
+	HandshakeTimeout time.Duration
 }
 
 // wrap returns the connection a Channel reads and writes. Disabled mode returns conn itself
@@ -146,7 +157,11 @@ func (t TLSServer) wrap(conn net.Conn) net.Conn {
 	if t.Mode == TLSDisabled || t.Config == nil {
 		return conn
 	}
-	return &sniffConn{Conn: conn, mode: t.Mode, cfg: t.Config}
+	timeout := t.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = DefaultTLSHandshakeTimeout
+	}
+	return &sniffConn{Conn: conn, mode: t.Mode, cfg: t.Config, handshakeTimeout: timeout}
 }
 
 // sniffConn reads a connection's first byte on its first Read or Write, then speaks TLS over
@@ -156,6 +171,8 @@ type sniffConn struct {
 	net.Conn // the raw connection: Close, addresses and deadlines go to it
 	mode     TLSMode
 	cfg      *tls.Config
+	// handshakeTimeout is the read/write deadline of the handshake (TLSServer.HandshakeTimeout).
+	handshakeTimeout time.Duration
 
 	once sync.Once
 	rw   io.ReadWriter // the decided stream: tls.Server over a prefixConn, or the prefixConn
@@ -172,13 +189,25 @@ func (c *sniffConn) decide() {
 		pc := &prefixConn{Conn: c.Conn, prefix: b[:]}
 		switch {
 		case b[0] == tlsHandshakeByte:
-			c.rw = tls.Server(pc, c.cfg)
+			c.rw, c.err = c.handshake(pc)
 		case c.mode == TLSEnforcing:
 			c.err = fmt.Errorf("%w (from %s)", ErrTLSRequired, c.Conn.RemoteAddr())
 		default:
 			c.rw = pc
 		}
 	})
+}
+
+// handshake runs the server side of the TLS handshake over pc under a deadline of
+// handshakeTimeout (a socket deadline is wall time), then clears the deadline for the data path.
+func (c *sniffConn) handshake(pc *prefixConn) (io.ReadWriter, error) {
+	_ = c.Conn.SetDeadline(clock.System{}.Now().Add(c.handshakeTimeout))
+	tc := tls.Server(pc, c.cfg)
+	if err := tc.Handshake(); err != nil {
+		return nil, fmt.Errorf("remoting: TLS handshake from %s: %w", c.Conn.RemoteAddr(), err)
+	}
+	_ = c.Conn.SetDeadline(time.Time{})
+	return tc, nil
 }
 
 func (c *sniffConn) Read(p []byte) (int, error) {

@@ -3,6 +3,8 @@ package remoting_test
 import (
 	"context"
 	"crypto/tls"
+	"io"
+	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,12 +18,15 @@ import (
 const tlsTestCode int32 = 100
 
 // startTLSServer starts an echo server on loopback in mode with a run-time self-signed
-// certificate; it returns the address and the certificate's path.
-func startTLSServer(t *testing.T, mode string) (addr, certPath string) {
+// certificate, adjusted by the tune functions; it returns the address and the certificate's path.
+func startTLSServer(t *testing.T, mode string, tune ...func(*remoting.TLSServer)) (addr, certPath string) {
 	t.Helper()
 	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
 	ts, err := remoting.TLSServerKeys{Mode: mode, CertPath: cert, KeyPath: key, NeedClientAuth: "none"}.Build()
 	require.NoError(t, err)
+	for _, f := range tune {
+		f(&ts)
+	}
 	s := remoting.NewServer(remoting.ServerConfig{ListenAddr: "127.0.0.1:0", TLS: ts}, nil, nil)
 	s.RegisterProcessor(tlsTestCode, remoting.ProcessorFunc(func(_ *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 		resp := remoting.NewResponse(remoting.Success, "")
@@ -118,4 +123,31 @@ func TestTLSKeysBuild(t *testing.T) {
 	c, err := remoting.TLSClientKeys{}.Build()
 	require.NoError(t, err)
 	require.Nil(t, c, "tls.enable=false: plain")
+}
+
+// TestTLSHalfHandshakeIsClosed: a peer that sends the first bytes of a TLS hello and stops is
+// closed once the handshake timeout passes (Java: SslHandler's handshakeTimeoutMillis), not
+// left until the 120 s idle scan; meanwhile other clients, plain and TLS, are served.
+func TestTLSHalfHandshakeIsClosed(t *testing.T) {
+	addr, _ := startTLSServer(t, "permissive", func(ts *remoting.TLSServer) { ts.HandshakeTimeout = 200 * time.Millisecond })
+
+	stuck, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer stuck.Close()
+	_, err = stuck.Write([]byte{0x16, 0x03, 0x01}) // a record header, cut short
+	require.NoError(t, err)
+
+	insecure, err := remoting.TLSClientKeys{Enable: true}.Build()
+	require.NoError(t, err)
+	for _, cfg := range []*tls.Config{nil, insecure} {
+		body, err := call(t, addr, cfg)
+		require.NoError(t, err, "another client is served while a handshake hangs")
+		require.Equal(t, "ping", body)
+	}
+
+	require.NoError(t, stuck.SetReadDeadline(time.Now().Add(5*time.Second)))
+	start := time.Now()
+	_, err = stuck.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "the server closed the half-finished handshake")
+	require.Less(t, time.Since(start), 4*time.Second)
 }
