@@ -1,10 +1,7 @@
 package client
 
 import (
-	"bytes"
-	"compress/zlib"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -108,7 +105,7 @@ func (p *ClientRemotingProcessor) receiveReplyMessage(ch *remoting.Channel, req 
 	body := req.Body
 	if h.SysFlag&primitive.CompressedFlag != 0 {
 		var err error
-		if body, err = inflate(body); err != nil {
+		if body, err = primitive.Uncompress(body); err != nil {
 			return remoting.NewResponse(protocol.SystemError, "receive reply message: "+err.Error()), nil
 		}
 	}
@@ -132,14 +129,4 @@ type RequestTimeoutError struct {
 
 func (e *RequestTimeoutError) Error() string {
 	return fmt.Sprintf("send request message to %s OK, but wait reply message timeout %d ms", e.Topic, e.Timeout.Milliseconds())
-}
-
-// inflate undoes the zlib compression of a message body.
-func inflate(b []byte) ([]byte, error) {
-	r, err := zlib.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }

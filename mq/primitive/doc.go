@@ -14,6 +14,7 @@
 //	                  Message's property helpers (Tags, Keys, WaitStoreMsgOK, DelayTimeLevel)
 //	sysflag.go        MessageSysFlag bits and the transaction-type helpers
 //	tags.go           TagsString2TagsCode (Java String.hashCode), CRC32 (UtilAll#crc32)
+//	compress.go       Uncompress: the zlib body of a compressed message (UtilAll#uncompress)
 //	msgid.go          offsetMsgId create/decode, host field <-> "ip:port"
 //	decoder.go        DecodeMessage / DecodeMessages (MessageDecoder#decode)
 //	encoder.go        EncodeMessage (MessageDecoder#encode: the CHECK_TRANSACTION_STATE body)

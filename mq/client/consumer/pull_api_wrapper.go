@@ -1,11 +1,8 @@
 package consumer
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -149,7 +146,7 @@ func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *clien
 				continue
 			}
 			if m.SysFlag&primitive.CompressedFlag != 0 {
-				if body, err := unzip(m.Body); err == nil {
+				if body, err := primitive.Uncompress(m.Body); err == nil {
 					m.Body = body
 				} else {
 					w.instance.Logger().Warn("uncompress message body failed", "msgId", m.MsgID, "err", err)
@@ -163,15 +160,6 @@ func (w *PullAPIWrapper) ProcessPullResult(mq primitive.MessageQueue, res *clien
 	}
 	res.MessageBinary = nil
 	return res
-}
-
-func unzip(b []byte) ([]byte, error) {
-	r, err := zlib.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }
 
 // updatePullFromWhichNode remembers the broker id an answer for mq suggested (its
