@@ -12,7 +12,7 @@
 //	message_const.go  MessageConst: property names, separators
 //	properties.go     the properties string (MarshalProperties, UnmarshalProperties) and
 //	                  Message's property helpers (Tags, Keys, WaitStoreMsgOK, DelayTimeLevel)
-//	sysflag.go        MessageSysFlag bits and the transaction-type helpers
+//	sysflag.go        MessageSysFlag bits, the transaction-type helpers, UncompressBody (UtilAll#uncompress)
 //	tags.go           TagsString2TagsCode (Java String.hashCode), CRC32 (UtilAll#crc32)
 //	msgid.go          offsetMsgId create/decode, host field <-> "ip:port"
 //	decoder.go        DecodeMessage / DecodeMessages (MessageDecoder#decode)

@@ -32,6 +32,8 @@
 //	                              consume service, pull loop, heartbeat, rebalanceImmediately),
 //	                              shutdown, the MQConsumerInner callbacks, pullMessage with flow
 //	                              control and its PullCallback, sendMessageBack
+//	consumer_inner.go             consumerInner: the MQConsumerInner callbacks both consumers
+//	                              answer alike (group, model, subscriptions, topic routes)
 //	rebalance.go                  RebalanceHooks, Rebalance: doRebalance, rebalanceByTopic,
 //	                              updateProcessQueueTableInRebalance, removeProcessQueue;
 //	                              startOffset (computePullFromWhere, shared by consumer kinds)

@@ -59,24 +59,23 @@ func (t subscriptionType) String() string {
 // storing its result; tasksMu guards taskTable. The queue table and the consume request cache
 // have their own locks. Order: pollMu → seekMu → AssignedMessageQueue → cache.
 type DefaultLitePullConsumer struct {
+	consumerInner
 	cfg LitePullConfig
 	tr  *trace.Tracer
 	log *slog.Logger
 
-	mu           sync.Mutex
 	state        atomic.Int32 // client.ServiceState
 	subType      subscriptionType
 	subs         map[string]string
 	listener     MessageQueueListener
 	nextCommitAt time.Time
 
-	instance  *client.MQClientInstance
-	rebalance *Rebalance
-	pullAPI   *PullAPIWrapper
-	offsets   OffsetStore
-	assigned  *AssignedMessageQueue
-	cache     *consumeRequestCache
-	sem       chan struct{} // PullThreadNums slots for pulls in flight
+	instance *client.MQClientInstance
+	pullAPI  *PullAPIWrapper
+	offsets  OffsetStore
+	assigned *AssignedMessageQueue
+	cache    *consumeRequestCache
+	sem      chan struct{} // PullThreadNums slots for pulls in flight
 
 	pollMu  sync.Mutex
 	seekMu  sync.Mutex
@@ -95,7 +94,8 @@ type DefaultLitePullConsumer struct {
 func NewDefaultLitePullConsumer(cfg LitePullConfig) *DefaultLitePullConsumer {
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &DefaultLitePullConsumer{cfg: cfg, tr: trace.New(cfg.Options.Logger, cfg.Options.Component("consumer")),
+	return &DefaultLitePullConsumer{consumerInner: newConsumerInner(cfg.ConsumerGroup, cfg.MessageModel, cfg.ConsumeFromWhere, cfg.UnitMode),
+		cfg: cfg, tr: trace.New(cfg.Options.Logger, cfg.Options.Component("consumer")),
 		log: cfg.Options.Log(), subs: map[string]string{}, assigned: newAssignedMessageQueue(),
 		cache: newConsumeRequestCache(), seekSeq: map[primitive.MessageQueue]int64{},
 		taskTable: map[primitive.MessageQueue]*pullTask{}, baseCtx: ctx, stopAll: cancel}
@@ -666,27 +666,8 @@ func (c *DefaultLitePullConsumer) Shutdown() {
 
 // --- client.MQConsumerInner ---
 
-// GroupName is the consumer group.
-func (c *DefaultLitePullConsumer) GroupName() string { return c.cfg.ConsumerGroup }
-
-// MessageModel is CLUSTERING or BROADCASTING.
-func (c *DefaultLitePullConsumer) MessageModel() protocol.MessageModel { return c.cfg.MessageModel }
-
 // ConsumeType is CONSUME_ACTIVELY.
 func (c *DefaultLitePullConsumer) ConsumeType() protocol.ConsumeType { return protocol.ConsumeActively }
-
-// ConsumeFromWhere is the configured start position.
-func (c *DefaultLitePullConsumer) ConsumeFromWhere() protocol.ConsumeFromWhere {
-	return c.cfg.ConsumeFromWhere
-}
-
-// Subscriptions returns the subscriptions the heartbeat carries (none in assign mode).
-func (c *DefaultLitePullConsumer) Subscriptions() []protocol.SubscriptionData {
-	c.mu.Lock()
-	rb := c.rebalance
-	c.mu.Unlock()
-	return rb.HeartbeatSubscriptions()
-}
 
 // DoRebalance reassigns the queues in subscribe mode; an assigning consumer ignores the group's
 // rebalance. Java: DefaultLitePullConsumerImpl#doRebalance.
@@ -707,16 +688,3 @@ func (c *DefaultLitePullConsumer) PersistConsumerOffset() {
 	}
 	c.offsets.PersistAll(c.assigned.MessageQueues())
 }
-
-// UpdateTopicSubscribeInfo installs a subscribed topic's readable queues.
-func (c *DefaultLitePullConsumer) UpdateTopicSubscribeInfo(topic string, info []primitive.MessageQueue) {
-	c.rebalance.UpdateTopicSubscribeInfo(topic, info)
-}
-
-// IsSubscribeTopicNeedUpdate reports a subscribed topic without queues.
-func (c *DefaultLitePullConsumer) IsSubscribeTopicNeedUpdate(topic string) bool {
-	return c.rebalance.IsSubscribeTopicNeedUpdate(topic)
-}
-
-// IsUnitMode is the config's unit mode.
-func (c *DefaultLitePullConsumer) IsUnitMode() bool { return c.cfg.UnitMode }

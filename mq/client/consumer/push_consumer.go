@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,18 +26,17 @@ import (
 // Locks: mu guards state transitions, the pre-start subscriptions and the listener; state is
 // also an atomic for the pull path. The rebalance state has its own lock (RebalanceImpl).
 type DefaultMQPushConsumer struct {
+	consumerInner
 	cfg Config
 	tr  *trace.Tracer
 	log *slog.Logger
 
-	mu       sync.Mutex
 	state    atomic.Int32 // client.ServiceState
 	subs     map[string]string
 	listener MessageListenerConcurrently
 	// listenerOrderly, when set, makes the consumer orderly (consume_orderly.go).
 	listenerOrderly MessageListenerOrderly
 	instance        *client.MQClientInstance
-	rebalance       *Rebalance
 	pullAPI         *PullAPIWrapper
 	pull            *PullMessageService
 	offsets         OffsetStore
@@ -51,7 +49,8 @@ type DefaultMQPushConsumer struct {
 // until Start. Steps are traced as component "consumer" (Options.TraceName adds a suffix).
 func NewDefaultMQPushConsumer(cfg Config) *DefaultMQPushConsumer {
 	cfg = cfg.withDefaults()
-	return &DefaultMQPushConsumer{cfg: cfg, tr: trace.New(cfg.Options.Logger, cfg.Options.Component("consumer")), log: cfg.Options.Log(), subs: map[string]string{}}
+	return &DefaultMQPushConsumer{consumerInner: newConsumerInner(cfg.ConsumerGroup, cfg.MessageModel, cfg.ConsumeFromWhere, cfg.UnitMode),
+		cfg: cfg, tr: trace.New(cfg.Options.Logger, cfg.Options.Component("consumer")), log: cfg.Options.Log(), subs: map[string]string{}}
 }
 
 // Config returns the consumer's config (defaults filled in).
@@ -284,27 +283,8 @@ func (c *DefaultMQPushConsumer) ConsumeService() ConsumeMessageService { return 
 
 // --- client.MQConsumerInner ---
 
-// GroupName is the consumer group.
-func (c *DefaultMQPushConsumer) GroupName() string { return c.cfg.ConsumerGroup }
-
-// MessageModel is CLUSTERING or BROADCASTING.
-func (c *DefaultMQPushConsumer) MessageModel() protocol.MessageModel { return c.cfg.MessageModel }
-
 // ConsumeType is CONSUME_PASSIVELY.
 func (c *DefaultMQPushConsumer) ConsumeType() protocol.ConsumeType { return protocol.ConsumePassively }
-
-// ConsumeFromWhere is the configured start position.
-func (c *DefaultMQPushConsumer) ConsumeFromWhere() protocol.ConsumeFromWhere {
-	return c.cfg.ConsumeFromWhere
-}
-
-// Subscriptions returns the subscriptions the heartbeat carries (the retry topic included).
-func (c *DefaultMQPushConsumer) Subscriptions() []protocol.SubscriptionData {
-	c.mu.Lock()
-	rb := c.rebalance
-	c.mu.Unlock()
-	return rb.HeartbeatSubscriptions()
-}
 
 // DoRebalance reassigns the queues (unless paused). Java: DefaultMQPushConsumerImpl#doRebalance.
 func (c *DefaultMQPushConsumer) DoRebalance() {
@@ -322,19 +302,6 @@ func (c *DefaultMQPushConsumer) PersistConsumerOffset() {
 	mqs, _ := c.rebalance.ProcessQueues()
 	c.offsets.PersistAll(mqs)
 }
-
-// UpdateTopicSubscribeInfo installs a subscribed topic's readable queues.
-func (c *DefaultMQPushConsumer) UpdateTopicSubscribeInfo(topic string, info []primitive.MessageQueue) {
-	c.rebalance.UpdateTopicSubscribeInfo(topic, info)
-}
-
-// IsSubscribeTopicNeedUpdate reports a subscribed topic without queues.
-func (c *DefaultMQPushConsumer) IsSubscribeTopicNeedUpdate(topic string) bool {
-	return c.rebalance.IsSubscribeTopicNeedUpdate(topic)
-}
-
-// IsUnitMode is the config's unit mode.
-func (c *DefaultMQPushConsumer) IsUnitMode() bool { return c.cfg.UnitMode }
 
 // --- the pull path ---
 
