@@ -17,8 +17,13 @@ type Config struct {
 	NamesrvAddr string
 	// Timeout bounds each request (default 5 s). Java: DefaultMQAdminExt#timeoutMillis.
 	Timeout time.Duration
-	// Remoting configures the connections (zero: remoting's defaults).
+	// Remoting configures the connections (zero: remoting's defaults; Remoting.TLS set: every
+	// connection is TLS).
 	Remoting remoting.ClientConfig
+	// AccessKey, SecretKey and SecurityToken, when AccessKey and SecretKey are set, sign every
+	// request for a broker with aclEnable=true (an admin request needs an admin account);
+	// empty: unsigned. Java: the RPCHook MQAdminStartup passes to DefaultMQAdminExt.
+	AccessKey, SecretKey, SecurityToken string
 }
 
 // ErrNoNameServer: Config.NamesrvAddr names no name server.
@@ -52,7 +57,8 @@ func New(cfg Config) (*DefaultMQAdminExt, error) {
 	cc.NamesrvAddr = cfg.NamesrvAddr
 	cc.Remoting = cfg.Remoting
 	cc.MQClientAPITimeout = cfg.Timeout
-	api := client.NewMQClientAPI(cc, client.Options{}, nil, nil)
+	opts := client.Options{AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SecurityToken: cfg.SecurityToken}
+	api := client.NewMQClientAPI(cc, opts, nil, nil)
 	api.UpdateNameServerAddressList(addrs)
 	return &DefaultMQAdminExt{api: api, rc: api.RemotingClient(), namesrvs: addrs, timeout: cfg.Timeout}, nil
 }

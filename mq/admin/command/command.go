@@ -32,7 +32,8 @@ const (
 // Env is what a run reads and writes besides its arguments.
 type Env struct {
 	Stdout, Stderr io.Writer
-	// Getenv reads NAMESRV_ADDR (nil: os.Getenv).
+	// Getenv reads NAMESRV_ADDR, ROCKETMQ_HOME (for conf/tools.yml) and the TLSEnv variables
+	// (nil: os.Getenv).
 	Getenv func(string) string
 	// Clock times resetOffsetByTime's "now" and the age columns (nil: the system clock).
 	Clock clock.Clock
@@ -230,6 +231,7 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "   %-20s %s\n", c.Name, c.Desc)
 	}
 	fmt.Fprintln(w, "\nSee 'mqadmin help <command>' for more information on a specific command.")
+	fmt.Fprint(w, "\n"+securityHelp)
 }
 
 // run parses a subcommand's flags, opens the admin client and runs it.
@@ -275,7 +277,12 @@ func run(cmd *SubCommand, args []string, env Env) int {
 		if addr == "" {
 			addr = env.Getenv("NAMESRV_ADDR")
 		}
-		a, err := admin.New(admin.Config{NamesrvAddr: addr, Timeout: env.Timeout})
+		cfg := admin.Config{NamesrvAddr: addr, Timeout: env.Timeout}
+		if err := security(&cfg, env.Getenv); err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", cmd.Name, err)
+			return ExitFailed
+		}
+		a, err := admin.New(cfg)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "%s: %v\n", cmd.Name, err)
 			return ExitUsage

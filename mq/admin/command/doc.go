@@ -18,6 +18,8 @@
 //	                  deleteSubGroup, resetOffsetByTime
 //	message_cmds.go   queryMsgById, queryMsgByKey, queryMsgByOffset, printMsg, consumeMessage,
 //	                  sendMessage
+//	security.go       conf/tools.yml credentials under ROCKETMQ_HOME and the TLS_* environment
+//	                  variables (RocketMQ's tls.enable and tls.client.* keys) for the admin client
 //	dump_store.go     dumpStore (a learner's command beyond RocketMQ's): a store's CommitLog
 //	                  records field by field, ConsumeQueue units, index header, slots and
 //	                  entries, checkpoint — from the files, opened read-only
