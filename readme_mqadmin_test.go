@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // readmeMqadminLines returns the "./mqadmin ..." lines of the README's mqadmin cheatsheet
@@ -125,4 +132,52 @@ func TestReadmeMqadminCheatsheet(t *testing.T) {
 			require.NotEmpty(t, vars["<msgId>"], out.String())
 		}
 	}
+}
+
+// TestReadmeMqadminSecurity runs the README Security section's mqadmin lines: "ROCKETMQ_HOME=.
+// ./mqadmin ..." against a broker started with conf/plain_acl.yml (aclEnable=true), signed by
+// the repository's conf/tools.yml, and "TLS_ENABLE=true ./mqadmin ..." against servers with
+// tls.server.mode=enforcing. Each must exit 0 and print something.
+func TestReadmeMqadminSecurity(t *testing.T) {
+	text, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(text), "\n## Security\n")
+	require.True(t, ok, "README has the Security section")
+	section, _, _ = strings.Cut(section, "\n## ")
+	root, err := filepath.Abs(".")
+	require.NoError(t, err)
+	acl, err := os.ReadFile(filepath.Join("conf", "plain_acl.yml"))
+	require.NoError(t, err)
+	aclPath := filepath.Join(t.TempDir(), "plain_acl.yml") // a copy: the example file stays as it is
+	require.NoError(t, os.WriteFile(aclPath, acl, 0o644))
+	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
+	ts, err := remoting.TLSServerKeys{Mode: "enforcing", CertPath: cert, KeyPath: key}.Build()
+	require.NoError(t, err)
+	clusters := map[string]func() (*embedded.Cluster, map[string]string){
+		"ROCKETMQ_HOME=. ./mqadmin ": func() (*embedded.Cluster, map[string]string) {
+			return mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
+				bc.AclEnable, bc.PlainAclFile = true, aclPath
+			}}), map[string]string{"ROCKETMQ_HOME": root}
+		},
+		"TLS_ENABLE=true ./mqadmin ": func() (*embedded.Cluster, map[string]string) {
+			return mqtest.StartCluster(t, embedded.Config{TLS: ts}), map[string]string{"TLS_ENABLE": "true"}
+		},
+	}
+	ran := map[string]int{}
+	for _, line := range strings.Split(section, "\n") {
+		for prefix, start := range clusters {
+			rest, ok := strings.CutPrefix(line, prefix)
+			if !ok {
+				continue
+			}
+			c, env := start()
+			args := shellWords(strings.ReplaceAll(rest, "127.0.0.1:9876", c.NamesrvAddr()))
+			var out, errOut bytes.Buffer
+			code := command.Main(args, command.Env{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }})
+			require.Equal(t, command.ExitOK, code, "README: %s\nstderr: %s", line, &errOut)
+			require.NotEmpty(t, out.String(), line)
+			ran[prefix]++
+		}
+	}
+	require.Len(t, ran, len(clusters), "the Security section shows an ACL and a TLS mqadmin line")
 }

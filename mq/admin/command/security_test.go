@@ -111,3 +111,22 @@ func TestTLSTools(t *testing.T) {
 	require.Equal(t, command.ExitFailed, r.code)
 	require.Contains(t, r.errOut, "tls.client.certPath/keyPath")
 }
+
+// TestToolsExampleFiles: the repository's conf/tools.yml signs as an admin account of its
+// conf/plain_acl.yml, so `ROCKETMQ_HOME=. ./mqadmin updateTopic ...` works against a broker
+// started with the example ACL file.
+func TestToolsExampleFiles(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	require.NoError(t, err)
+	// A copy: the broker's ACL admin codes may rewrite its file, and the example must not change.
+	data, err := os.ReadFile(filepath.Join(root, "conf", "plain_acl.yml"))
+	require.NoError(t, err)
+	acl := filepath.Join(t.TempDir(), "plain_acl.yml")
+	require.NoError(t, os.WriteFile(acl, data, 0o644))
+	c := mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
+		bc.AclEnable = true
+		bc.PlainAclFile = acl
+	}})
+	r := mqadminEnv(t, c, map[string]string{"ROCKETMQ_HOME": root}, "updateTopic", "-c", "DefaultCluster", "-t", "ExampleAdminTopic")
+	require.Equal(t, command.ExitOK, r.code, "stdout:\n%s\nstderr:\n%s", r.out, r.errOut)
+}
