@@ -12,17 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // readmeMqadminLines returns the "./mqadmin ..." lines of the README's mqadmin cheatsheet
@@ -150,17 +146,12 @@ func TestReadmeMqadminSecurity(t *testing.T) {
 	require.NoError(t, err)
 	aclPath := filepath.Join(t.TempDir(), "plain_acl.yml") // a copy: the example file stays as it is
 	require.NoError(t, os.WriteFile(aclPath, acl, 0o644))
-	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
-	ts, err := remoting.TLSServerKeys{Mode: "enforcing", CertPath: cert, KeyPath: key}.Build()
-	require.NoError(t, err)
 	clusters := map[string]func() (*embedded.Cluster, map[string]string){
 		"ROCKETMQ_HOME=. ./mqadmin ": func() (*embedded.Cluster, map[string]string) {
-			return mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
-				bc.AclEnable, bc.PlainAclFile = true, aclPath
-			}}), map[string]string{"ROCKETMQ_HOME": root}
+			return mqtest.StartACLCluster(t, aclPath), map[string]string{"ROCKETMQ_HOME": root}
 		},
 		"TLS_ENABLE=true ./mqadmin ": func() (*embedded.Cluster, map[string]string) {
-			return mqtest.StartCluster(t, embedded.Config{TLS: ts}), map[string]string{"TLS_ENABLE": "true"}
+			return mqtest.StartTLSCluster(t, "enforcing"), map[string]string{"TLS_ENABLE": "true"}
 		},
 	}
 	ran := map[string]int{}

@@ -14,14 +14,12 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	ourconsumer "github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	ourproducer "github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	ourprim "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // aclYML is a plain_acl.yml for the ACL tests: aclUser01 may publish and subscribe TopicAcl
@@ -48,11 +46,7 @@ accounts:
 func startACLCluster(t *testing.T, topic string) (*embedded.Cluster, string) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf(aclYML, topic)), 0o644))
-	c := mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
-		bc.AclEnable = true
-		bc.PlainAclFile = path
-	}})
-	return c, path
+	return mqtest.StartACLCluster(t, path), path
 }
 
 func sendErr(p interface {

@@ -12,11 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	ourproducer "github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	ourprim "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 )
 
 // resetOfficialTLS turns the official client's TLS off again for the rest of the process:
@@ -26,16 +23,6 @@ import (
 func resetOfficialTLS() {
 	_, _ = rocketmq.NewProducer(producer.WithTls(false))
 	_, _ = rocketmq.NewPushConsumer(consumer.WithTls(false))
-}
-
-// startTLSCluster starts a name server and a broker whose servers run tls.server.mode=mode
-// with a certificate generated at run time.
-func startTLSCluster(t *testing.T, mode string) *embedded.Cluster {
-	t.Helper()
-	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
-	ts, err := remoting.TLSServerKeys{Mode: mode, CertPath: cert, KeyPath: key}.Build()
-	require.NoError(t, err)
-	return mqtest.StartCluster(t, embedded.Config{TLS: ts})
 }
 
 // officialSend starts an official producer (TLS or plain) and sends one message to topic
@@ -63,7 +50,7 @@ func officialSend(t *testing.T, ns, topic string, useTLS bool) error {
 func TestOfficialClientTLS(t *testing.T) {
 	t.Cleanup(resetOfficialTLS) // registered first: runs after every client of the test is shut down
 	t.Run("enforcing", func(t *testing.T) {
-		c := startTLSCluster(t, "enforcing")
+		c := mqtest.StartTLSCluster(t, "enforcing")
 		ns := c.NamesrvAddr()
 		require.NoError(t, officialSend(t, ns, "TlsTopic", true))
 		require.Error(t, officialSend(t, ns, "TlsTopic", false), "a plain client reached an enforcing broker")
@@ -99,7 +86,7 @@ func TestOfficialClientTLS(t *testing.T) {
 		}, consumeTimeout, 20*time.Millisecond, "the TLS consumer got %v", seen)
 	})
 	t.Run("permissive", func(t *testing.T) {
-		c := startTLSCluster(t, "permissive")
+		c := mqtest.StartTLSCluster(t, "permissive")
 		require.NoError(t, officialSend(t, c.NamesrvAddr(), "TlsTopic", true))
 		require.NoError(t, officialSend(t, c.NamesrvAddr(), "TlsTopic", false))
 	})

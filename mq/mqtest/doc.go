@@ -15,7 +15,8 @@
 //   - servers.go: Servers, what a chapter that builds its own brokers starts and stops: a name
 //     server, the brokers and producers, a remoting client; MustStartServers for a test (stopped
 //     at its cleanup); a Stage's StartServers are stopped when the stage closes; StartCluster,
-//     a test's embedded cluster with small store files, shut down at its cleanup.
+//     a test's embedded cluster with small store files, shut down at its cleanup, and
+//     StartACLCluster (aclEnable=true) and StartTLSCluster (a tls.server.mode) beside it.
 //   - table.go: Table, the box-drawn tables the chapters print.
 //   - files.go: CopyDir (a snapshot of a store as a crash leaves it), FileName (a log file's
 //     20-digit name).

@@ -11,6 +11,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -110,4 +111,24 @@ func StartCluster(t testing.TB, cfg embedded.Config) *embedded.Cluster {
 	require.NoError(t, err)
 	t.Cleanup(c.Shutdown)
 	return c
+}
+
+// StartACLCluster is StartCluster with aclEnable=true on every broker, reading the
+// plain_acl.yml at aclFile.
+func StartACLCluster(t testing.TB, aclFile string) *embedded.Cluster {
+	t.Helper()
+	return StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
+		bc.AclEnable = true
+		bc.PlainAclFile = aclFile
+	}})
+}
+
+// StartTLSCluster is StartCluster whose name server and brokers run tls.server.mode=mode
+// (disabled, permissive, enforcing) with a self-signed certificate generated at run time.
+func StartTLSCluster(t testing.TB, mode string) *embedded.Cluster {
+	t.Helper()
+	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
+	ts, err := remoting.TLSServerKeys{Mode: mode, CertPath: cert, KeyPath: key}.Build()
+	require.NoError(t, err)
+	return StartCluster(t, embedded.Config{TLS: ts})
 }

@@ -10,12 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin/command"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 // mqadminEnv runs the subcommand sub against c with the environment env (nothing else of the
@@ -54,10 +50,7 @@ func TestACLTools(t *testing.T) {
     secretKey: plainSecret1
     admin: false
 `), 0o644))
-	c := mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
-		bc.AclEnable = true
-		bc.PlainAclFile = acl
-	}})
+	c := mqtest.StartACLCluster(t, acl)
 
 	admin := map[string]string{"ROCKETMQ_HOME": toolsHome(t, "accessKey: rocketmq2\nsecretKey: 12345678\n")}
 	r := mqadminEnv(t, c, admin, "updateTopic", "-c", "DefaultCluster", "-t", "AclAdminTopic")
@@ -92,10 +85,7 @@ func TestACLTools(t *testing.T) {
 // (tls.enable) creates a topic and lists the cluster; without it the connection fails (exit
 // code 1). Java: TlsSystemConfig#tlsEnable read by the admin's remoting client.
 func TestTLSTools(t *testing.T) {
-	cert, key := remotingtest.SelfSignedCert(t, t.TempDir())
-	ts, err := remoting.TLSServerKeys{Mode: "enforcing", CertPath: cert, KeyPath: key}.Build()
-	require.NoError(t, err)
-	c := mqtest.StartCluster(t, embedded.Config{TLS: ts})
+	c := mqtest.StartTLSCluster(t, "enforcing")
 
 	tlsEnv := map[string]string{"TLS_ENABLE": "true"}
 	r := mqadminEnv(t, c, tlsEnv, "updateTopic", "-c", "DefaultCluster", "-t", "TlsAdminTopic")
@@ -110,23 +100,4 @@ func TestTLSTools(t *testing.T) {
 	r = mqadminEnv(t, c, map[string]string{"TLS_ENABLE": "true", "TLS_CLIENT_CERTPATH": "/nonexistent.pem", "TLS_CLIENT_KEYPATH": "/nonexistent.key"}, "clusterList")
 	require.Equal(t, command.ExitFailed, r.code)
 	require.Contains(t, r.errOut, "tls.client.certPath/keyPath")
-}
-
-// TestToolsExampleFiles: the repository's conf/tools.yml signs as an admin account of its
-// conf/plain_acl.yml, so `ROCKETMQ_HOME=. ./mqadmin updateTopic ...` works against a broker
-// started with the example ACL file.
-func TestToolsExampleFiles(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	require.NoError(t, err)
-	// A copy: the broker's ACL admin codes may rewrite its file, and the example must not change.
-	data, err := os.ReadFile(filepath.Join(root, "conf", "plain_acl.yml"))
-	require.NoError(t, err)
-	acl := filepath.Join(t.TempDir(), "plain_acl.yml")
-	require.NoError(t, os.WriteFile(acl, data, 0o644))
-	c := mqtest.StartCluster(t, embedded.Config{Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
-		bc.AclEnable = true
-		bc.PlainAclFile = acl
-	}})
-	r := mqadminEnv(t, c, map[string]string{"ROCKETMQ_HOME": root}, "updateTopic", "-c", "DefaultCluster", "-t", "ExampleAdminTopic")
-	require.Equal(t, command.ExitOK, r.code, "stdout:\n%s\nstderr:\n%s", r.out, r.errOut)
 }

@@ -11,6 +11,11 @@
 // stderr as "<subcommand> command failed: <error>" (a broker's or name server's answer as
 // "CODE: n DESC: remark") and exits 1; a bad command line prints the usage and exits 2.
 //
+// Against a broker with aclEnable=true it signs with accessKey and secretKey of
+// $ROCKETMQ_HOME/conf/tools.yml (no file: unsigned); TLS_ENABLE=true (RocketMQ's tls.enable) and
+// TLS_CLIENT_CERTPATH, TLS_CLIENT_KEYPATH, TLS_CLIENT_AUTHSERVER, TLS_CLIENT_TRUSTCERTPATH
+// (tls.client.*) make its connections TLS.
+//
 // Java: org.apache.rocketmq.tools.command.MQAdminStartup. The subcommands live in
 // mq/admin/command, so tests run them in-process; this command only calls command.Main.
 //
