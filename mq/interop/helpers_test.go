@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -178,18 +179,33 @@ type consumeFunc = func(context.Context, ...*primitive.MessageExt) (consumer.Con
 // newPushConsumer starts an official push consumer of group, with a unique instance name, on
 // topic with selector, from the first offset when the group has none, calling fn; opts are
 // appended to those options. It is shut down at cleanup (Shutdown is idempotent).
+//
+// The official client's Start fails at once with "route info not found" while the name server
+// has no route for topic yet — a topic a send just auto-created reaches the name server with the
+// broker's next registration, a moment later — so a Start that fails so is retried with a new
+// consumer every 100 ms for up to 10 s, as the quickstart does; any other error fails the test.
 func newPushConsumer(t testing.TB, namesrv, group, topic string, sel consumer.MessageSelector, fn consumeFunc,
 	opts ...consumer.Option) rocketmq.PushConsumer {
 	t.Helper()
 	all := append([]consumer.Option{consumer.WithNameServer(primitive.NamesrvAddr{namesrv}),
 		consumer.WithGroupName(group), consumer.WithInstance(instance(t)),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset)}, opts...)
-	pc, err := rocketmq.NewPushConsumer(all...)
-	require.NoError(t, err)
-	require.NoError(t, pc.Subscribe(topic, sel, fn))
-	require.NoError(t, pc.Start())
-	t.Cleanup(func() { _ = pc.Shutdown() })
-	return pc
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pc, err := rocketmq.NewPushConsumer(all...)
+		require.NoError(t, err)
+		require.NoError(t, pc.Subscribe(topic, sel, fn))
+		err = pc.Start()
+		if err == nil {
+			t.Cleanup(func() { _ = pc.Shutdown() })
+			return pc
+		}
+		_ = pc.Shutdown()
+		if !strings.Contains(err.Error(), "route info not found") || time.Now().After(deadline) {
+			require.NoError(t, err, "start the official push consumer of %s on %s", group, topic)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // expectation is one collector and the bodies (and tags) it must end up with.
