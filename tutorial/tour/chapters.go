@@ -31,6 +31,10 @@ type chapterMap map[string]string
 // findRoot returns the repository root: the first directory, from dir upwards, whose go.mod
 // declares this module. It fails when dir is outside the repository.
 func findRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
 	for d := dir; ; d = filepath.Dir(d) {
 		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
 		if err == nil && strings.Contains(string(data), "module "+modulePath+"\n") {
