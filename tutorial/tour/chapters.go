@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -198,18 +197,4 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		}
 	}
 	return p.w.Write(b)
-}
-
-// chapterOfLine returns the chapter a line of the tour's output names, "" for a line of the
-// scenario's own (a heading, a result).
-func chapterOfLine(line string) (chapter, label string, err error) {
-	ch, rest, ok := strings.Cut(line, " ")
-	if !ok || len(ch) != 4 || !strings.HasPrefix(ch, "ch") {
-		return "", "", nil
-	}
-	g := stepLine.FindStringSubmatch(rest)
-	if g == nil {
-		return "", "", errors.New("a chapter prefix without a step line: " + line)
-	}
-	return ch, g[1], nil
 }

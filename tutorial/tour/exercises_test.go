@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"os"
 	"strconv"
@@ -186,6 +187,16 @@ func TestEveryLabelBelongsToAChapter(t *testing.T) {
 		for i := 1; i <= 10; i++ {
 			require.True(t, seen["ch"+strconv.Itoa(100 + i)[1:]], "%s: no line of chapter %d", name, i)
 		}
+		times := map[string]int{}
+		for _, s := range all {
+			times[s.label]++
+		}
+		for l := range onceLabels {
+			require.LessOrEqual(t, times[l], 1, "%s: %s is shown once only", name, l)
+		}
+	}
+	for l := range onceLabels {
+		require.Contains(t, chapters, l, "onceLabels names %s, which no chapter traces", l)
 	}
 }
 
@@ -220,4 +231,18 @@ func TestChapterMapAndFilter(t *testing.T) {
 	tr.Step("A#x", slog.String("topic", "T"))
 	tr.Step("C#z")
 	require.Equal(t, "ch02 [c] 01 A#x topic=T\nch01 [c] 02 B#y\nch02 [c] 03 A#x topic=T\nch?? [c] 04 C#z\n", out.String())
+}
+
+// chapterOfLine returns the chapter a line of the tour's output names, "" for a line of the
+// scenario's own (a heading, a result).
+func chapterOfLine(line string) (chapter, label string, err error) {
+	ch, rest, ok := strings.Cut(line, " ")
+	if !ok || len(ch) != 4 || !strings.HasPrefix(ch, "ch") {
+		return "", "", nil
+	}
+	g := stepLine.FindStringSubmatch(rest)
+	if g == nil {
+		return "", "", errors.New("a chapter prefix without a step line: " + line)
+	}
+	return ch, g[1], nil
 }

@@ -42,7 +42,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -85,9 +84,6 @@ var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 type config struct {
 	// Dir receives the name server's and the brokers' files; "" makes a temp dir removed at the end.
 	Dir string
-	// Root is the repository root holding the chapters' golden files; "" finds it from the
-	// working directory upwards.
-	Root string
 	// Listen, when set, sees every message a consumer of the tour hands to its application:
 	// who ("push", "orderly", "lite") and the message (exercises).
 	Listen func(who string, m *primitive.MessageExt)
@@ -98,15 +94,9 @@ func inDir(dir string) config { return config{Dir: dir} }
 
 // run plays the tour and writes its log to w.
 func run(w io.Writer, cfg config) error {
-	root := cfg.Root
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		if root, err = findRoot(wd); err != nil {
-			return err
-		}
+	root, err := findRoot(".") // the chapters' golden files name each label's chapter
+	if err != nil {
+		return err
 	}
 	chapters, err := loadChapters(root)
 	if err != nil {
@@ -149,8 +139,7 @@ type tour struct {
 	mq      primitive.MessageQueue // the queue the first message went to
 	flushed int                    // GroupCommitService#putRequest steps served so far
 
-	mu       sync.Mutex
-	consumed []string // what the consumers handed to the application, in order
+	mu sync.Mutex // one consumer's hand-over printed at a time
 }
 
 // newTour starts the cluster and the producer with the gate closed, and connects the slave.
@@ -551,7 +540,6 @@ func (t *tour) handOver(who string, msgs []*primitive.MessageExt) {
 	for _, m := range msgs {
 		mqtest.Say(t.out, "%s consumer's application: topic=%s queueId=%d queueOffset=%d commitLogOffset=%d body=%q",
 			who, m.Topic, m.QueueID, m.QueueOffset, m.CommitLogOffset, m.Body)
-		t.consumed = append(t.consumed, who+" "+string(m.Body))
 		if t.cfg.Listen != nil {
 			t.cfg.Listen(who, m)
 		}
@@ -589,24 +577,24 @@ func (t *tour) shutdown() {
 // onceLabels are printed the first time only: the put's checks and encoding, the client's
 // heartbeats and route refreshes, steps the variants repeat as the first message showed them.
 var onceLabels = labelSet(
-	// the put's checks and encoding (chapter 3)
+	// the put's checks and encoding
 	"SendMessageProcessor#asyncSendMessage", "DefaultMessageStore#checkStoreStatus", "DefaultMessageStore#checkMessage",
 	"DefaultMessageStore#checkLmqMessage", "CommitLog#asyncPutMessage", "MessageExtEncoder#encode",
 	"MappedFile#appendMessagesInner",
-	// a group commit's loop and flush (chapter 4)
+	// a group commit's loop and flush
 	"GroupCommitService#run", "GroupCommitService#waitForRunning", "GroupCommitService#onWaitEnd",
 	"GroupCommitService#swapRequests", "MappedFileQueue#flush", "MappedFile#isAbleToFlush", "MappedFile#flush",
-	// the index (chapter 3)
+	// the index
 	"CommitLogDispatcherBuildIndex#dispatch", "IndexService#buildIndex",
-	// route refreshes (chapters 1 and 2)
+	// route refreshes
 	"MQClientInstance#updateTopicRouteInfoFromNameServer", "DefaultRequestProcessor#processRequest",
 	"DefaultRequestProcessor#getRouteInfoByTopic", "RouteInfoManager#pickupTopicRouteData",
 	"MQClientAPIImpl#getTopicRouteInfoFromNameServer",
-	// a rebalance's frame and the heartbeats (chapters 5 and 6)
+	// a rebalance's frame and the heartbeats
 	"MQClientInstance#doRebalance", "RebalanceImpl#doRebalance", "MQClientInstance#rebalanceImmediately",
 	"MQClientInstance#sendHeartbeatToAllBrokerWithLock", "ClientManageProcessor#heartBeat",
 	"ConsumerManager#registerConsumer",
-	// a pull's request (chapter 5)
+	// a pull's request
 	"MQClientAPIImpl#pullMessageAsync",
 )
 

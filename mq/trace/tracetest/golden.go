@@ -11,10 +11,15 @@ import (
 )
 
 // StepLabels returns the label of every step line ("[component] NN Label k=v ..."), in order.
+// A line may start with the chapter it belongs to ("ch03 [broker-a] NN Label ...", the closing
+// tour's lines).
 func StepLabels(log string) []string {
 	var labels []string
 	for _, line := range strings.Split(log, "\n") {
 		f := strings.Fields(line)
+		if len(f) > 0 && len(f[0]) == 4 && strings.HasPrefix(f[0], "ch") {
+			f = f[1:]
+		}
 		if len(f) >= 3 && strings.HasPrefix(f[0], "[") && strings.HasSuffix(f[0], "]") && strings.Contains(f[2], "#") {
 			labels = append(labels, f[2])
 		}
