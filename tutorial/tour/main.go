@@ -236,28 +236,47 @@ func (t *tour) send() error {
 	m := &primitive.Message{Topic: topicName, Body: []byte("Hello tour")}
 	m.PutProperty(primitive.PropertyTags, "TagA")
 	m.PutProperty(primitive.PropertyKeys, "TOUR-1")
-	ch := t.sendAsync(func() (*producer.SendResult, error) { return t.producer.Send(context.Background(), m) })
-	if err := t.flushNext(); err != nil {
+	r, err := t.sendFlushed("== 3. ch04 同步刷盘 — one pass of GroupCommitService: the group's flush answers the put ==",
+		func() (*producer.SendResult, error) { return t.producer.Send(context.Background(), m) })
+	if err != nil {
 		return err
 	}
-	o := <-ch
-	if o.err != nil {
-		return o.err
-	}
-	t.mq = o.r.MessageQueue
+	t.mq = r.MessageQueue
 	mqtest.Say(t.out, "the producer: %s on %s queue %d, queueOffset %d; flushedWhere=%d = the end of the log",
-		o.r.SendStatus, t.mq.BrokerName, t.mq.QueueID, o.r.QueueOffset, t.store().FlushedWhere())
+		r.SendStatus, t.mq.BrokerName, t.mq.QueueID, r.QueueOffset, t.store().FlushedWhere())
 	return nil
 }
 
-// flushNext waits until the next put has queued its GroupCommitRequest (its putRequest step
-// logged), then plays one pass of GroupCommitService, as chapter 4 does.
-func (t *tour) flushNext() error {
+// sendFlushed runs send on its own goroutine (a SYNC_FLUSH put waits for the flush the tour
+// plays), flushes its put (flush, printing heading first) and returns what send returned.
+func (t *tour) sendFlushed(heading string, send func() (*producer.SendResult, error)) (*producer.SendResult, error) {
+	type outcome struct {
+		r   *producer.SendResult
+		err error
+	}
+	ch := make(chan outcome, 1)
+	go func() {
+		r, err := send()
+		ch <- outcome{r, err}
+	}()
+	if err := t.flush(heading); err != nil {
+		return nil, err
+	}
+	o := <-ch
+	return o.r, o.err
+}
+
+// flush waits until the next put has queued its GroupCommitRequest (its putRequest step
+// logged), prints heading (unless ""), then plays one pass of GroupCommitService, as chapter 4
+// does.
+func (t *tour) flush(heading string) error {
 	t.flushed++
 	if err := t.waitSteps("GroupCommitService#putRequest", t.flushed); err != nil {
 		return err
 	}
-	mqtest.Say(t.out, "== 3. ch04 同步刷盘 — one pass of GroupCommitService: the group's flush answers the put ==")
+	if heading != "" {
+		mqtest.Say(t.out, "%s", heading)
+	}
 	t.store().GroupCommitService().RunOnce()
 	return nil
 }
@@ -286,18 +305,11 @@ func (t *tour) replicate() error {
 // rebalance is section 6: a push consumer starts (not traced) and its rebalance runs.
 func (t *tour) rebalance() (err error) {
 	mqtest.Say(t.out, "== 6. ch06 负载均衡 — a push consumer starts (not traced); its rebalance gives it the queues (steps chapter 5 traces first) ==")
-	t.untraced(func() {
-		cfg := t.consumerConfig(pushGroup, "tour-push")
-		cfg.Options.TraceName = "push"
-		t.push = consumer.NewDefaultMQPushConsumer(cfg)
-		if err = t.push.Subscribe(topicName, "*"); err != nil {
-			return
-		}
-		t.push.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+	t.push, err = t.startPush(pushGroup, "push", topicName, func(c *consumer.DefaultMQPushConsumer) {
+		c.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
 			t.handOver("push", msgs)
 			return consumer.ConsumeSuccess
 		})
-		err = t.push.Start()
 	})
 	if err != nil {
 		return err
@@ -324,36 +336,25 @@ func (t *tour) consume() error {
 func (t *tour) orderly() (err error) {
 	mqtest.Say(t.out, "== 8. ch07 顺序消息 — order %d is sent by SelectMessageQueueByHash; an orderly consumer locks the queue and consumes it ==", orderID)
 	m := &primitive.Message{Topic: orderTopic, Body: []byte(fmt.Sprintf("%d/create", orderID))}
-	ch := t.sendAsync(func() (*producer.SendResult, error) {
+	r, err := t.sendFlushed("", func() (*producer.SendResult, error) {
 		return t.producer.SendWithSelector(context.Background(), m, producer.SelectMessageQueueByHash{}, orderID)
 	})
-	if err := t.flushQuietly(); err != nil {
+	if err != nil {
 		return err
 	}
-	o := <-ch
-	if o.err != nil {
-		return o.err
-	}
 	t.store().DoReput()
-	mqtest.Say(t.out, "the producer: %s on queue %d, queueOffset %d (stored, flushed and dispatched as above)", o.r.SendStatus, o.r.MessageQueue.QueueID, o.r.QueueOffset)
-	t.untraced(func() {
-		cfg := t.consumerConfig(orderlyGroup, "tour-orderly")
-		cfg.Options.TraceName = "orderly"
-		t.ordered = consumer.NewDefaultMQPushConsumer(cfg)
-		if err = t.ordered.Subscribe(orderTopic, "*"); err != nil {
-			return
-		}
-		t.ordered.RegisterMessageListenerOrderly(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeOrderlyContext) consumer.ConsumeOrderlyStatus {
+	mqtest.Say(t.out, "the producer: %s on queue %d, queueOffset %d (stored, flushed and dispatched as above)", r.SendStatus, r.MessageQueue.QueueID, r.QueueOffset)
+	t.ordered, err = t.startPush(orderlyGroup, "orderly", orderTopic, func(c *consumer.DefaultMQPushConsumer) {
+		c.RegisterMessageListenerOrderly(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeOrderlyContext) consumer.ConsumeOrderlyStatus {
 			t.handOver("orderly", msgs)
 			return consumer.ConsumeOrderlySuccess
 		})
-		err = t.ordered.Start()
 	})
 	if err != nil {
 		return err
 	}
 	t.ordered.Instance().DoRebalance()
-	t.ordered.PullMessageService().DoPullQueue(o.r.MessageQueue)
+	t.ordered.PullMessageService().DoPullQueue(r.MessageQueue)
 	return nil
 }
 
@@ -389,7 +390,7 @@ func (t *tour) transaction() (err error) {
 		r, err := t.tx.SendMessageInTransaction(context.Background(), m, nil)
 		ch <- txOutcome{r, err}
 	}()
-	if err := t.flushQuietly(); err != nil { // the half message
+	if err := t.flush(""); err != nil { // the half message
 		return err
 	}
 	o := <-ch
@@ -448,16 +449,6 @@ func (commitAll) CheckLocalTransaction(*primitive.MessageExt) producer.LocalTran
 	return producer.CommitMessage
 }
 
-// flushQuietly is flushNext without its heading: a variant's put, flushed as the first was.
-func (t *tour) flushQuietly() error {
-	t.flushed++
-	if err := t.waitSteps("GroupCommitService#putRequest", t.flushed); err != nil {
-		return err
-	}
-	t.store().GroupCommitService().RunOnce()
-	return nil
-}
-
 // waitOpMessage waits until the broker has appended the op message of the transaction's
 // END_TRANSACTION (one way: no answer to wait for), flushing each put on the way that waits for
 // the flush.
@@ -502,21 +493,24 @@ func (t *tour) count(label string) int {
 	return n
 }
 
-// sendOutcome is what a send returned.
-type sendOutcome struct {
-	r   *producer.SendResult
-	err error
-}
-
-// sendAsync runs send on its own goroutine (a SYNC_FLUSH put waits for the flush the tour
-// plays) and delivers the outcome.
-func (t *tour) sendAsync(send func() (*producer.SendResult, error)) <-chan sendOutcome {
-	ch := make(chan sendOutcome, 1)
-	go func() {
-		r, err := send()
-		ch <- sendOutcome{r, err}
-	}()
-	return ch
+// startPush starts, untraced, a push consumer of group subscribed to all of topic, its steps
+// traced as client-<name> and consumer-<name>, that runs no goroutine of its own; listen
+// registers its listener.
+func (t *tour) startPush(group, name, topic string, listen func(*consumer.DefaultMQPushConsumer)) (c *consumer.DefaultMQPushConsumer, err error) {
+	t.untraced(func() {
+		cfg := t.consumerConfig(group, "tour-"+name)
+		cfg.Options.TraceName = name
+		c = consumer.NewDefaultMQPushConsumer(cfg)
+		if err = c.Subscribe(topic, "*"); err != nil {
+			return
+		}
+		listen(c)
+		err = c.Start()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // consumerConfig is a push consumer of group that runs no goroutine of its own.
