@@ -1,38 +1,42 @@
 // Command tour is the closing tour of the annotated text: one message's whole life across all
 // ten chapters, as one step trace in which every line names the chapter it belongs to.
 //
-// The scenario, on loopback, in a temp dir removed at the end (set-up is not traced):
+// The scenario, on loopback, in a temp dir removed at the end:
 //
-//		a name server; broker-a, an ASYNC_MASTER with flushDiskType=SYNC_FLUSH, and its slave;
-//		TopicTour and OrderTopic with 2 queues each; the slave connected to the master's HA port.
-//
-//	 1. ch01: broker-a registers with the name server (registerBroker);
-//	 2. ch02, ch03: a producer sends "Hello tour": it asks the name server for the route
-//	    (getRouteInfoByTopic) and selects a queue round robin; broker-a appends the record to the
-//	    CommitLog (doAppend);
-//	 3. ch04: the put waits for the flush; one pass of GroupCommitService, played by hand as
-//	    chapter 4 does, flushes it and answers the send;
-//	 4. ch03: one pass of the reput service builds its ConsumeQueue unit and its index entry;
-//	 5. ch09: the master's HA connection sends the record to the slave, which appends it and
-//	    builds its own ConsumeQueue;
-//	 6. ch06: a push consumer's rebalance gives it the queues;
-//	 7. ch05: it pulls the message's queue, consumes the message and acknowledges its offset,
-//	    which the persist task sends to the broker;
-//	 8. ch07: an ordered variant: a message sent by SelectMessageQueueByHash, consumed by an
-//	    orderly consumer that locks its queue on the broker first;
-//	 9. ch08: a transactional variant: a half message, the local transaction's COMMIT, the
-//	    message copied to TopicTour and an op message recorded;
-//	 10. ch10: a lite pull consumer assigned the first message's queue polls both messages of it.
+//  0. a name server; broker-a, an ASYNC_MASTER with flushDiskType=SYNC_FLUSH, and its slave;
+//     TopicTour and OrderTopic with 2 queues each; the slave connected to the master's HA
+//     port (not traced: chapters 1 and 9 show it);
+//  1. ch01: broker-a registers with the name server (registerBroker);
+//  2. ch02, ch03: a producer sends "Hello tour": it asks the name server for the route
+//     (getRouteInfoByTopic) and selects a queue round robin; broker-a appends the record to
+//     the CommitLog (doAppend);
+//  3. ch04: the put waits for the flush; one pass of GroupCommitService, played by hand as
+//     chapter 4 does, flushes it and answers the send;
+//  4. ch03: one pass of the reput service builds its ConsumeQueue unit and its index entries;
+//  5. ch09: the master's HA connection sends the record to the slave, which appends it and
+//     builds its own ConsumeQueue;
+//  6. ch06: a push consumer's rebalance gives it the queues;
+//  7. ch05: it pulls the message's queue, consumes the message and acknowledges its offset,
+//     which the persist task sends to the broker;
+//  8. ch07: an ordered variant: a message sent by SelectMessageQueueByHash, consumed by an
+//     orderly consumer that locks its queue on the broker first;
+//  9. ch08: a transactional variant: a half message, the local transaction's COMMIT, the
+//     message copied to TopicTour and an op message recorded;
+//  10. ch10: a lite pull consumer assigned the first message's queue polls both its messages.
 //
 // Every step line is logged by the code under mq/; this file drives the flow and keeps, of
-// the steps, those of the tour's messages (steps about other topics, and repeats of steps
-// shown once already, are left out). The chapter in front of each line is the first chapter
+// the steps, those of the tour's messages (steps about other topics are left out, and a few
+// labels — the put's checks, the group commit's loop, heartbeats, route refreshes — are shown
+// the first time only: onceLabels). The chapter in front of each line is the first chapter
 // whose golden trace (chNN-*/testdata/*.golden) holds the line's label, read from those files
 // at run time, so the tour and the chapters cannot drift apart. Nothing runs behind the
 // scenario's back: the stores run with ManualServices on one clock, the clients with
 // DisableScheduledTasks, and the scenario calls each loop body (RunOnce, DoReput, the HA
 // passes, DoRebalance, DoPullQueue, RunPullTask) itself, so the output is the same every run:
 // `go test ./tutorial/tour` compares it with the golden file.
+//
+// Files: main.go (the scenario), chapters.go (the chapter of each label, read from the
+// chapters' golden files; the tour's slog handler and its filter).
 //
 // Run (inside the repository): go run ./tutorial/tour
 package main
