@@ -53,6 +53,7 @@ var layers = map[string]int{
 	"ch??-*":                 8,
 	"examples/quickstart":    8,
 	"tutorial":               8,
+	"tutorial/tour":          8,
 	".":                      8,
 
 	// Test helpers that packages above them use in their tests (test files are not checked).

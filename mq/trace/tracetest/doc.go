@@ -5,7 +5,8 @@
 //
 // # Files
 //
-//	golden.go  StepLabels (the labels of the "[component] NN Label k=v ..." lines, in order) and
+//	golden.go  StepLabels (the labels of the "[component] NN Label k=v ..." lines, in order, a
+//	           leading chapter word "chNN" allowed) and
 //	           CompareGolden (labels first, compared with go-cmp, so a lost or moved step shows as
 //	           such; then every line; with -update it rewrites the golden file first)
 //

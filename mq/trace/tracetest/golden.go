@@ -11,15 +11,30 @@ import (
 )
 
 // StepLabels returns the label of every step line ("[component] NN Label k=v ..."), in order.
+// A line may start with the chapter it belongs to ("ch03 [broker-a] NN Label ...", the closing
+// tour's lines).
 func StepLabels(log string) []string {
 	var labels []string
 	for _, line := range strings.Split(log, "\n") {
 		f := strings.Fields(line)
+		if len(f) > 0 && chapterWord(f[0]) {
+			f = f[1:]
+		}
 		if len(f) >= 3 && strings.HasPrefix(f[0], "[") && strings.HasSuffix(f[0], "]") && strings.Contains(f[2], "#") {
 			labels = append(labels, f[2])
 		}
 	}
 	return labels
+}
+
+// chapterWord reports whether w names a chapter: "ch" and two digits, or "ch??" (the tour's
+// word for a label no chapter traces).
+func chapterWord(w string) bool {
+	if len(w) != 4 || !strings.HasPrefix(w, "ch") {
+		return false
+	}
+	d := w[2:]
+	return d == "??" || (d[0] >= '0' && d[0] <= '9' && d[1] >= '0' && d[1] <= '9')
 }
 
 // CompareGolden compares a chapter run's output with the golden file at path: first the
