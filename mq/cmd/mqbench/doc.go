@@ -1,0 +1,28 @@
+// Command mqbench is RocketMQ's benchmark tools (benchmark/producer.sh and consumer.sh) for
+// this broker, on our own client: a producer that sends as fast as it can and a consumer that
+// takes what arrives, each printing RocketMQ's per-second line and ending with a summary with
+// p50/p99/p999 latency.
+//
+//	go run ./mq/cmd/mqbench producer -n 127.0.0.1:9876 -t BenchmarkTest -w 64 -s 1024 -d 10s
+//	go run ./mq/cmd/mqbench producer -async -inflight 1024 -s 1024 -count 200000 -json
+//	go run ./mq/cmd/mqbench producer -async -batch 32 -s 1024 -d 10s
+//	go run ./mq/cmd/mqbench consumer -n 127.0.0.1:9876 -t BenchmarkTest -g benchmark_consumer -first -count 200000
+//
+// Producer options: -w sending goroutines (64; 1 with -async), -s body bytes (128), -async
+// with -inflight requests outstanding at most (1024), -batch messages per request (1), -k
+// keys, -g group (benchmark_producer). Consumer options: -g group (benchmark_consumer), -first
+// (a new group starts at the first message, not the last). Both: -n name servers
+// ($NAMESRV_ADDR, else 127.0.0.1:9876), -t topic (BenchmarkTest), -d duration or -count
+// messages (neither: until Ctrl-C), -json (the summary as one JSON object on stdout, the
+// per-second lines on stderr). Exit status: 0 the run finished (failures are counted in the
+// summary), 1 it could not start, 2 a bad command line.
+//
+// Java: org.apache.rocketmq.example.benchmark.Producer and Consumer. The load lives in
+// mq/bench, so tests and the side-by-side harness run it in-process; this command parses the
+// flags and prints. Figures: docs/benchmarks.md.
+//
+// # Files
+//
+//	main.go  main and run: the two subcommands' flags over bench.RunProducer and
+//	         bench.RunConsumer (main_test.go runs them against an embedded cluster)
+package main
