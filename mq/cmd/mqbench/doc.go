@@ -14,7 +14,8 @@
 // (a new group starts at the first message, not the last). Both: -n name servers
 // ($NAMESRV_ADDR, else 127.0.0.1:9876), -t topic (BenchmarkTest), -d duration or -count
 // messages (neither: until Ctrl-C), -json (the summary as one JSON object on stdout, the
-// per-second lines on stderr). Exit status: 0 the run finished (failures are counted in the
+// per-second lines on stderr), -cpuprofile FILE (this client's CPU profile, for go tool pprof:
+// the client side of a run against a broker in another process). Exit status: 0 the run finished (failures are counted in the
 // summary), 1 it could not start, 2 a bad command line.
 //
 // Java: org.apache.rocketmq.example.benchmark.Producer and Consumer. The load lives in

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -20,8 +21,8 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: mqbench producer [-n NS] [-t TOPIC] [-w THREADS] [-s SIZE] [-async [-inflight N]] [-batch N] [-k] [-d DURATION | -count N] [-json]
-       mqbench consumer [-n NS] [-t TOPIC] [-g GROUP] [-first] [-d DURATION | -count N] [-json]
+const usage = `usage: mqbench producer [-n NS] [-t TOPIC] [-w THREADS] [-s SIZE] [-async [-inflight N]] [-batch N] [-k] [-d DURATION | -count N] [-json] [-cpuprofile FILE]
+       mqbench consumer [-n NS] [-t TOPIC] [-g GROUP] [-first] [-d DURATION | -count N] [-json] [-cpuprofile FILE]
 A run without -d or -count lasts until Ctrl-C; either way it ends with a summary.
 `
 
@@ -43,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	topic := fs.String("t", bench.DefaultTopic, "topic")
 	duration := fs.Duration("d", 0, "run this long (e.g. 10s); 0: until -count or Ctrl-C")
 	count := fs.Int64("count", 0, "stop after this many messages; 0: until -d or Ctrl-C")
+	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile (this client's, for go tool pprof) to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout (per-second lines go to stderr)")
 	var (
 		threads, size, inflight, batch *int
@@ -78,6 +80,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *duration < 0 || *count < 0 {
 		fmt.Fprintf(stderr, "mqbench: -d and -count must not be negative\n")
 		return 2
+	}
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "mqbench: %v\n", err)
+			return 1
+		}
+		defer stopProfile()
 	}
 	report := stdout
 	if *asJSON {
@@ -117,4 +127,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// startCPUProfile starts the CPU profile into path; the returned func stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
