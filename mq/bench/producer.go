@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -113,6 +114,8 @@ type producerRun struct {
 	responseFailed atomic.Int64
 	window         chan struct{} // async: one token per request outstanding
 	outstanding    sync.WaitGroup
+	errMu          sync.Mutex
+	errs           map[string]int64 // failures by client.ErrorKind
 }
 
 // RunProducer sends messages to opts.Topic until opts.Duration or opts.Count or ctx ends the
@@ -139,7 +142,7 @@ func RunProducer(ctx context.Context, opts ProducerOptions) (Summary, error) {
 		return Summary{}, fmt.Errorf("bench: start producer: %w", err)
 	}
 	defer p.Shutdown()
-	r := &producerRun{opts: opts, p: p, body: makeBody(opts.MessageSize)}
+	r := &producerRun{opts: opts, p: p, body: makeBody(opts.MessageSize), errs: map[string]int64{}}
 	if opts.Async {
 		r.window = make(chan struct{}, opts.Inflight)
 	}
@@ -176,6 +179,9 @@ func RunProducer(ctx context.Context, opts ProducerOptions) (Summary, error) {
 		ResponseFailed: r.responseFailed.Load(),
 		Elapsed:        elapsed,
 		Latency:        r.rt.hist.Latency(),
+	}
+	if len(r.errs) > 0 {
+		s.Errors = r.errs
 	}
 	s.TPS = tps(s.Messages, elapsed)
 	return s, nil
@@ -303,6 +309,9 @@ func (r *producerRun) done(n int64, rt time.Duration, err error) {
 		r.rt.observe(n, rt)
 		return
 	}
+	r.errMu.Lock()
+	r.errs[client.ErrorKind(err)]++
+	r.errMu.Unlock()
 	if _, ok := errors.AsType[*remoting.RemoteError](err); ok {
 		r.responseFailed.Add(1)
 		return

@@ -125,6 +125,14 @@ func TestRunProducerFailures(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(2), s.SendFailed)
 	require.Zero(t, s.Messages+s.ResponseFailed)
+	require.Len(t, s.Errors, 1)
+	for kind, n := range s.Errors {
+		require.NotEqual(t, "code=", kind[:min(5, len(kind))], "not a broker's answer")
+		require.Equal(t, int64(2), n)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, s.WriteText(&buf))
+	require.Regexp(t, `(?m)^Failures by kind: map\[\w+:2\]$`, buf.String())
 }
 
 // The JSON shape: one object with these keys, durations in integer nanoseconds.

@@ -33,6 +33,9 @@ type Summary struct {
 	// ResponseFailed counts send requests the broker answered with an error code (RocketMQ's
 	// benchmark: MQBrokerException).
 	ResponseFailed int64 `json:"responseFailed"`
+	// Errors counts the failed requests by kind (client.ErrorKind: "code=2" for a broker's
+	// SYSTEM_BUSY, "timeout", "connect", …); absent when nothing failed.
+	Errors map[string]int64 `json:"errors,omitempty"`
 	// Elapsed is the measured time (ns in JSON): from the first send to the last answer, or
 	// from the first message consumed to the last one (see RunConsumer).
 	Elapsed time.Duration `json:"elapsedNs"`
@@ -78,6 +81,11 @@ func (s Summary) WriteText(w io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(s.Errors) > 0 {
+		if _, err := fmt.Fprintf(w, "Failures by kind: %v\n", s.Errors); err != nil { // fmt sorts map keys
+			return err
+		}
 	}
 	name := "RT"
 	if s.Mode == ModeConsume {
