@@ -47,7 +47,7 @@ func (o ConsumerOptions) withDefaults() ConsumerOptions {
 		o.Group = DefaultConsumerGroup
 	}
 	if o.InstanceName == "" {
-		o.InstanceName = "mqbench-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+		o.InstanceName = "mqbench-" + strconv.FormatInt(wall.Now().UnixNano(), 10)
 	}
 	if o.ReportInterval <= 0 {
 		o.ReportInterval = time.Second
@@ -94,7 +94,7 @@ func RunConsumer(ctx context.Context, opts ConsumerOptions) (Summary, error) {
 		return Summary{}, fmt.Errorf("bench: subscribe %s: %w", opts.Topic, err)
 	}
 	c.RegisterMessageListener(func(msgs []*primitive.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
-		now := time.Now()
+		now := wall.Now()
 		nowNs := now.UnixNano()
 		firstNs.CompareAndSwap(0, nowNs)
 		for _, m := range msgs {
@@ -122,7 +122,7 @@ func RunConsumer(ctx context.Context, opts ConsumerOptions) (Summary, error) {
 	case <-reached:
 	case <-ctx.Done():
 	}
-	end := time.Now().UnixNano()
+	end := wall.Now().UnixNano()
 	stop()
 	c.Shutdown()
 	if opts.Count > 0 && b2c.messages.Load() >= opts.Count {

@@ -2,8 +2,8 @@
 // consumer.sh) on our own client, as a library: RunProducer drives a DefaultMQProducer (sync
 // senders, or asynchronous sends with a bounded window of requests outstanding, single messages
 // or batches), RunConsumer a DefaultMQPushConsumer; both print RocketMQ's per-second line and
-// return a Summary with TPS and latency percentiles. `mq/cmd/mqbench` is the command over it;
-// the side-by-side harness under bench/ imports it.
+// return a Summary with TPS and latency percentiles. Main is the command line of
+// `mq/cmd/mqbench`, a thin main over it; the side-by-side harness under bench/ imports it.
 //
 // Java: org.apache.rocketmq.example.benchmark.Producer, Consumer, StatsBenchmarkProducer,
 // StatsBenchmarkConsumer. Deviations: the per-second line prints max RT with fractions of a
@@ -14,6 +14,7 @@
 //
 // # Files in reading order
 //
+//	cli.go        Main: mqbench's command line (producer, consumer) over RunProducer and RunConsumer
 //	producer.go   ProducerOptions, RunProducer: senders, the async window, Count shares, failures
 //	consumer.go   ConsumerOptions, RunConsumer: the listener's born- and store-to-consume samples
 //	summary.go    Summary and Latency (the JSON shape), the final text

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 )
 
 // meter accumulates one latency series: a histogram for the run's percentiles and cumulative
@@ -55,6 +57,10 @@ func (m *meter) since(prev, now snapshot) interval {
 	return iv
 }
 
+// wall is the run's clock: figures are wall-clock measurements (durations from its monotonic
+// reading), so there is nothing to inject.
+var wall clock.Clock = clock.System{}
+
 // timeLayout is the "Current Time" of a per-second line (RocketMQ: UtilAll.timeMillisToHumanString2).
 const timeLayout = "2006-01-02 15:04:05,000"
 
@@ -69,7 +75,7 @@ func reportEvery(ctx context.Context, w io.Writer, period time.Duration, line fu
 	wg.Go(func() {
 		t := time.NewTicker(period)
 		defer t.Stop()
-		last := time.Now()
+		last := wall.Now()
 		for {
 			select {
 			case <-ctx.Done():

@@ -82,7 +82,7 @@ func (o ProducerOptions) WithDefaults() ProducerOptions {
 		o.Group = DefaultProducerGroup
 	}
 	if o.InstanceName == "" {
-		o.InstanceName = "mqbench-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+		o.InstanceName = "mqbench-" + strconv.FormatInt(wall.Now().UnixNano(), 10)
 	}
 	if o.Threads <= 0 {
 		o.Threads = DefaultThreads
@@ -158,14 +158,14 @@ func RunProducer(ctx context.Context, opts ProducerOptions) (Summary, error) {
 		prev = cur
 		writeProducerLine(w, now, period, iv, r.sendFailed.Load(), r.responseFailed.Load())
 	})
-	start := time.Now()
+	start := wall.Now()
 	var senders sync.WaitGroup
 	for range opts.Threads {
 		senders.Go(func() { r.sender(ctx) })
 	}
 	senders.Wait()
 	r.outstanding.Wait()
-	elapsed := time.Since(start)
+	elapsed := wall.Now().Sub(start)
 	stop()
 	mode := ModeSync
 	if opts.Async {
@@ -254,7 +254,7 @@ func (r *producerRun) messages(n int) []*primitive.Message {
 	msgs := make([]*primitive.Message, n)
 	var keys string
 	if r.opts.Keys {
-		keys = strconv.FormatInt(time.Now().Unix(), 10)
+		keys = strconv.FormatInt(wall.Now().Unix(), 10)
 	}
 	for i := range msgs {
 		m := &primitive.Message{Topic: r.opts.Topic, Body: r.body}
@@ -270,14 +270,14 @@ func (r *producerRun) messages(n int) []*primitive.Message {
 // ends lets its last sends finish).
 func (r *producerRun) sendSync(n int) error {
 	msgs := r.messages(n)
-	begin := time.Now()
+	begin := wall.Now()
 	var err error
 	if len(msgs) == 1 && r.opts.Batch == 1 {
 		_, err = r.p.Send(context.Background(), msgs[0])
 	} else {
 		_, err = r.p.SendBatch(context.Background(), msgs)
 	}
-	r.done(int64(n), time.Since(begin), err)
+	r.done(int64(n), wall.Now().Sub(begin), err)
 	return err
 }
 
@@ -285,9 +285,9 @@ func (r *producerRun) sendSync(n int) error {
 func (r *producerRun) sendAsync(n int) {
 	msgs := r.messages(n)
 	r.outstanding.Add(1)
-	begin := time.Now()
+	begin := wall.Now()
 	cb := func(_ *producer.SendResult, err error) {
-		r.done(int64(n), time.Since(begin), err)
+		r.done(int64(n), wall.Now().Sub(begin), err)
 		<-r.window
 		r.outstanding.Done()
 	}

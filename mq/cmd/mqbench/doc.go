@@ -18,12 +18,13 @@
 // the client side of a run against a broker in another process). Exit status: 0 the run finished (failures are counted in the
 // summary), 1 it could not start, 2 a bad command line.
 //
-// Java: org.apache.rocketmq.example.benchmark.Producer and Consumer. The load lives in
-// mq/bench, so tests and the side-by-side harness run it in-process; this command parses the
-// flags and prints. Figures: docs/benchmarks.md.
+// Java: org.apache.rocketmq.example.benchmark.Producer and Consumer. The load and the
+// command line live in mq/bench (bench.Main), so tests, the README's test and the side-by-side
+// harness run them in-process; this command only passes SIGINT and SIGTERM, which end a run
+// early with its summary. Figures: docs/benchmarks.md.
 //
 // # Files
 //
-//	main.go  main and run: the two subcommands' flags over bench.RunProducer and
-//	         bench.RunConsumer (main_test.go runs them against an embedded cluster)
+//	main.go  main: bench.Main over os.Args, stdout and stderr, ended by a signal (main_test.go
+//	         runs the test binary as mqbench: its usage, and SIGINT ending a run)
 package main

@@ -1,95 +1,78 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/bench"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 )
 
-// runJSON runs mqbench with args and -json, requires exit 0, and decodes stdout, which must
-// be exactly one JSON object.
-func runJSON(t *testing.T, args ...string) bench.Summary {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), append(args, "-json"), &stdout, &stderr)
-	require.Equal(t, 0, code, "stderr: %s", stderr.String())
-	dec := json.NewDecoder(&stdout)
-	dec.DisallowUnknownFields()
-	var s bench.Summary
-	require.NoError(t, dec.Decode(&s))
-	require.False(t, dec.More(), "one object only")
-	require.Contains(t, stderr.String(), "topic: ", "the run's settings go to stderr with -json")
-	return s
-}
-
-func requireOrdered(t *testing.T, s bench.Summary) {
-	t.Helper()
-	require.Positive(t, s.TPS)
-	require.LessOrEqual(t, s.Latency.P50, s.Latency.P99)
-	require.LessOrEqual(t, s.Latency.P99, s.Latency.P999)
-	require.LessOrEqual(t, s.Latency.P999, s.Latency.Max)
-}
-
-// mqbench producer (sync with keys, async, async batches) and then consumer -first against an
-// embedded cluster: the counts are exact, every message sent is consumed, the summaries are
-// consistent, and stdout with -json holds one object of the documented shape.
-func TestProducerThenConsumer(t *testing.T) {
-	c := clienttest.StartCluster(t, 1, nil)
-	ns := c.NamesrvAddr()
-	topic := "Bench_" + clienttest.Name(t)
-	s := runJSON(t, "producer", "-n", ns, "-t", topic, "-g", "pg_sync", "-w", "4", "-s", "1024", "-k", "-count", "200")
-	require.Equal(t, bench.ModeSync, s.Mode)
-	require.Equal(t, int64(200), s.Messages)
-	require.Equal(t, int64(200), s.Requests)
-	requireOrdered(t, s)
-
-	s = runJSON(t, "producer", "-n", ns, "-t", topic, "-g", "pg_async", "-async", "-inflight", "32", "-s", "1024", "-count", "300")
-	require.Equal(t, bench.ModeAsync, s.Mode)
-	require.Equal(t, int64(300), s.Messages)
-	require.Zero(t, s.SendFailed+s.ResponseFailed)
-	requireOrdered(t, s)
-
-	s = runJSON(t, "producer", "-n", ns, "-t", topic, "-g", "pg_batch", "-async", "-batch", "10", "-s", "1024", "-count", "100")
-	require.Equal(t, int64(100), s.Messages)
-	require.Equal(t, int64(10), s.Requests)
-
-	s = runJSON(t, "consumer", "-n", ns, "-t", topic, "-g", "cg_"+clienttest.Name(t), "-first", "-count", "600", "-d", "60s")
-	require.Equal(t, bench.ModeConsume, s.Mode)
-	require.GreaterOrEqual(t, s.Messages, int64(600))
-	require.NotNil(t, s.StoreToConsume)
-	requireOrdered(t, s)
-
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), []string{"producer", "-n", ns, "-t", topic, "-g", "pg_text", "-count", "5", "-w", "1"}, &stdout, &stderr), stderr.String())
-	require.Regexp(t, `(?m)^topic: `+topic+` threadCount: 1 messageSize: 128 keyEnable: false asyncEnable: false inflight: 1024 batch: 1$`, stdout.String())
-	require.Regexp(t, `(?m)^\[Complete\] Send Total: 5 Send Failed: 0 Response Failed: 0 Mode: sync Messages: 5 `, stdout.String())
-	require.Regexp(t, `(?m)^RT\(ms\) p50: [0-9.]+ p99: [0-9.]+ p999: [0-9.]+ max: [0-9.]+ avg: [0-9.]+$`, stdout.String())
-}
-
-// A bad command line exits 2 with the usage or the flag's complaint; -h exits 0.
-func TestBadCommandLine(t *testing.T) {
-	for _, args := range [][]string{
-		nil,
-		{"sender"},
-		{"producer", "-s", "0"},
-		{"producer", "-batch", "-1"},
-		{"producer", "-nosuchflag"},
-		{"producer", "extra"},
-		{"consumer", "-async"},
-		{"consumer", "-d", "-1s"},
-	} {
-		var stdout, stderr bytes.Buffer
-		require.Equal(t, 2, run(context.Background(), args, &stdout, &stderr), "%q", args)
-		require.NotEmpty(t, stderr.String(), "%q", args)
-		require.Empty(t, stdout.String(), "%q", args)
+// TestMain runs main itself when the test binary is started with MQBENCH_MAIN=1, so the tests
+// below check the binary's exit codes, output and signal handling.
+func TestMain(m *testing.M) {
+	if os.Getenv("MQBENCH_MAIN") == "1" {
+		os.Args = append([]string{"mqbench"}, os.Args[1:]...)
+		main()
+		return
 	}
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), []string{"consumer", "-h"}, &stdout, &stderr))
-	require.Contains(t, stderr.String(), "-first")
+	os.Exit(m.Run())
+}
+
+func mqbench(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "MQBENCH_MAIN=1")
+	return cmd
+}
+
+// No subcommand: the usage and exit status 2.
+func TestUsage(t *testing.T) {
+	var errOut bytes.Buffer
+	cmd := mqbench()
+	cmd.Stderr = &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "%v", err)
+	require.Equal(t, 2, exit.ExitCode())
+	require.Contains(t, errOut.String(), "usage: mqbench producer")
+}
+
+// A producer without -d or -count runs until SIGINT, then ends as a finished run does: it
+// prints its summary and exits 0.
+func TestInterruptEndsWithSummary(t *testing.T) {
+	c := clienttest.StartCluster(t, 1, nil)
+	cmd := mqbench("producer", "-n", c.NamesrvAddr(), "-t", "Bench_"+clienttest.Name(t), "-w", "2")
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := bufio.NewScanner(out)
+	var text strings.Builder
+	for lines.Scan() { // the settings line, then a per-second line: the run is under way
+		text.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "Current Time: ") {
+			break
+		}
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	for lines.Scan() {
+		text.WriteString(lines.Text() + "\n")
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, text.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mqbench did not exit after SIGINT:\n%s", text.String())
+	}
+	require.Regexp(t, `(?m)^\[Complete\] Send Total: [1-9]\d* Send Failed: 0 Response Failed: 0 Mode: sync `, text.String())
 }
