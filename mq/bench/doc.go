@@ -21,6 +21,10 @@
 //	meter.go      meter: one latency series and its per-interval figures; the per-second reporter
 //	histogram.go  Histogram: log-linear buckets for percentiles
 //
+// Tests: histogram_test.go (layout, percentile error bound), run_test.go and cli_test.go (runs
+// against an embedded cluster), pipeline_test.go (async sends pipelined on one connection, up
+// to the window), alloc_test.go, bench_test.go (BenchmarkHistogramRecord).
+//
 // # The histogram
 //
 // Durations in nanoseconds. 0 … 255 ns have a bucket each; above, every power of two
