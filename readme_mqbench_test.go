@@ -21,13 +21,8 @@ import (
 // the README's "## Benchmarks" section, in order.
 func readmeMqbenchLines(t *testing.T) [][]string {
 	t.Helper()
-	text, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(text), "\n## Benchmarks\n")
-	require.True(t, ok, "README has the Benchmarks section")
-	section, _, _ = strings.Cut(section, "\n## ")
 	var lines [][]string
-	for _, line := range strings.Split(section, "\n") {
+	for _, line := range strings.Split(readmeSection(t, "## Benchmarks"), "\n") {
 		if rest, ok := strings.CutPrefix(line, "go run ./mq/cmd/mqbench "); ok {
 			rest, _, _ = strings.Cut(rest, "#")
 			lines = append(lines, shellWords(strings.TrimSpace(rest)))
@@ -35,6 +30,18 @@ func readmeMqbenchLines(t *testing.T) [][]string {
 	}
 	require.GreaterOrEqual(t, len(lines), 3)
 	return lines
+}
+
+// readmeSection returns the text of the README's section with this heading line, up to the
+// next "## " heading.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	text, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(text), "\n"+heading+"\n")
+	require.True(t, ok, "README has the section %q", heading)
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
 }
 
 // TestReadmeMqbench runs the README's mqbench lines in order against an embedded cluster

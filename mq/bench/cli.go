@@ -91,21 +91,21 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		s   Summary
 		err error
 	)
+	run := RunOptions{NamesrvAddr: *ns, Topic: *topic, Group: *group, Duration: *duration, Count: *count,
+		Report: report, ReportInterval: time.Second}
 	if args[0] == "producer" {
 		if *size <= 0 || *inflight <= 0 || *batch <= 0 || *threads < 0 {
 			fmt.Fprintf(stderr, "mqbench: -s, -inflight and -batch must be positive, -w not negative\n")
 			return 2
 		}
-		o := ProducerOptions{NamesrvAddr: *ns, Topic: *topic, Group: *group,
-			Threads: *threads, MessageSize: *size, Async: *async, Inflight: *inflight, Batch: *batch, Keys: *keys,
-			Duration: *duration, Count: *count, Report: report, ReportInterval: time.Second}.WithDefaults()
+		o := ProducerOptions{RunOptions: run, Threads: *threads, MessageSize: *size, Async: *async,
+			Inflight: *inflight, Batch: *batch, Keys: *keys}.WithDefaults()
 		fmt.Fprintf(report, "topic: %s threadCount: %d messageSize: %d keyEnable: %t asyncEnable: %t inflight: %d batch: %d\n",
 			o.Topic, o.Threads, o.MessageSize, o.Keys, o.Async, o.Inflight, o.Batch)
 		s, err = RunProducer(ctx, o)
 	} else {
 		fmt.Fprintf(report, "topic: %s group: %s consumeFromFirst: %t\n", *topic, *group, *first)
-		s, err = RunConsumer(ctx, ConsumerOptions{NamesrvAddr: *ns, Topic: *topic, Group: *group,
-			FromFirst: *first, Duration: *duration, Count: *count, Report: report, ReportInterval: time.Second})
+		s, err = RunConsumer(ctx, ConsumerOptions{RunOptions: run, FromFirst: *first})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mqbench: %v\n", err)

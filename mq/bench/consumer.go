@@ -2,10 +2,8 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,42 +15,12 @@ import (
 
 // ConsumerOptions shape a consumer run. Zero fields take the defaults named.
 type ConsumerOptions struct {
-	// NamesrvAddr is the name server list, "ip:port;ip:port" (required).
-	NamesrvAddr string
-	// Topic (BenchmarkTest) and Group (benchmark_consumer). Java: -t, -g.
-	Topic string
-	Group string
-	// InstanceName names the client instance (default "mqbench-<unix ns>").
-	InstanceName string
+	RunOptions
 	// FromFirst starts a group without a committed offset at each queue's first message;
 	// false starts it at the last (Java's tool: CONSUME_FROM_LAST_OFFSET).
 	FromFirst bool
-	// Duration stops the run after this long; Count stops it once this many messages were
-	// consumed. Both zero: until ctx is done.
-	Duration time.Duration
-	Count    int64
-	// Report receives a line per ReportInterval (1 s): consume TPS, average and max
-	// born-to-consume and store-to-consume latency; nil: no lines.
-	Report         io.Writer
-	ReportInterval time.Duration
 	// Configure, if set, adjusts the push consumer's config before it starts.
 	Configure func(*consumer.Config)
-}
-
-func (o ConsumerOptions) withDefaults() ConsumerOptions {
-	if o.Topic == "" {
-		o.Topic = DefaultTopic
-	}
-	if o.Group == "" {
-		o.Group = DefaultConsumerGroup
-	}
-	if o.InstanceName == "" {
-		o.InstanceName = "mqbench-" + strconv.FormatInt(wall.Now().UnixNano(), 10)
-	}
-	if o.ReportInterval <= 0 {
-		o.ReportInterval = time.Second
-	}
-	return o
 }
 
 // RunConsumer consumes opts.Topic with a DefaultMQPushConsumer (CLUSTERING, the listener
@@ -64,10 +32,12 @@ func (o ConsumerOptions) withDefaults() ConsumerOptions {
 // which are milliseconds, so a figure may read up to 1 ms high. The error is for a run that
 // cannot start. Java: org.apache.rocketmq.example.benchmark.Consumer#main.
 func RunConsumer(ctx context.Context, opts ConsumerOptions) (Summary, error) {
-	opts = opts.withDefaults()
-	if opts.NamesrvAddr == "" {
-		return Summary{}, errors.New("bench: no name server address")
+	opts.RunOptions = opts.RunOptions.withDefaults(DefaultConsumerGroup)
+	ctx, cancel, err := opts.begin(ctx)
+	if err != nil {
+		return Summary{}, err
 	}
+	defer cancel()
 	cfg := consumer.DefaultConfig(opts.Group)
 	cfg.NamesrvAddr = opts.NamesrvAddr
 	cfg.InstanceName = opts.InstanceName
@@ -76,11 +46,6 @@ func RunConsumer(ctx context.Context, opts ConsumerOptions) (Summary, error) {
 	}
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
-	}
-	if opts.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Duration)
-		defer cancel()
 	}
 	var (
 		b2c, s2c  meter

@@ -14,6 +14,7 @@
 //
 // # Files in reading order
 //
+//	options.go    RunOptions: what both runs share (name server, topic, group, duration, count, report)
 //	cli.go        Main: mqbench's command line (producer, consumer) over RunProducer and RunConsumer
 //	producer.go   ProducerOptions, RunProducer: senders, the async window, Count shares, failures
 //	consumer.go   ConsumerOptions, RunConsumer: the listener's born- and store-to-consume samples

@@ -68,8 +68,8 @@ func TestAsyncSendsPipelineOnOneConnection(t *testing.T) {
 		BrokerDatas:       []*protocol.BrokerData{{Cluster: "c", BrokerName: "broker-a", BrokerAddrs: map[int64]string{0: srv.Addr().String()}}},
 		FilterServerTable: map[string][]string{},
 	})
-	s, err := RunProducer(context.Background(), ProducerOptions{NamesrvAddr: ns, Topic: "T", InstanceName: clienttest.InstanceName(t, "p"),
-		Async: true, Inflight: inflight, Count: 10 * inflight,
+	s, err := RunProducer(context.Background(), ProducerOptions{RunOptions: RunOptions{NamesrvAddr: ns, Topic: "T", InstanceName: clienttest.InstanceName(t, "p"),
+		Count: 10 * inflight}, Async: true, Inflight: inflight,
 		Configure: func(cfg *producer.Config) { cfg.SendMsgTimeout = 20 * time.Second }})
 	require.NoError(t, err)
 	require.Equal(t, int64(10*inflight), s.Messages)

@@ -40,14 +40,7 @@ const failurePause = 3 * time.Second
 
 // ProducerOptions shape a producer run. Zero fields take the defaults named.
 type ProducerOptions struct {
-	// NamesrvAddr is the name server list, "ip:port;ip:port" (required).
-	NamesrvAddr string
-	// Topic (BenchmarkTest) and Group (benchmark_producer).
-	Topic string
-	Group string
-	// InstanceName names the client instance (default "mqbench-<unix ns>", unique per run as
-	// Java's currentTimeMillis instance name is).
-	InstanceName string
+	RunOptions
 	// Threads is the number of sending goroutines (64 sync, 1 async). Java: -w.
 	Threads int
 	// MessageSize is the body size in bytes (128). Java: -s.
@@ -60,30 +53,14 @@ type ProducerOptions struct {
 	Batch int
 	// Keys sets each message's KEYS to the send's second (unix seconds), as Java's -k does.
 	Keys bool
-	// Duration stops the run after this long; Count stops it after this many messages are
-	// sent (acknowledged or failed). Both zero: until ctx is done. Java: -q (messageNum).
-	Duration time.Duration
-	Count    int64
-	// Report receives a line per ReportInterval (1 s): send TPS, max and average RT, send and
-	// response failures; nil: no lines.
-	Report         io.Writer
-	ReportInterval time.Duration
-	// Configure, if set, adjusts the producer's config before it starts (tests: scheduled
-	// tasks off; a different SendMsgTimeout).
+	// Configure, if set, adjusts the producer's config before it starts (tests: a different
+	// SendMsgTimeout).
 	Configure func(*producer.Config)
 }
 
 // WithDefaults returns o with its zero fields set to the defaults named on them.
 func (o ProducerOptions) WithDefaults() ProducerOptions {
-	if o.Topic == "" {
-		o.Topic = DefaultTopic
-	}
-	if o.Group == "" {
-		o.Group = DefaultProducerGroup
-	}
-	if o.InstanceName == "" {
-		o.InstanceName = "mqbench-" + strconv.FormatInt(wall.Now().UnixNano(), 10)
-	}
+	o.RunOptions = o.RunOptions.withDefaults(DefaultProducerGroup)
 	if o.Threads <= 0 {
 		o.Threads = DefaultThreads
 		if o.Async {
@@ -97,9 +74,6 @@ func (o ProducerOptions) WithDefaults() ProducerOptions {
 		o.Inflight = DefaultInflight
 	}
 	o.Batch = max(o.Batch, 1)
-	if o.ReportInterval <= 0 {
-		o.ReportInterval = time.Second
-	}
 	return o
 }
 
@@ -126,9 +100,11 @@ type producerRun struct {
 // Java: org.apache.rocketmq.example.benchmark.Producer#main.
 func RunProducer(ctx context.Context, opts ProducerOptions) (Summary, error) {
 	opts = opts.WithDefaults()
-	if opts.NamesrvAddr == "" {
-		return Summary{}, errors.New("bench: no name server address")
+	ctx, cancel, err := opts.begin(ctx)
+	if err != nil {
+		return Summary{}, err
 	}
+	defer cancel()
 	cfg := producer.DefaultConfig(opts.Group)
 	cfg.NamesrvAddr = opts.NamesrvAddr
 	cfg.InstanceName = opts.InstanceName
@@ -145,11 +121,6 @@ func RunProducer(ctx context.Context, opts ProducerOptions) (Summary, error) {
 	r := &producerRun{opts: opts, p: p, body: makeBody(opts.MessageSize), errs: map[string]int64{}}
 	if opts.Async {
 		r.window = make(chan struct{}, opts.Inflight)
-	}
-	if opts.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Duration)
-		defer cancel()
 	}
 	var prev snapshot
 	stop := reportEvery(ctx, opts.Report, opts.ReportInterval, func(w io.Writer, now time.Time, period time.Duration) {

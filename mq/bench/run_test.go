@@ -31,8 +31,8 @@ func requireConsistent(t *testing.T, s Summary) {
 }
 
 func producerOptions(t *testing.T, c *embedded.Cluster, topic string) ProducerOptions {
-	return ProducerOptions{NamesrvAddr: c.NamesrvAddr(), Topic: topic, Group: "pg_" + clienttest.Name(t),
-		InstanceName: clienttest.InstanceName(t, "p"), MessageSize: 1024}
+	return ProducerOptions{RunOptions: RunOptions{NamesrvAddr: c.NamesrvAddr(), Topic: topic, Group: "pg_" + clienttest.Name(t),
+		InstanceName: clienttest.InstanceName(t, "p")}, MessageSize: 1024}
 }
 
 // Sync, async and batch runs with Count send exactly Count messages (a batch's last request
@@ -76,9 +76,9 @@ func TestRunProducerAndConsumer(t *testing.T) {
 	}
 
 	var report bytes.Buffer
-	s, err := RunConsumer(ctx, ConsumerOptions{NamesrvAddr: c.NamesrvAddr(), Topic: topic, Group: "cg_" + clienttest.Name(t),
-		InstanceName: clienttest.InstanceName(t, "c"), FromFirst: true, Count: sent, Duration: 60 * time.Second,
-		Report: &report, ReportInterval: 20 * time.Millisecond})
+	s, err := RunConsumer(ctx, ConsumerOptions{RunOptions: RunOptions{NamesrvAddr: c.NamesrvAddr(), Topic: topic,
+		Group: "cg_" + clienttest.Name(t), InstanceName: clienttest.InstanceName(t, "c"), Count: sent, Duration: 60 * time.Second,
+		Report: &report, ReportInterval: 20 * time.Millisecond}, FromFirst: true})
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, s.Messages, sent, "every message sent is consumed")
 	require.Equal(t, ModeConsume, s.Mode)
@@ -103,9 +103,9 @@ func TestRunDuration(t *testing.T) {
 	require.Zero(t, s.SendFailed+s.ResponseFailed)
 	requireConsistent(t, s)
 
-	s, err = RunConsumer(context.Background(), ConsumerOptions{NamesrvAddr: c.NamesrvAddr(), Topic: topic + "_empty",
-		Group: "cg_" + clienttest.Name(t), InstanceName: clienttest.InstanceName(t, "c"), Duration: 300 * time.Millisecond,
-		Configure: func(cfg *consumer.Config) { cfg.PullBatchSize = 8 }})
+	s, err = RunConsumer(context.Background(), ConsumerOptions{RunOptions: RunOptions{NamesrvAddr: c.NamesrvAddr(),
+		Topic: topic + "_empty", Group: "cg_" + clienttest.Name(t), InstanceName: clienttest.InstanceName(t, "c"),
+		Duration: 300 * time.Millisecond}, Configure: func(cfg *consumer.Config) { cfg.PullBatchSize = 8 }})
 	require.NoError(t, err)
 	require.Zero(t, s.Messages)
 	require.Zero(t, s.TPS)
@@ -119,8 +119,8 @@ func TestRunProducerFailures(t *testing.T) {
 	_, err = RunConsumer(context.Background(), ConsumerOptions{})
 	require.ErrorContains(t, err, "no name server")
 
-	s, err := RunProducer(context.Background(), ProducerOptions{NamesrvAddr: "127.0.0.1:1", Topic: "T",
-		InstanceName: clienttest.InstanceName(t, "p"), Threads: 2, Count: 2,
+	s, err := RunProducer(context.Background(), ProducerOptions{RunOptions: RunOptions{NamesrvAddr: "127.0.0.1:1", Topic: "T",
+		InstanceName: clienttest.InstanceName(t, "p"), Count: 2}, Threads: 2,
 		Configure: func(cfg *producer.Config) { cfg.SendMsgTimeout = 200 * time.Millisecond }})
 	require.NoError(t, err)
 	require.Equal(t, int64(2), s.SendFailed)
