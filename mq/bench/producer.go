@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -96,7 +97,8 @@ type producerRun struct {
 // run, then waits for the answers still outstanding and returns the run's Summary. Each message
 // has a body of MessageSize bytes (letters, never compressed: CompressMsgBodyOverHowmuch is
 // set past it, as Java's tool does). Failures are counted, not returned; the error is for a
-// run that cannot start (bad options, no producer).
+// run that cannot start (no name server address, MessageSize × Batch over the producer's
+// MaxMessageSize, a producer that does not start).
 // Java: org.apache.rocketmq.example.benchmark.Producer#main.
 func RunProducer(ctx context.Context, opts ProducerOptions) (Summary, error) {
 	opts = opts.WithDefaults()
@@ -108,10 +110,13 @@ func RunProducer(ctx context.Context, opts ProducerOptions) (Summary, error) {
 	cfg := producer.DefaultConfig(opts.Group)
 	cfg.NamesrvAddr = opts.NamesrvAddr
 	cfg.InstanceName = opts.InstanceName
-	cfg.CompressMsgBodyOverHowmuch = max(opts.MessageSize*opts.Batch+1, cfg.CompressMsgBodyOverHowmuch)
-	cfg.MaxMessageSize = max(cfg.MaxMessageSize, opts.MessageSize*opts.Batch+64*opts.Batch)
+	cfg.CompressMsgBodyOverHowmuch = math.MaxInt32 // Java's tool: Integer.MAX_VALUE
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
+	}
+	if n := opts.MessageSize * opts.Batch; n > cfg.MaxMessageSize {
+		return Summary{}, fmt.Errorf("bench: %d messages of %d bytes make %d bytes a request, over maxMessageSize %d",
+			opts.Batch, opts.MessageSize, n, cfg.MaxMessageSize)
 	}
 	p := producer.NewDefaultMQProducer(cfg)
 	if err := p.Start(); err != nil {

@@ -118,6 +118,9 @@ func TestRunProducerFailures(t *testing.T) {
 	require.ErrorContains(t, err, "no name server")
 	_, err = RunConsumer(context.Background(), ConsumerOptions{})
 	require.ErrorContains(t, err, "no name server")
+	_, err = RunProducer(context.Background(), ProducerOptions{RunOptions: RunOptions{NamesrvAddr: "127.0.0.1:1"},
+		MessageSize: 1 << 20, Batch: 5})
+	require.ErrorContains(t, err, "over maxMessageSize 4194304")
 
 	s, err := RunProducer(context.Background(), ProducerOptions{RunOptions: RunOptions{NamesrvAddr: "127.0.0.1:1", Topic: "T",
 		InstanceName: clienttest.InstanceName(t, "p"), Count: 2}, Threads: 2,
