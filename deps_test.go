@@ -43,12 +43,14 @@ var layers = map[string]int{
 	"mq/client/producer":     4,
 	"mq/client/consumer":     4,
 	"mq/admin":               5,
+	"mq/bench":               5, // the benchmark load: client/producer and client/consumer
 	"mq/admin/command":       6,
 	"mq/embedded":            6,
 	"mq/mqtest":              7,
 	"mq/cmd/broker":          8,
 	"mq/cmd/namesrv":         8,
 	"mq/cmd/mqadmin":         8,
+	"mq/cmd/mqbench":         8,
 	"mq/interop":             8,
 	"ch??-*":                 8,
 	"examples/quickstart":    8,
@@ -71,6 +73,7 @@ var forbidden = map[string][]string{
 	"mq/cmd/broker":  {"mq/mqtest"},
 	"mq/cmd/namesrv": {"mq/mqtest"},
 	"mq/cmd/mqadmin": {"mq/mqtest"},
+	"mq/cmd/mqbench": {"mq/mqtest"},
 }
 
 // layerOf returns the layer of pkg: an exact key first, then the first pattern that matches

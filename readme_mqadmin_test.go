@@ -25,13 +25,8 @@ import (
 // (the code block of "## Operating the cluster: mqadmin" that starts with clusterList).
 func readmeMqadminLines(t *testing.T) []string {
 	t.Helper()
-	text, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(text), "\n## Operating the cluster: mqadmin\n")
-	require.True(t, ok, "README has the mqadmin section")
-	section, _, _ = strings.Cut(section, "\n## ")
 	var lines []string
-	for _, line := range strings.Split(section, "\n") {
+	for _, line := range strings.Split(readmeSection(t, "## Operating the cluster: mqadmin"), "\n") {
 		if strings.HasPrefix(line, "./mqadmin ") && !strings.Contains(line, "#") {
 			lines = append(lines, strings.TrimPrefix(line, "./mqadmin "))
 		}

@@ -217,3 +217,29 @@ func TestRecordConstants(t *testing.T) {
 	require.Equal(t, 127, MaxTopicLength)
 	require.Equal(t, 32767, MaxPropertiesLength)
 }
+
+// DecodeMessages reuses a host string only for the same host bytes: records whose born and
+// store hosts change from one to the next (IPv4 and IPv6, other ports) each get their own.
+func TestDecodeMessagesHostsPerRecord(t *testing.T) {
+	hosts := [][2]string{
+		{"192.168.1.20:52814", "192.168.1.10:10911"},
+		{"192.168.1.20:52814", "192.168.1.10:10911"},
+		{"192.168.1.21:52814", "192.168.1.10:10912"},
+		{"[2001:db8::1]:7", "192.168.1.10:10912"},
+		{"192.168.1.20:52814", "[2001:db8::2]:10911"},
+	}
+	var body []byte
+	for i, h := range hosts {
+		rec, err := EncodeMessage(&MessageExt{Message: Message{Topic: "T", Body: []byte("x")}, QueueOffset: int64(i),
+			BornHost: h[0], StoreHost: h[1]})
+		require.NoError(t, err)
+		body = append(body, rec...)
+	}
+	msgs, err := DecodeMessages(body)
+	require.NoError(t, err)
+	require.Len(t, msgs, len(hosts))
+	for i, h := range hosts {
+		require.Equal(t, h[0], msgs[i].BornHost, "record %d", i)
+		require.Equal(t, h[1], msgs[i].StoreHost, "record %d", i)
+	}
+}

@@ -334,12 +334,12 @@ func (s *ConsumeMessageOrderlyService) run(r *orderlyRequest) {
 // resetRetryTopic gives a message from %RETRY%group its original topic back and stamps the
 // consume start time. Java: DefaultMQPushConsumerImpl#resetRetryAndNamespace.
 func resetRetryTopic(msgs []*primitive.MessageExt, group string, now time.Time) {
-	retryTopic := protocol.GetRetryTopic(group)
+	start := strconv.FormatInt(now.UnixMilli(), 10) // one string for the batch
 	for _, m := range msgs {
-		if t := m.GetProperty(primitive.PropertyRetryTopic); t != "" && m.Topic == retryTopic {
+		if t := m.GetProperty(primitive.PropertyRetryTopic); t != "" && m.Topic == protocol.GetRetryTopic(group) {
 			m.Topic = t
 		}
-		m.PutProperty(primitive.PropertyConsumeStartTimestamp, strconv.FormatInt(now.UnixMilli(), 10))
+		m.PutProperty(primitive.PropertyConsumeStartTimestamp, start)
 	}
 }
 

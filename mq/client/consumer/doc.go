@@ -115,8 +115,8 @@
 // # Goroutines and locks
 //
 // Per consumer, unless Options.DisableScheduledTasks: the PullMessageService goroutine (a
-// ServiceThread); each batch runs on a goroutine of its own, at most ConsumeThreadMin at once
-// (the semaphore sem); a batch to consume again later, a pull put back after a delay and the
+// ServiceThread); batches queue for up to ConsumeThreadMin workers (orderly: a goroutine per
+// request, at most ConsumeThreadMin at once, the semaphore sem); a batch to consume again later, a pull put back after a delay and the
 // 10 s OFFSET_ILLEGAL fix-up wait on time.Timers. A pull's callback runs on a remoting
 // goroutine. The rebalance runs on the instance's RebalanceService. With DisableScheduledTasks
 // nothing runs by itself: the caller drives MQClientInstance.DoRebalance,

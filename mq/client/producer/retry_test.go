@@ -29,7 +29,7 @@ type scriptedBroker struct {
 	sends  atomic.Int32
 }
 
-func startScriptedBroker(t *testing.T, code int32) *scriptedBroker {
+func startScriptedBroker(t testing.TB, code int32) *scriptedBroker {
 	t.Helper()
 	b := &scriptedBroker{}
 	b.code.Store(code)
@@ -57,7 +57,7 @@ func startScriptedBroker(t *testing.T, code int32) *scriptedBroker {
 }
 
 // startScriptedNamesrv routes topic "T" to the named addresses, 2 queues each, in name order.
-func startScriptedNamesrv(t *testing.T, brokers map[string]string) string {
+func startScriptedNamesrv(t testing.TB, brokers map[string]string) string {
 	t.Helper()
 	r := &protocol.TopicRouteData{FilterServerTable: map[string][]string{}}
 	for name, addr := range brokers {

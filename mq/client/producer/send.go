@@ -103,7 +103,6 @@ func (p *DefaultMQProducer) sendDefaultImpl(ctx context.Context, o *outgoing, mo
 			break
 		}
 		mq, haveMQ = selected, true
-		brokersSent = append(brokersSent, mq.BrokerName)
 		beginPrev := p.now()
 		if ctx.Err() != nil {
 			callTimeout = true
@@ -123,6 +122,7 @@ func (p *DefaultMQProducer) sendDefaultImpl(ctx context.Context, o *outgoing, mo
 			return res, nil
 		}
 		p.UpdateFaultItem(mq.BrokerName, latency, true)
+		brokersSent = append(brokersSent, mq.BrokerName) // only failed attempts reach the error below
 		p.log.Warn("sendKernelImpl exception, resend at once", "rtMs", latency, "broker", mq.BrokerName,
 			"queueId", mq.QueueID, "err", err)
 		lastErr = err
@@ -213,8 +213,10 @@ func (p *DefaultMQProducer) sendKernelImpl(ctx context.Context, o *outgoing, mq 
 			}
 		}
 	}
-	if tran, _ := strconv.ParseBool(msg.GetProperty(primitive.PropertyTransactionPrepared)); tran {
-		sysFlag |= primitive.TransactionPreparedType
+	if v := msg.GetProperty(primitive.PropertyTransactionPrepared); v != "" { // ParseBool("") allocates its error
+		if tran, _ := strconv.ParseBool(v); tran {
+			sysFlag |= primitive.TransactionPreparedType
+		}
 	}
 	h := protocol.SendMessageRequestHeader{
 		ProducerGroup:         p.cfg.ProducerGroup,
@@ -250,16 +252,14 @@ func (p *DefaultMQProducer) sendKernelImpl(ctx context.Context, o *outgoing, mq 
 			slog.Int("sysFlag", int(sysFlag)), slog.Int("bodyLength", len(body)), slog.Bool("batch", o.batch != nil))
 	}
 	hooks := p.sendHooks()
-	var hctx *SendMessageContext
+	var after func(res *SendResult, err error) // nil without hooks: a send allocates no closure for them
 	if len(hooks) > 0 {
-		hctx = &SendMessageContext{ProducerGroup: p.cfg.ProducerGroup, Message: msg, MQ: mq,
+		hctx := &SendMessageContext{ProducerGroup: p.cfg.ProducerGroup, Message: msg, MQ: mq,
 			BrokerAddr: brokerAddr, CommunicationMode: mode}
 		for _, hk := range hooks {
 			hk.SendMessageBefore(hctx)
 		}
-	}
-	after := func(res *SendResult, err error) {
-		if hctx != nil {
+		after = func(res *SendResult, err error) {
 			hctx.SendResult, hctx.Err = res, err
 			for _, hk := range hooks {
 				hk.SendMessageAfter(hctx)
@@ -276,9 +276,12 @@ func (p *DefaultMQProducer) sendKernelImpl(ctx context.Context, o *outgoing, mq 
 		Mode:       mode,
 	}
 	if mode == client.Async {
-		req.Callback = func(res *SendResult, err error) {
-			after(res, err)
-			cb(res, err)
+		req.Callback = cb
+		if after != nil {
+			req.Callback = func(res *SendResult, err error) {
+				after(res, err)
+				cb(res, err)
+			}
 		}
 		req.TopicPublishInfo = tp
 		req.RetryTimesWhenSendFailed = p.cfg.RetryTimesWhenSendAsyncFailed
@@ -286,7 +289,7 @@ func (p *DefaultMQProducer) sendKernelImpl(ctx context.Context, o *outgoing, mq 
 		req.Instance = inst
 	}
 	res, err := inst.MQClientAPI().SendMessage(ctx, req)
-	if mode != client.Async || err != nil {
+	if after != nil && (mode != client.Async || err != nil) {
 		after(res, err)
 	}
 	return res, err
