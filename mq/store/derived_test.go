@@ -400,3 +400,46 @@ func TestDeletedTopicNotRebuilt(t *testing.T) {
 		})
 	}
 }
+
+// TestConsumeQueueListWritten: consumequeue.list is written by the checkpoint's flush with
+// each queue's flushed length (units dispatched but not flushed are not claimed), rewritten by
+// DeleteTopics without the topic, and read back whatever lines it holds: a line of the first
+// version ("topic/queueId") names a queue without a length, a line that does not parse is
+// skipped.
+func TestConsumeQueueListWritten(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, smallConfig(dir), nil, nil)
+	listText := func() string {
+		b, err := os.ReadFile(filepath.Join(dir, consumeQueueListFile))
+		require.NoError(t, err)
+		return string(b)
+	}
+	a0 := put(t, s, newMsg("A", 0, "a", "")).WroteOffset
+	b0 := put(t, s, newMsg("B", 1, "b", "")).WroteOffset
+	s.DoReput()
+	s.FlushConsumeQueue(0)
+	end := s.GetMaxPhyOffset()
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 1 %d\nB/1 1 %d\n", end, a0, b0), listText())
+
+	put(t, s, newMsg("A", 0, "a", ""))
+	s.DoReput()
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 1 %d\nB/1 1 %d\n", end, a0, b0), listText(), "no flush, no new list")
+	s.DeleteTopics([]string{"B"})
+	end = s.GetMaxPhyOffset()
+	// the deletion writes the list at once: A's second unit is not flushed yet
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 1 %d\n", end, a0), listText())
+	s.FlushConsumeQueue(0)
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 2 %d\n", end, a0), listText())
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, consumeQueueListFile),
+		[]byte("reputFromOffset 77\nOld/3\nbad line here x\nNew/1 5 100\nNoID/x 1 2\n"), 0o644))
+	l, err := s.queues.readList()
+	require.NoError(t, err)
+	require.Equal(t, &queueList{reputFromOffset: 77, queues: map[topicQueueKey]queueListEntry{
+		{"Old", 3}: {maxOffset: -1, minPhysicOffset: -1},
+		{"New", 1}: {maxOffset: 5, minPhysicOffset: 100},
+	}}, l)
+	require.True(t, l.deletedBefore(topicQueueKey{"Gone", 0}, 76), "not named, dispatched before the list")
+	require.False(t, l.deletedBefore(topicQueueKey{"Gone", 0}, 77), "dispatched after the list")
+	require.False(t, l.deletedBefore(topicQueueKey{"New", 1}, 0), "named")
+}
