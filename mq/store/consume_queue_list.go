@@ -60,7 +60,7 @@ func (t *consumeQueueTable) listPath() string {
 // offset of its first valid unit. Written atomically: a temporary file, fsync, rename, fsync
 // of the store root, so a crash or a power cut leaves the old list or the new one. Called
 // after a checkpoint flush (FlushConsumeQueueService, which includes the clean stop's last
-// pass) and by DeleteTopics; listMu keeps a list built before a deletion from being written
+// pass), by Start once its dispatch caught up, and by DeleteTopics; listMu keeps a list built before a deletion from being written
 // after the deletion's own.
 //
 // Deviation: Java keeps no record of which queues exist and how long they are beyond their

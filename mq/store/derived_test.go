@@ -317,7 +317,10 @@ func TestStartReReadsOnlyForDamage(t *testing.T) {
 	require.Equal(t, map[topicQueueKey]CommitLogOffset{{"C", 0}: 0}, s.queues.rebuild)
 	require.Equal(t, CommitLogOffset(0), s.reputStartOffset(), "a queue's directory lost: the log is read again from its first record")
 	require.NoError(t, s.Start())
-	require.FileExists(t, filepath.Join(dir, consumeQueueListFile), "Start keeps the list")
+	list, err = os.ReadFile(filepath.Join(dir, consumeQueueListFile))
+	require.NoError(t, err)
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nC/0 0 0\nH/0 400 %d\n", end, hFirst), string(list),
+		"Start rewrites the list: C-0's rebuilt unit counts once flushed")
 	require.Empty(t, s.queues.rebuild)
 	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("C", 0))
 	require.Equal(t, QueueOffset(400), s.GetMaxOffsetInQueue("H", 0))

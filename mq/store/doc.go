@@ -111,7 +111,7 @@
 //	lock                                "lock"; exclusively locked on byte 0 by the running store
 //	consumequeue.list                   "reputFromOffset N", then "topic/queueId maxOffset minPhysicOffset"
 //	                                    per queue with files; written at each checkpoint flush, at a clean
-//	                                    stop and by DeleteTopics (new here; Java has no such file)
+//	                                    stop, at Start and by DeleteTopics (new here; Java has no such file)
 //	config/                             the broker's JSON config files (topics.json, ...)
 //
 // # CommitLog record (big-endian; IPv4 hosts; n body, t topic, p properties bytes)

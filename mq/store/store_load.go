@@ -162,7 +162,7 @@ func (s *DefaultMessageStore) recoverTopicQueueTable() {
 }
 
 // Start dispatches what the ConsumeQueues and the index miss (from reputStartOffset to the
-// CommitLog's end), rebuilds the queue-offset table, starts the reput and flush services
+// CommitLog's end), rebuilds the queue-offset table, writes consumequeue.list, starts the reput and flush services
 // (unless Options.ManualServices) and creates the abort file. Java: DefaultMessageStore#start.
 // Deviation: the catch-up dispatch is one direct DoReput pass instead of polling the service
 // once a second until it caught up.
@@ -177,6 +177,11 @@ func (s *DefaultMessageStore) Start() error {
 	}
 	s.catchUp()
 	s.recoverTopicQueueTable()
+	// the list now says what this start found and rebuilt (rebuilt units count once flushed),
+	// so a queue that could not be rebuilt is not looked for again
+	if err := s.queues.writeList(s.reput.ReputFromOffset()); err != nil {
+		s.env.log.error("write consume queue list", err)
+	}
 
 	f, err := os.OpenFile(s.abortFile(), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
