@@ -31,7 +31,8 @@
 //     its ReplicaService (nil: none; chapter 9's HAService) for a slave and hands it a
 //     GroupCommitRequest the put waits for (joined with the SYNC_FLUSH one). Recovery takes the
 //     ConsumeQueue table, the dispatchers and the IndexService as parameters.
-//   - consumeQueueTable: the ConsumeQueues by topic and queue id; each ConsumeQueue holds its
+//   - consumeQueueTable: the ConsumeQueues by topic and queue id, consumequeue.list as Load
+//     read it and the queues marked for Start to rebuild; each ConsumeQueue holds its
 //     MappedFileQueue, the checkpoint (unit store times) and the running flags.
 //   - IndexService: the index files, the checkpoint, the running flags.
 //   - dispatcherList: CommitLogDispatcherBuildConsumeQueue (the table),

@@ -161,9 +161,10 @@ func (s *DefaultMessageStore) recoverTopicQueueTable() {
 	s.commitLog.setTopicQueueTable(table)
 }
 
-// Start dispatches what the ConsumeQueues and the index miss (from reputStartOffset to the
-// CommitLog's end), rebuilds the queue-offset table, writes consumequeue.list, starts the reput and flush services
-// (unless Options.ManualServices) and creates the abort file. Java: DefaultMessageStore#start.
+// Start dispatches what the ConsumeQueues and the index miss (catchUp: from reputStartOffset
+// to the CommitLog's end), rebuilds the queue-offset table, writes consumequeue.list, starts
+// the reput and flush services (unless Options.ManualServices) and creates the abort file.
+// Java: DefaultMessageStore#start.
 // Deviation: the catch-up dispatch is one direct DoReput pass instead of polling the service
 // once a second until it caught up.
 func (s *DefaultMessageStore) Start() error {
@@ -236,8 +237,7 @@ func (s *DefaultMessageStore) catchUp() {
 // dropped or lost), to where each queue marked for rebuilding needs it (consumequeue.list
 // named it and it is missing or short, or a recovery dispatch found a hole in it:
 // consumeQueueTable#rebuild), to the CommitLog's min offset when there is no queue and no
-// list, and with
-// messageIndexEnable to the offset of the last record the index holds
+// list, and with messageIndexEnable to the offset of the last record the index holds
 // (IndexService#endPhyOffset); never below the CommitLog's min offset. Records a queue or
 // the index already holds are skipped (ReputMessageService#catchUp), so the queue rebuilt
 // reaches the number of its messages in the CommitLog, and a new message continues its
