@@ -135,3 +135,25 @@ func TestProcCPU(t *testing.T) {
 	}, 10*time.Second, time.Millisecond)
 	_ = x
 }
+
+// TestReadmeCommand keeps the README's harness command runnable: every `cd bench && go run .`
+// line of its Benchmarks section parses with this harness's flags (there is at least one).
+func TestReadmeCommand(t *testing.T) {
+	text, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(string(text), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cd bench && go run .")
+		if !ok {
+			continue
+		}
+		if i := strings.Index(rest, "#"); i >= 0 {
+			rest = rest[:i]
+		}
+		var stderr bytes.Buffer
+		_, err := parseFlags(strings.Fields(rest), &stderr)
+		require.NoError(t, err, "README line %q", line)
+		n++
+	}
+	require.Positive(t, n, "the README gives the harness's command")
+}
