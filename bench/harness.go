@@ -129,6 +129,9 @@ func runHarness(ctx context.Context, cfg config, log io.Writer) (results, error)
 			defer os.RemoveAll(d)
 		}
 	}
+	if cfg.Keep {
+		fmt.Fprintf(log, "work directory (kept: stores and server logs): %s\n", dir)
+	}
 	h.broker = cfg.Broker
 	if h.broker == "" {
 		bin, err := buildBroker(ctx, dir)

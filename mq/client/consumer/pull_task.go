@@ -103,7 +103,8 @@ func (t *pullTask) run() time.Duration {
 	c.tracePullTask(mq, res.PullStatus.String(), offset, res)
 	// A seek while the pull was in flight wins: what the pull brought is not cached. seekMu,
 	// held to the end, orders this against Seek; the cache is filled after AssignedMessageQueue's
-	// lock is released, since Poll asks the table (IsPaused) while it holds the cache's lock.
+	// lock is released, as neither lock is ever held while the other is taken (a pull task and
+	// Poll once deadlocked taking them in opposite orders).
 	c.seekMu.Lock()
 	defer c.seekMu.Unlock()
 	current := false
