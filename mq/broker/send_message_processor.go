@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -107,7 +108,7 @@ func (v verdict) answer(resp *remoting.RemotingCommand) *remoting.RemotingComman
 func (p *SendMessageProcessor) newSendResponse() *remoting.RemotingCommand {
 	resp := remoting.NewResponse(protocol.Success, "")
 	resp.AddExtField(primitive.PropertyMsgRegion, p.b.cfg.RegionID)
-	resp.AddExtField(primitive.PropertyTraceSwitch, fmt.Sprint(p.b.cfg.TraceOn))
+	resp.AddExtField(primitive.PropertyTraceSwitch, strconv.FormatBool(p.b.cfg.TraceOn))
 	return resp
 }
 
@@ -340,8 +341,14 @@ func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.Mes
 }
 
 // awaitPut answers at once when the store's result is ready, else later from a goroutine.
+// The ready case builds no closure: under ASYNC_FLUSH it is every send.
 func (p *SendMessageProcessor) awaitPut(ch *remoting.Channel, req, resp *remoting.RemotingCommand,
 	result <-chan store.PutMessageResult, queueID int32) (*remoting.RemotingCommand, error) {
+	select {
+	case r := <-result:
+		return p.handlePutMessageResult(r, resp, queueID), nil
+	default:
+	}
 	return p.awaitResult(ch, req, result, func(r store.PutMessageResult) *remoting.RemotingCommand {
 		return p.handlePutMessageResult(r, resp, queueID)
 	})
