@@ -33,6 +33,14 @@
 // Server CPU per message is the server process's CPU time during the phase (the sum of its
 // threads' schedstat, nanoseconds) divided by the messages the phase counted.
 //
+// # Heap while storing
+//
+// `go run . -heap 10` replaces the table with one run against our broker alone: 10 GiB of
+// 1 KiB messages from our client (async, -inflight outstanding) into a fresh store with the
+// default 1 GiB CommitLog files, while the broker's RssAnon (/proc/<pid>/status: heap, stacks
+// and the runtime's memory, not the mapped files) is sampled every 200 ms; a line per 1 Mi
+// messages on stderr, and the start, end and maximum on stdout.
+//
 // # Files in reading order
 //
 //	main.go           the command line, the heading line and the table on stdout
@@ -45,6 +53,7 @@
 //	officialload.go   the official client: SendAsync with a window, SendSync, a push consumer
 //	oursload.go       our client: mq/bench's RunProducer and RunConsumer
 //	fsync.go          rawFdatasync: the disk's write+fdatasync reference
+//	heap.go           the -heap run: GiB stored, the broker's RssAnon sampled
 //	table.go          the medians as table rows, the table (tablewriter), units
 //
 // Tests: harness_test.go (a tiny run of every row, both loads; medians, flags, units, /proc).

@@ -27,6 +27,7 @@ type config struct {
 	Broker   string        // a built mq/cmd/broker; "" builds one
 	Dir      string        // work directory; "" a fresh temporary one
 	Keep     bool          // keep the servers' directories (logs, stores)
+	HeapGiB  float64       // -heap: GiB to store in the heap run instead of the table; 0: the table
 }
 
 func defaultConfig() config {

@@ -157,3 +157,18 @@ func TestReadmeCommand(t *testing.T) {
 	}
 	require.Positive(t, n, "the README gives the harness's command")
 }
+
+// TestHeapRun: the -heap mode sends what it was asked (here 4 MiB: 4096 messages of 1 KiB, one
+// chunk), none failed, and reports a positive RssAnon for the broker at the start, the end and
+// at most; rssAnon reads this process's own status too.
+func TestHeapRun(t *testing.T) {
+	require.Positive(t, rssAnon(os.Getpid()))
+	cfg := defaultConfig()
+	cfg.Dir = t.TempDir()
+	cfg.Inflight = 256
+	var out, log strings.Builder
+	require.NoError(t, runHeap(t.Context(), cfg, 4.0/1024, &out, &log))
+	require.Contains(t, out.String(), "0.00 GiB sent to our broker", out.String())
+	require.Regexp(t, `\(0 sends failed\); broker RssAnon [1-9][0-9.]* MiB at the start, [1-9][0-9.]* MiB at the end, [1-9][0-9.]* MiB at most`, out.String())
+	require.Contains(t, log.String(), "heap:")
+}

@@ -39,6 +39,13 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	rlog.SetLogLevel("fatal") // the official client logs every rebalance and heartbeat
+	if cfg.HeapGiB > 0 {
+		if err := runHeap(ctx, cfg, cfg.HeapGiB, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		return 0
+	}
 	begin := time.Now()
 	load0 := loadAverage()
 	res, err := runHarness(ctx, cfg, stderr)
@@ -76,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.Broker, "broker", "", "a built mq/cmd/broker binary (default: go build it)")
 	fs.StringVar(&cfg.Dir, "dir", "", "work directory for stores and logs (default: a fresh temporary one)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the stores and the servers' logs")
+	fs.Float64Var(&cfg.HeapGiB, "heap", 0, "instead of the table: send this many GiB to our broker (our client, async) and report its\nanonymous resident memory (heap, stacks) as it stores them")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -95,6 +103,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, errors.New("-d must be positive")
 	case cfg.Size < 1 || cfg.Size > 4<<20:
 		return cfg, errors.New("-s must be 1 … 4194304 bytes")
+	case cfg.HeapGiB < 0:
+		return cfg, errors.New("-heap must not be negative")
 	case cfg.Inflight < 1 || cfg.Senders < 1:
 		return cfg, errors.New("-inflight and -senders must be at least 1")
 	}
