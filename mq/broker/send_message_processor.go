@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -215,6 +216,7 @@ func (p *SendMessageProcessor) newInner(h *protocol.SendMessageRequestHeader, bo
 func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
 	b := p.b
+	start := b.clock.Now()
 	resp := p.newSendResponse()
 	msg, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
@@ -249,9 +251,10 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 		}
 		// A half message: stored in RMQ_SYS_TRANS_HALF_TOPIC, answered like any send (the
 		// queueOffset is the half queue's, which END_TRANSACTION names again).
-		return p.awaitPut(ch, req, resp, b.transactionalMessageService.AsyncPrepareMessage(msg), queueID)
+		return p.awaitPut(ch, req, resp, b.transactionalMessageService.AsyncPrepareMessage(msg), queueID, msg.Topic, start)
 	}
-	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), queueID)
+	topic := msg.Topic // read before the put: the store redirects a delayed message to SCHEDULE_TOPIC_XXXX
+	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), queueID, topic, start)
 }
 
 // asyncSendBatchMessage stores a batch: the body is the client's batch encoding
@@ -264,6 +267,7 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 // validateTopic has refused such a topic already, so that branch is never taken, in Java either.
 func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
+	start := p.b.clock.Now()
 	resp := p.newSendResponse()
 	batch, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
@@ -277,7 +281,7 @@ func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *
 		tr.Step("SendMessageProcessor#asyncSendBatchMessage", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLen", len(batch.Body)))
 	}
-	return p.awaitPut(ch, req, resp, p.b.store.AsyncPutMessages(batch), queueID)
+	return p.awaitPut(ch, req, resp, p.b.store.AsyncPutMessages(batch), queueID, batch.Topic, start)
 }
 
 // handleRetryAndDLQ sends a message for %RETRY%<group> whose reconsumeTimes reached the
@@ -339,10 +343,13 @@ func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.Mes
 	return nil
 }
 
-// awaitPut answers at once when the store's result is ready, else later from a goroutine.
+// awaitPut answers at once when the store's result is ready, else later from a goroutine; the
+// result is counted on the metrics under topic (the topic the message was stored for), with
+// the latency since start.
 func (p *SendMessageProcessor) awaitPut(ch *remoting.Channel, req, resp *remoting.RemotingCommand,
-	result <-chan store.PutMessageResult, queueID int32) (*remoting.RemotingCommand, error) {
+	result <-chan store.PutMessageResult, queueID int32, topic string, start time.Time) (*remoting.RemotingCommand, error) {
 	return p.awaitResult(ch, req, result, func(r store.PutMessageResult) *remoting.RemotingCommand {
+		p.b.recordPut(topic, r, start)
 		return p.handlePutMessageResult(r, resp, queueID)
 	})
 }
