@@ -1,12 +1,8 @@
 package metrics_test
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net/http"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,69 +18,11 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
-// scrape is one GET of url: the exposition text.
-func scrape(t *testing.T, url string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	require.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.Contains(t, resp.Header.Get("Content-Type"), "text/plain")
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return string(body)
-}
-
-// sum adds the values of the series of name whose labels include want (name{k="v",...} value
-// lines of the text format; label values here hold no commas or quotes), and says whether any
-// series matched.
-func sum(text, name string, want map[string]string) (float64, bool) {
-	total, found := 0.0, false
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name) || strings.HasPrefix(line, "#") {
-			continue
-		}
-		rest := line[len(name):]
-		labels := map[string]string{}
-		if strings.HasPrefix(rest, "{") {
-			end := strings.Index(rest, "}")
-			for _, kv := range strings.Split(rest[1:end], ",") {
-				k, v, _ := strings.Cut(kv, "=")
-				labels[k] = strings.Trim(v, `"`)
-			}
-			rest = rest[end+1:]
-		} else if !strings.HasPrefix(rest, " ") {
-			continue // a longer name with this prefix
-		}
-		ok := true
-		for k, v := range want {
-			ok = ok && labels[k] == v
-		}
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-		if err != nil {
-			continue
-		}
-		total, found = total+v, true
-	}
-	return total, found
-}
-
-// value is sum for a series that must exist.
-func value(t *testing.T, text, name string, want map[string]string) float64 {
-	t.Helper()
-	v, ok := sum(text, name, want)
-	require.True(t, ok, "no series %s%v in:\n%s", name, want, text)
-	return v
-}
+var (
+	scrape = mqtest.Scrape
+	sum    = mqtest.MetricSum
+	value  = mqtest.MetricValue
+)
 
 // TestScrapeRunningBroker serves an embedded cluster's broker and name server on one /metrics
 // endpoint, sends N messages with the project's producer and consumes them with its push
