@@ -114,7 +114,12 @@ func TestScrapeRunningBroker(t *testing.T) {
 	stopped = true
 	require.Eventually(t, func() bool {
 		text := scrape(t, url)
-		diff, ok := sum(text, "rocketmq_group_diff", map[string]string{"group": group, "topic": topic})
-		return ok && diff == 0
-	}, 10*time.Second, 10*time.Millisecond, "the group has consumed everything")
+		for q := range 4 { // the producer's defaultTopicQueueNums
+			diff, ok := sum(text, "rocketmq_group_diff", map[string]string{"group": group, "topic": topic, "queueId": strconv.Itoa(q)})
+			if !ok || diff != 0 {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 10*time.Millisecond, "the group has consumed everything, on every queue")
 }
