@@ -3,10 +3,7 @@ package main
 import (
 	"bytes"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,72 +11,43 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/remotingtest"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-var (
-	metricsURL   = regexp.MustCompile(`The metrics exporter serves (http://\S+/metrics)\n`)
-	metricBanner = regexp.MustCompile(`The broker\[broker-m, ([0-9.]+:[0-9]+)\] boot success`)
-)
+var metricsURL = regexp.MustCompile(`The metrics exporter serves (http://\S+/metrics)\n`)
 
-// TestMetricsEndpoint: mqbroker with metricsExporterType=PROM (port 0: ephemeral, named on
-// stdout) serves /metrics; one SEND_MESSAGE moves the topic's put total from absent to 1 and
-// PUT_OK by one, and the connection that sent it is counted on the main server. Stopping the
-// broker stops the endpoint.
+// TestMetricsEndpoint: conf/broker.conf with metricsExporterType=PROM (port 0: ephemeral, named
+// on stdout) serves the broker's and its in-process name server's series on one endpoint; one
+// send moves the topic's put total from absent to 1 and PUT_OK by one, the name server counts
+// the broker alive and the route it served. Stopping the broker stops the endpoint.
 func TestMetricsEndpoint(t *testing.T) {
-	dir := t.TempDir()
-	nc := namesrv.DefaultNamesrvConfig()
-	nc.KvConfigPath = filepath.Join(dir, "namesrv", "kvConfig.json")
-	ns := namesrv.NewNamesrvController(nc, remoting.ServerConfig{ListenAddr: "127.0.0.1:0"}, nil)
-	require.NoError(t, namesrv.Start(ns))
-	t.Cleanup(ns.Shutdown)
-	file := conftest.Write(t, "broker.conf", "brokerName=broker-m", "listenPort=0", "bindAddress=127.0.0.1",
-		"storePathRootDir="+filepath.Join(dir, "store"), "mappedFileSizeCommitLog=65536",
-		"mappedFileSizeConsumeQueue=2000", "metricsExporterType=PROM", "metricsPromExporterHost=127.0.0.1",
-		"metricsPromExporterPort=0")
-	out, errOut := &trace.SyncWriter{W: new(bytes.Buffer)}, &trace.SyncWriter{W: new(bytes.Buffer)}
-	stop := make(chan os.Signal, 1)
-	done := make(chan error, 1)
-	go func() { done <- run([]string{"-c", file, "-n", ns.Addr()}, out, errOut, stop) }()
+	t.Setenv("NAMESRV_ADDR", "")
 	var url string
+	t.Cleanup(func() { // runs after runBroker's cleanup has stopped the broker
+		_, err := (&http.Client{Timeout: 5 * time.Second}).Get(url)
+		require.Error(t, err, "the exporter stopped with the broker")
+	})
+	nsAddr, out, errOut := runBroker(t, "-c", overlay(t, "broker.conf", append(storeOverlay(t),
+		"metricsExporterType=PROM", "metricsPromExporterHost=127.0.0.1", "metricsPromExporterPort=0")...))
 	require.Eventually(t, func() bool {
 		if m := metricsURL.FindStringSubmatch(out.String()); m != nil {
 			url = m[1]
 		}
 		return url != ""
-	}, 20*time.Second, 5*time.Millisecond, "stderr: %s", errOut.String())
-	addr := metricBanner.FindStringSubmatch(out.String())[1]
+	}, 10*time.Second, 5*time.Millisecond, "stderr: %s", errOut.String())
 
-	topic := map[string]string{"topic": "MetricsTopic", "broker": "broker-m"}
+	topic := map[string]string{"topic": "ExampleTopic", "broker": "broker-a"}
 	putOK := map[string]string{"status": "PUT_OK"}
 	text := mqtest.Scrape(t, url)
 	_, seen := mqtest.MetricSum(text, "rocketmq_put_messages_total", topic)
 	require.False(t, seen)
 	okBefore := mqtest.MetricValue(t, text, "rocketmq_put_status_total", putOK)
+	require.Equal(t, 1.0, mqtest.MetricValue(t, text, "rocketmq_namesrv_brokers_alive", nil))
 
-	c := remoting.NewClient(remoting.ClientConfig{}, nil)
-	defer c.Shutdown()
-	sh := protocol.SendMessageRequestHeader{ProducerGroup: "pg", Topic: "MetricsTopic", DefaultTopic: protocol.DefaultTopic,
-		DefaultTopicQueueNums: 4, BornTimestamp: 1,
-		Properties: primitive.MarshalProperties(map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "U1"})}
-	resp := remotingtest.Invoke(t, c, addr, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(&sh), []byte("hello")))
-	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
-
+	sendOne(t, nsAddr, "metrics-example")
 	text = mqtest.Scrape(t, url)
 	require.Equal(t, 1.0, mqtest.MetricValue(t, text, "rocketmq_put_messages_total", topic))
 	require.Equal(t, okBefore+1, mqtest.MetricValue(t, text, "rocketmq_put_status_total", putOK))
-	require.GreaterOrEqual(t, mqtest.MetricValue(t, text, "rocketmq_connections", map[string]string{"server": "main"}), 1.0)
-
-	stop <- syscall.SIGTERM
-	require.NoError(t, <-done)
-	require.Contains(t, out.String(), "The broker[broker-m, "+addr+"] shutdown OK")
-	_, err := (&http.Client{Timeout: 5 * time.Second}).Get(url)
-	require.Error(t, err, "the exporter stopped with the broker")
+	require.Positive(t, mqtest.MetricValue(t, text, "rocketmq_namesrv_routes_served_total", map[string]string{"result": "found"}))
 }
 
 // TestMetricsKeys: -p prints the metrics keys with RocketMQ 5's defaults; a bad value is refused
