@@ -1,7 +1,8 @@
 package broker
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,12 +66,7 @@ func (s brokerState) MetricsSnapshot() metrics.BrokerSnapshot {
 	snap.SendQueueLength = b.brokerFastFailure.QueuedSends()
 
 	topics := b.topicConfigManager.TopicConfigTable()
-	names := make([]string, 0, len(topics))
-	for t := range topics {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	for _, t := range names {
+	for _, t := range slices.Sorted(maps.Keys(topics)) {
 		tc := topics[t]
 		for q := range max(tc.ReadQueueNums, tc.WriteQueueNums) {
 			if ms.ConsumeQueue(t, q) == nil {

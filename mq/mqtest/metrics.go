@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +30,23 @@ func Scrape(t testing.TB, url string) string {
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return string(body)
+}
+
+// exporterLine is the line mqbroker and mqnamesrv print once their /metrics endpoint listens.
+var exporterLine = regexp.MustCompile(`The metrics exporter serves (http://\S+/metrics)\n`)
+
+// WaitExporterURL waits (10 s at most) until out() holds a binary's "The metrics exporter
+// serves URL" line and returns the URL; it fails the test, showing out(), if none comes.
+func WaitExporterURL(t testing.TB, out func() string) string {
+	t.Helper()
+	var url string
+	require.Eventually(t, func() bool {
+		if m := exporterLine.FindStringSubmatch(out()); m != nil {
+			url = m[1]
+		}
+		return url != ""
+	}, 10*time.Second, 5*time.Millisecond, "no metrics exporter line in:\n%s", out())
+	return url
 }
 
 // MetricSum adds the values of the series of name in an exposition text whose labels include

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"net/http"
-	"regexp"
 	"testing"
 	"time"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf/conftest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 )
-
-var metricsURL = regexp.MustCompile(`The metrics exporter serves (http://\S+/metrics)\n`)
 
 // TestMetricsEndpoint: conf/broker.conf with metricsExporterType=PROM (port 0: ephemeral, named
 // on stdout) serves the broker's and its in-process name server's series on one endpoint; one
@@ -26,14 +23,9 @@ func TestMetricsEndpoint(t *testing.T) {
 		_, err := (&http.Client{Timeout: 5 * time.Second}).Get(url)
 		require.Error(t, err, "the exporter stopped with the broker")
 	})
-	nsAddr, out, errOut := runBroker(t, "-c", overlay(t, "broker.conf", append(storeOverlay(t),
+	nsAddr, out, _ := runBroker(t, "-c", overlay(t, "broker.conf", append(storeOverlay(t),
 		"metricsExporterType=PROM", "metricsPromExporterHost=127.0.0.1", "metricsPromExporterPort=0")...))
-	require.Eventually(t, func() bool {
-		if m := metricsURL.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-		}
-		return url != ""
-	}, 10*time.Second, 5*time.Millisecond, "stderr: %s", errOut.String())
+	url = mqtest.WaitExporterURL(t, out.String)
 
 	topic := map[string]string{"topic": "ExampleTopic", "broker": "broker-a"}
 	putOK := map[string]string{"status": "PUT_OK"}

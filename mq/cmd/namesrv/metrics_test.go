@@ -18,8 +18,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
-var metricsURL = regexp.MustCompile(`The metrics exporter serves (http://\S+/metrics)\n`)
-
 // TestMetricsEndpoint: with metricsExporterType=PROM mqnamesrv serves /metrics on the
 // configured host and port (0: ephemeral, named on stdout); a route request for an unknown
 // topic moves rocketmq_namesrv_routes_served_total{result="topic_not_exist"} by one, no broker
@@ -33,14 +31,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	stop := make(chan os.Signal, 1)
 	done := make(chan error, 1)
 	go func() { done <- run([]string{"-c", file}, out, errOut, stop) }()
-	var url string
-	require.Eventually(t, func() bool {
-		m := metricsURL.FindStringSubmatch(out.String())
-		if m != nil {
-			url = m[1]
-		}
-		return m != nil
-	}, 10*time.Second, 5*time.Millisecond, "stderr: %s", errOut.String())
+	url := mqtest.WaitExporterURL(t, out.String)
 	addr := regexp.MustCompile(`listen=(\S+)`).FindStringSubmatch(out.String())[1]
 
 	notExist := map[string]string{"result": "topic_not_exist"}
