@@ -143,6 +143,17 @@ func (m *BrokerMetrics) PutMessages(topic string) uint64 {
 	return 0
 }
 
+// Responses is the number of responses written with code so far; for tests.
+func (m *BrokerMetrics) Responses(code int32) uint64 {
+	if code < 0 || code >= responseCodeSlots {
+		return m.responses[responseCodeSlots].Load()
+	}
+	return m.responses[code].Load()
+}
+
+// FastFailures is the number of requests the fast-failure sweep answered so far; for tests.
+func (m *BrokerMetrics) FastFailures() uint64 { return m.fastFailure.Load() }
+
 // Describe implements prometheus.Collector.
 func (m *BrokerMetrics) Describe(ch chan<- *prometheus.Desc) {
 	m.d.each(func(d *prometheus.Desc) { ch <- d })

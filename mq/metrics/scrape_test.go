@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
@@ -122,4 +124,44 @@ func TestScrapeRunningBroker(t *testing.T) {
 		}
 		return true
 	}, 10*time.Second, 10*time.Millisecond, "the group has consumed everything, on every queue")
+}
+
+// TestScrapeSlaveLag: a master reports each connected slave's replication lag by the slave's
+// address; after puts the slave catches up and its lag is 0; a slave reports no slave lag of its
+// own; once the slave stops, the master's series for it is gone.
+func TestScrapeSlaveLag(t *testing.T) {
+	c := mqtest.StartCluster(t, embedded.Config{Slaves: true})
+	master, slave := c.Brokers[0], c.Slaves[0]
+	require.Eventually(t, func() bool { return master.HAService().ConnectionCount() == 1 }, 10*time.Second, 10*time.Millisecond)
+	exp, err := metrics.Serve(metrics.ExporterConfig{MetricsExporterType: metrics.ExporterProm,
+		MetricsPromExporterHost: "127.0.0.1"}, nil, master.Metrics())
+	require.NoError(t, err)
+	t.Cleanup(exp.Shutdown)
+	slaveAddr := master.HAService().Connections()[0].ClientAddr()
+	lag := map[string]string{"slave": slaveAddr}
+
+	for i := range 10 {
+		m := &primitive.MessageExtBrokerInner{}
+		m.Topic, m.Body = "LagTopic", []byte("lag "+strconv.Itoa(i))
+		m.BornHost, m.StoreHost = "127.0.0.1:50000", master.BrokerAddr()
+		m.BornHostBytes, m.StoreHostBytes = []byte{127, 0, 0, 1, 0, 0, 0xc3, 0x50}, []byte{127, 0, 0, 1, 0, 0, 0x2a, 0x9f}
+		require.Equal(t, "PUT_OK", master.MessageStore().PutMessage(m).PutMessageStatus.String())
+	}
+	require.Eventually(t, func() bool {
+		text := scrape(t, exp.URL())
+		v, ok := sum(text, "rocketmq_slave_behind_bytes", lag)
+		return ok && v == 0 && value(t, text, "rocketmq_commitlog_max_offset_bytes", nil) > 0
+	}, 10*time.Second, 10*time.Millisecond, "the slave caught up")
+
+	slaveMetrics := prometheus.NewRegistry()
+	require.NoError(t, slaveMetrics.Register(slave.Metrics()))
+	n, err := testutil.GatherAndCount(slaveMetrics, "rocketmq_slave_behind_bytes")
+	require.NoError(t, err)
+	require.Zero(t, n, "a slave has no slaves")
+
+	c.StopSlave(0)
+	require.Eventually(t, func() bool {
+		_, ok := sum(scrape(t, exp.URL()), "rocketmq_slave_behind_bytes", lag)
+		return !ok
+	}, 10*time.Second, 10*time.Millisecond, "the stopped slave's series is gone")
 }
