@@ -72,7 +72,7 @@ func NewBrokerMetrics(cluster, broker string, putStatusNames []string, state Bro
 		putLatency: hist("rocketmq_put_latency_seconds",
 			"Time from a send request's decoding to its store result, in seconds (SYNC_FLUSH and SYNC_MASTER waits included)."),
 		pullLatency: hist("rocketmq_pull_latency_seconds",
-			"Time the broker spent answering a pull request, in seconds (the time a pull is held waiting for messages excluded)."),
+			"Time the broker spent on a pull request, in seconds: each pass counts (a held pull's first pass and its replay when messages arrive or the hold times out), the time held in between does not."),
 		d: newBrokerDescs(labels),
 	}
 }
@@ -118,7 +118,8 @@ func (m *BrokerMetrics) RecordGet(topic string, messages, bytes int) {
 	c.getBytes.Add(uint64(bytes))
 }
 
-// ObservePullLatency records how long a pull took to answer (or to be held).
+// ObservePullLatency records how long one pass of a pull took: to answer it, or to hold it
+// (a held pull's replay is a pass of its own).
 func (m *BrokerMetrics) ObservePullLatency(d time.Duration) { m.pullLatency.Observe(d.Seconds()) }
 
 // ObserveResponse counts one response written, by its code (remoting.ResponseObserver).
