@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"mq/internal/fastjson":   0,
 	"mq/internal/startup":    2, // ServerKeys.ApplyTo fills a remoting.ServerConfig
 	"mq/acl":                 1,
+	"mq/metrics":             1, // Prometheus collectors; the broker and the name server feed it
 	"mq/trace/tracetest":     1,
 	"mq/remoting":            1,
 	"mq/store":               1,

@@ -65,6 +65,9 @@
 //	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
 //	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
 //	                                  queued too long or while the page cache is busy
+//	broker_metrics.go                 the broker's mq/metrics collector (Metrics): recordPut on the send
+//	                                  path, brokerState read at each scrape (offsets, lags, connections,
+//	                                  held pulls, queued sends, ConsumeQueues, group diffs, slaves)
 //	util.go                           orDiscard: the silent default logger; badHeader: the answer
 //	                                  to a request header that does not decode
 //

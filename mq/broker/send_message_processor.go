@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -216,6 +217,7 @@ func (p *SendMessageProcessor) newInner(h *protocol.SendMessageRequestHeader, bo
 func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
 	b := p.b
+	start := b.clock.Now()
 	resp := p.newSendResponse()
 	msg, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
@@ -250,10 +252,11 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 		}
 		// A half message: stored in RMQ_SYS_TRANS_HALF_TOPIC, answered like any send (the
 		// queueOffset is the half queue's, which END_TRANSACTION names again).
-		return p.awaitPut(ch, req, resp, store.PutMessageResult{}, b.transactionalMessageService.AsyncPrepareMessage(msg), queueID)
+		return p.awaitPut(ch, req, resp, store.PutMessageResult{}, b.transactionalMessageService.AsyncPrepareMessage(msg), queueID, msg.Topic, start)
 	}
+	topic := msg.Topic // read before the put: the store redirects a delayed message to SCHEDULE_TOPIC_XXXX
 	r, wait := b.store.PutMessageOrWait(msg)
-	return p.awaitPut(ch, req, resp, r, wait, queueID)
+	return p.awaitPut(ch, req, resp, r, wait, queueID, topic, start)
 }
 
 // asyncSendBatchMessage stores a batch: the body is the client's batch encoding
@@ -266,6 +269,7 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 // validateTopic has refused such a topic already, so that branch is never taken, in Java either.
 func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
+	start := p.b.clock.Now()
 	resp := p.newSendResponse()
 	batch, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
@@ -280,7 +284,7 @@ func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLen", len(batch.Body)))
 	}
 	r, wait := p.b.store.PutMessagesOrWait(batch)
-	return p.awaitPut(ch, req, resp, r, wait, queueID)
+	return p.awaitPut(ch, req, resp, r, wait, queueID, batch.Topic, start)
 }
 
 // handleRetryAndDLQ sends a message for %RETRY%<group> whose reconsumeTimes reached the
@@ -343,19 +347,23 @@ func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.Mes
 }
 
 // awaitPut answers with r at once when wait is nil, or when wait's result is ready, else later
-// from a goroutine. The ready cases build no closure and no channel: under ASYNC_FLUSH they are
-// every send.
+// from a goroutine; the result is counted on the metrics under topic (the topic the message was
+// stored for), with the latency since start. The ready cases build no closure and no channel:
+// under ASYNC_FLUSH they are every send.
 func (p *SendMessageProcessor) awaitPut(ch *remoting.Channel, req, resp *remoting.RemotingCommand,
-	r store.PutMessageResult, wait <-chan store.PutMessageResult, queueID int32) (*remoting.RemotingCommand, error) {
+	r store.PutMessageResult, wait <-chan store.PutMessageResult, queueID int32, topic string, start time.Time) (*remoting.RemotingCommand, error) {
 	if wait == nil {
+		p.b.recordPut(topic, r, start)
 		return p.handlePutMessageResult(r, resp, queueID), nil
 	}
 	select {
 	case r := <-wait:
+		p.b.recordPut(topic, r, start)
 		return p.handlePutMessageResult(r, resp, queueID), nil
 	default:
 	}
 	return p.awaitResult(ch, req, wait, func(r store.PutMessageResult) *remoting.RemotingCommand {
+		p.b.recordPut(topic, r, start)
 		return p.handlePutMessageResult(r, resp, queueID)
 	})
 }

@@ -10,7 +10,7 @@
 //	route_info_manager.go        RouteInfoManager: the route tables
 //	kv_config_manager.go         KVConfigManager: namespaced key/value config, persisted as JSON
 //	broker_housekeeping.go       BrokerHousekeepingService: channel close/idle → onChannelDestroy
-//	config.go                    NamesrvConfig
+//	config.go                    NamesrvConfig (with the metrics keys, metrics.ExporterConfig)
 //	options.go                   Option, WithClock: the route tables' clock (outside NamesrvConfig)
 //
 // Request codes answered (DefaultRequestProcessor#processRequest): PUT_KV_CONFIG 100,

@@ -141,6 +141,14 @@ func (r *RouteInfoManager) RegisterBroker(clusterName, brokerAddr, brokerName st
 	return result
 }
 
+// BrokerLiveCount is the number of brokers in the live table: registered and neither
+// unregistered, expired nor disconnected.
+func (r *RouteInfoManager) BrokerLiveCount() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.brokerLiveTable)
+}
+
 // IsBrokerTopicConfigChanged reports whether dv differs from the DataVersion last registered by
 // brokerAddr (true for an unknown broker). DataVersions are equal when timestamp and counter
 // are. Java: RouteInfoManager#isBrokerTopicConfigChanged.
