@@ -9,7 +9,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -31,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 		return nil
 	}
 	log := sc.NewLogger(stderr)
-	tr := trace.New(log, sc.Broker.BrokerName) // steps stay off: the handler's level is ≥ DEBUG
+	tr, hub := consoleTracer(sc, log)
 	var ns *namesrv.NamesrvController
 	if sc.Broker.NamesrvAddr == "" {
 		if ns, err = embedded.StartInProcessNamesrv(sc, tr.With("namesrv")); err != nil {
@@ -46,8 +45,19 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 		}
 		return err
 	}
+	console, err := startConsole(sc, b, hub, log, stdout)
+	if err != nil {
+		b.Shutdown()
+		if ns != nil {
+			ns.Shutdown()
+		}
+		return err
+	}
 	s := <-stop
 	log.Info("shutdown requested", "signal", s.String())
+	if console != nil {
+		console.Shutdown()
+	}
 	b.Shutdown()
 	if ns != nil {
 		ns.Shutdown()
