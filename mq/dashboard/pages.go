@@ -80,7 +80,9 @@ func (d *Dashboard) clusterPage(r *http.Request) (string, any, error) {
 				row.PutTPS = fmt.Sprintf("%.2f", admin.FirstRate(kv["putTps"]))
 				row.GetTPS = fmt.Sprintf("%.2f", admin.FirstRate(kv["getTransferedTps"]))
 				row.PutTotal, row.GetTotal = kv["msgPutTotalTodayNow"], kv["msgGetTotalTodayNow"]
-				row.DiskRatio = kv["commitLogDiskRatio"]
+				if r, err := strconv.ParseFloat(kv["commitLogDiskRatio"], 64); err == nil {
+					row.DiskRatio = fmt.Sprintf("%.2f %%", r*100)
+				}
 				row.CommitLogMaxOffset, row.DispatchBehindBytes = kv["commitLogMaxOffset"], kv["dispatchBehindBytes"]
 				maxOff, _ := strconv.ParseInt(kv["commitLogMaxOffset"], 10, 64)
 				if id == protocol.MasterID {
