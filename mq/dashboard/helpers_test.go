@@ -20,6 +20,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -39,14 +40,10 @@ type console struct {
 func startConsole(t *testing.T, write, listen bool) *console {
 	t.Helper()
 	hub := trace.NewHub(nil)
-	c, err := embedded.Start(embedded.Config{Dir: t.TempDir(), Logger: slog.New(hub),
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			bc.WaitTimeMillsInSendQueue = 10 * time.Second
-			sc.MappedFileSizeCommitLog = 1 << 20
-			sc.MappedFileSizeConsumeQueue = 1000 * 20
+	c := mqtest.StartCluster(t, embedded.Config{Logger: slog.New(hub),
+		Customize: func(_ int, bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
+			bc.WaitTimeMillsInSendQueue = 10 * time.Second // a loaded machine may queue a send past 200 ms
 		}})
-	require.NoError(t, err)
-	t.Cleanup(c.Shutdown)
 	d, err := New(Config{Addr: "127.0.0.1:0", NamesrvAddr: c.NamesrvAddr(), Hub: hub, WriteEnable: write,
 		Locks: c.Brokers[0].RebalanceLockManager(), Timeout: 10 * time.Second})
 	require.NoError(t, err)
@@ -117,11 +114,7 @@ func (c *console) post(t *testing.T, path string, form url.Values, header map[st
 // startProducer starts a producer of our client (scheduled tasks off).
 func startProducer(t *testing.T, c *console) *producer.DefaultMQProducer {
 	t.Helper()
-	cfg := producer.DefaultConfig("console_test_producer")
-	cfg.NamesrvAddr = c.cluster.NamesrvAddr()
-	cfg.InstanceName = clienttest.InstanceName(t, "p")
-	cfg.Options.DisableScheduledTasks = true
-	p := producer.NewDefaultMQProducer(cfg)
+	p := producer.NewDefaultMQProducer(mqtest.ProducerConfig("console_test_producer", c.cluster.NamesrvAddr(), clienttest.InstanceName(t, "p")))
 	require.NoError(t, p.Start())
 	t.Cleanup(p.Shutdown)
 	return p
