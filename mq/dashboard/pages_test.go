@@ -6,7 +6,9 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
@@ -192,3 +196,63 @@ func readEvents(resp *http.Response) <-chan string {
 }
 
 func itoa(i int32) string { return strconv.Itoa(int(i)) }
+
+// TestClusterPageShowsSlaveLag: with a master and its slave, the cluster page lists both; the
+// slave's replication lag is the master's CommitLog end minus the slave's, 0 once it has copied
+// what was sent, and the master has none ("—").
+func TestClusterPageShowsSlaveLag(t *testing.T) {
+	c := mqtest.StartCluster(t, embedded.Config{Slaves: true})
+	d, err := New(Config{NamesrvAddr: c.NamesrvAddr(), Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	srv := httptest.NewServer(d.Handler())
+	t.Cleanup(srv.Close)
+	t.Cleanup(d.Shutdown)
+	cs := &console{cluster: c, d: d, url: srv.URL}
+	send(t, startProducer(t, cs), "LagTopic", "replicated", "k")
+	master := c.Brokers[0].MessageStore().GetMaxPhyOffset()
+	require.Positive(t, master)
+	page := cs.eventually(t, "/", "<td>SLAVE</td>", "the slave registered")
+	require.Regexp(t, `<td>ASYNC_MASTER</td>(<td>[^<]*</td>){7}<td>—</td>`, strings.ReplaceAll(page, "\n", ""), "a master has no replication lag")
+	slaveRow := regexp.MustCompile(`<td>SLAVE</td>(?:<td>[^<]*</td>){5}<td>(\d+)</td><td>[^<]*</td><td>(\d+)</td>`)
+	require.Eventually(t, func() bool {
+		_, p := cs.get(t, "/")
+		m := slaveRow.FindStringSubmatch(strings.ReplaceAll(p, "\n", ""))
+		return m != nil && m[1] == strconv.FormatInt(int64(master), 10) && m[2] == "0"
+	}, 10*time.Second, 50*time.Millisecond, "the slave holds the master's CommitLog end: lag 0")
+}
+
+// TestTraceEventsRefusals: no topic is 400; a console without a hub (not in the broker's
+// process) answers 503 and its trace page says why; more pages than MaxWatchers get 503.
+func TestTraceEventsRefusals(t *testing.T) {
+	c := mqtest.StartCluster(t, embedded.Config{})
+	d, err := New(Config{NamesrvAddr: c.NamesrvAddr()})
+	require.NoError(t, err)
+	srv := httptest.NewServer(d.Handler())
+	t.Cleanup(srv.Close)
+	t.Cleanup(d.Shutdown)
+	cs := &console{cluster: c, d: d, url: srv.URL}
+	code, _ := cs.get(t, "/trace/events")
+	require.Equal(t, http.StatusBadRequest, code)
+	code, _ = cs.get(t, "/trace/events?topic=T")
+	require.Equal(t, http.StatusServiceUnavailable, code)
+	require.Contains(t, cs.page(t, "/trace?topic=T"), "The live trace needs the console in the broker")
+
+	hub := trace.NewHub(nil)
+	one, err := New(Config{NamesrvAddr: c.NamesrvAddr(), Hub: hub, MaxWatchers: 1})
+	require.NoError(t, err)
+	srv1 := httptest.NewServer(one.Handler())
+	t.Cleanup(srv1.Close)
+	t.Cleanup(one.Shutdown)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv1.URL+"/trace/events?topic=T", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, "ready T", <-readEvents(resp))
+	second, err := http.Get(srv1.URL + "/trace/events?topic=T")
+	require.NoError(t, err)
+	second.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, second.StatusCode, "one page at most")
+}
