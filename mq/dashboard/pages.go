@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -318,10 +319,7 @@ func (d *Dashboard) messagePage(r *http.Request) (string, any, error) {
 	switch {
 	case id != "":
 		data.Searched = "id " + id
-		var m *primitive.MessageExt
-		if m, err = d.admin.ViewMessageByID(r.Context(), topic, id); err == nil {
-			msgs = append(msgs, m)
-		}
+		msgs, err = d.messagesByID(r, topic, id)
 	case key != "":
 		if topic == "" {
 			return "", nil, badRequest("a lookup by key needs the topic")
@@ -336,6 +334,51 @@ func (d *Dashboard) messagePage(r *http.Request) (string, any, error) {
 		data.Messages = append(data.Messages, admin.MessageFields(m))
 	}
 	return "message", data, nil
+}
+
+// messagesByID finds the message id names. An offsetMsgId names a store host: the console asks
+// it (VIEW_MESSAGE_BY_ID) only when it is a broker the name servers list, so a page cannot make
+// the broker connect wherever an id points; any other id, with a topic, is looked up as a
+// UNIQ_KEY through the index (as admin.ViewMessageByID does).
+func (d *Dashboard) messagesByID(r *http.Request, topic, id string) ([]*primitive.MessageExt, error) {
+	var viewErr error
+	if addr, _, err := primitive.DecodeOffsetMsgID(id); err != nil {
+		viewErr = err
+	} else if known, err := d.isBroker(r, addr); err != nil {
+		return nil, err
+	} else if known {
+		m, err := d.admin.ViewMessage(r.Context(), id)
+		if err == nil {
+			return []*primitive.MessageExt{m}, nil
+		}
+		viewErr = err
+	} else {
+		viewErr = fmt.Errorf("%s is no offsetMsgId of this cluster: it names %s, which is no broker the name servers list", id, addr)
+	}
+	if topic == "" {
+		return nil, viewErr
+	}
+	msgs, err := d.admin.QueryMessage(r.Context(), topic, id, 32, 0, int64(^uint64(0)>>1), true)
+	if err != nil {
+		return nil, errors.Join(viewErr, err)
+	}
+	return msgs[:1], nil
+}
+
+// isBroker reports whether addr is the address of a broker the name servers list.
+func (d *Dashboard) isBroker(r *http.Request, addr string) (bool, error) {
+	ci, err := d.admin.ExamineBrokerClusterInfo(r.Context())
+	if err != nil {
+		return false, err
+	}
+	for _, bd := range ci.BrokerAddrTable {
+		for _, a := range bd.BrokerAddrs {
+			if a == addr {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // tracePage is the live trace: pick a topic; the page's script opens /trace/events for it and

@@ -77,6 +77,9 @@ func TestPagesShowClusterTopicsGroupsAndMessages(t *testing.T) {
 	require.Contains(t, byID, res.MsgID, "the record decoded: its UNIQ_KEY among the properties")
 	require.Contains(t, c.page(t, "/message?topic=ConsoleTopic&id="+res.MsgID), res.OffsetMsgID, "by the producer's msgId")
 
+	stranger := c.page(t, "/message?id=0A0000010000270F0000000000000000") // 10.0.0.1:9999, offset 0
+	require.Contains(t, stranger, "names 10.0.0.1:9999, which is no broker the name servers list", "never asked")
+	require.Contains(t, c.page(t, "/message?id=nothex"), `id="error"`)
 	code, body := c.get(t, "/message?key=k")
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, body, "needs the topic")
@@ -111,6 +114,10 @@ func TestWritesRefusedUnlessEnabled(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	require.True(t, strings.HasPrefix(body, "SEND_OK msgId="), body)
 	require.Contains(t, rw.page(t, "/topic?t=WriteTopic"), "<td>1</td>", "the test message is stored")
+	code, _ = rw.post(t, "/send", url.Values{"topic": {"WriteTopic"}, "body": {strings.Repeat("x", 5<<20)}}, nil)
+	require.Equal(t, http.StatusBadRequest, code, "a form beyond maxMessageSize")
+	code, _ = rw.post(t, "/send", url.Values{"body": {"x"}}, nil)
+	require.Equal(t, http.StatusBadRequest, code, "no topic")
 }
 
 // TestTraceEventsStreamOneTopicsSteps: the live trace stream of a topic shows one message's

@@ -29,6 +29,11 @@ func (d *Dashboard) send(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxSendForm)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
+		return
+	}
 	topic := strings.TrimSpace(r.PostFormValue("topic"))
 	if topic == "" {
 		http.Error(w, "which topic? (field topic)", http.StatusBadRequest)
@@ -59,6 +64,10 @@ func (d *Dashboard) send(w http.ResponseWriter, r *http.Request) {
 	}
 	d.render(w, code, "sent", struct{ Title, Result, Topic string }{"Send a test message", text, topic})
 }
+
+// maxSendForm bounds a test message's form: the broker's default maxMessageSize (4 MiB) and
+// room for the other fields; a larger form is 400.
+const maxSendForm = 4<<20 + 64<<10
 
 // sendMessage sends msg through the console's producer, started on first use.
 func (d *Dashboard) sendMessage(r *http.Request, msg *primitive.Message) (*client.SendResult, error) {

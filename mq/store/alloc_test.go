@@ -95,4 +95,5 @@ func TestPutAllocationsWithIdleHub(t *testing.T) {
 	watched := allocs(trace.New(slog.New(hub), "broker-a"))
 	cancel()
 	require.Greater(t, watched, without, "a watched hub does build the steps (the comparison can fail)")
+	t.Logf("allocations per put: no tracer %.0f, idle hub %.0f, watched hub %.0f", without, with, watched)
 }
