@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +28,8 @@ import (
 // has gone past it without naming it (a blank END_OF_FILE record) or after holdFor. Held steps
 // keep their place: a line is shown only when every line before it is decided, so the page
 // reads in the order the broker logged. Other steps (heartbeats, flushes, checks without an
-// offset) are left out.
+// offset) are left out. Offsets are matched per component (the tracer's name): a master and its
+// slave, or two brokers of an embedded cluster, share a hub but not a CommitLog.
 //
 // Safe for concurrent use: add is called on the goroutines that log, under mu.
 type topicFilter struct {
@@ -38,18 +40,24 @@ type topicFilter struct {
 
 	mu      sync.Mutex
 	pending []heldStep
-	mine    []int64 // CommitLog offsets known to be the topic's messages (the last maxMine)
-	passed  int64   // the highest CommitLog offset a topic-naming step has shown (-1: none)
+	logs    map[string]*commitLogView // by component
 	printer *trace.Printer
 	buf     bytes.Buffer
 }
 
 // heldStep is a step waiting for its turn or for its owner.
 type heldStep struct {
-	rec      slog.Record
-	decided  bool  // show when its turn comes
-	from, to int64 // the CommitLog range it concerns: [from, to); to = from+1 for one offset
-	since    time.Time
+	rec       slog.Record
+	decided   bool   // show when its turn comes
+	component string // whose CommitLog from and to are in
+	from, to  int64  // the CommitLog range it concerns: [from, to); to = from+1 for one offset
+	since     time.Time
+}
+
+// commitLogView is what the filter knows of one component's CommitLog.
+type commitLogView struct {
+	mine   []int64 // offsets known to be the topic's messages (the last maxMine)
+	passed int64   // the highest offset a topic-naming step has shown (-1: none)
 }
 
 // maxPending bounds the held steps of one page; beyond it the oldest undecided step is dropped.
@@ -59,13 +67,14 @@ const maxPending = 4096
 const maxMine = 1024
 
 func newTopicFilter(topic string, clk clock.Clock, holdFor time.Duration, emit func(string)) *topicFilter {
-	f := &topicFilter{topic: topic, clk: clock.Or(clk), holdFor: holdFor, emit: emit, passed: -1}
+	f := &topicFilter{topic: topic, clk: clock.Or(clk), holdFor: holdFor, emit: emit, logs: map[string]*commitLogView{}}
 	f.printer = trace.NewPrinter(&f.buf, slog.LevelInfo)
 	return f
 }
 
 // stepFacts are what a step says about whose it is.
 type stepFacts struct {
+	component string
 	topic     string
 	hasTopic  bool
 	from, to  int64 // the CommitLog range, [from, to); from < 0: none
@@ -78,6 +87,8 @@ func factsOf(r slog.Record) stepFacts {
 	var reputFrom, reputTo int64 = -1, -1
 	r.Attrs(func(a slog.Attr) bool {
 		switch a.Key {
+		case trace.ComponentKey:
+			f.component = a.Value.String()
 		case "topic":
 			f.topic, f.hasTopic = a.Value.String(), true
 		case "key": // PullRequestHoldService: topic@queueId
@@ -107,21 +118,23 @@ func (f *topicFilter) add(r slog.Record) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.clk.Now()
+	ours := facts.hasTopic && facts.topic == f.topic
 	switch {
 	case facts.hasTopic && facts.hasOffset:
-		f.settle(facts.topic == f.topic, facts.from)
-		if facts.topic == f.topic {
+		f.settle(facts.component, ours, facts.from)
+		if ours {
 			f.pending = append(f.pending, heldStep{rec: r.Clone(), decided: true})
 		}
 	case facts.hasTopic:
-		if facts.topic == f.topic {
+		if ours {
 			f.pending = append(f.pending, heldStep{rec: r.Clone(), decided: true})
 		}
 	case facts.hasOffset:
-		if f.isMine(facts.from) {
+		v := f.view(facts.component)
+		if v.isMine(facts.from) {
 			f.pending = append(f.pending, heldStep{rec: r.Clone(), decided: true})
-		} else if facts.to-1 > f.passed || facts.from > f.passed {
-			f.pending = append(f.pending, heldStep{rec: r.Clone(), from: facts.from, to: facts.to, since: now})
+		} else if facts.to-1 > v.passed { // not (all) dispatched yet: wait for the dispatch
+			f.pending = append(f.pending, heldStep{rec: r.Clone(), component: facts.component, from: facts.from, to: facts.to, since: now})
 		}
 	}
 	if len(f.pending) > maxPending {
@@ -130,17 +143,28 @@ func (f *topicFilter) add(r slog.Record) {
 	f.expire(now)
 }
 
-// settle applies a step that names topic ownership of CommitLog offset off: the held steps
-// covering off are decided (shown when the topic is the page's); held single offsets below it,
-// and ranges ending at or below it, were passed by the reput without being the page's: dropped.
-func (f *topicFilter) settle(ours bool, off int64) {
-	if ours {
-		f.remember(off)
+func (f *topicFilter) view(component string) *commitLogView {
+	v := f.logs[component]
+	if v == nil {
+		v = &commitLogView{passed: -1}
+		f.logs[component] = v
 	}
-	f.passed = max(f.passed, off)
+	return v
+}
+
+// settle applies a step of component that names the topic of CommitLog offset off: the held
+// steps covering off are decided (shown when the topic is the page's); held single offsets
+// below it, and ranges ending at or below it, were passed by the reput without being the page's:
+// dropped.
+func (f *topicFilter) settle(component string, ours bool, off int64) {
+	v := f.view(component)
+	if ours {
+		v.remember(off)
+	}
+	v.passed = max(v.passed, off)
 	kept := f.pending[:0]
 	for _, h := range f.pending {
-		if !h.decided {
+		if !h.decided && h.component == component {
 			switch {
 			case off >= h.from && off < h.to:
 				if !ours {
@@ -160,23 +184,18 @@ func (f *topicFilter) settle(ours bool, off int64) {
 	f.pending = kept
 }
 
-func (f *topicFilter) remember(off int64) {
-	if f.isMine(off) {
+func (v *commitLogView) remember(off int64) {
+	if v.isMine(off) {
 		return
 	}
-	if len(f.mine) >= maxMine {
-		f.mine = f.mine[1:]
+	if len(v.mine) >= maxMine {
+		v.mine = v.mine[1:]
 	}
-	f.mine = append(f.mine, off)
+	v.mine = append(v.mine, off)
 }
 
-func (f *topicFilter) isMine(off int64) bool {
-	for _, m := range f.mine {
-		if m == off {
-			return true
-		}
-	}
-	return false
+func (v *commitLogView) isMine(off int64) bool {
+	return slices.Contains(v.mine, off)
 }
 
 func (f *topicFilter) dropOldestUndecided() {

@@ -98,3 +98,25 @@ func TestTopicFilterHoldsInOrderThenGivesUp(t *testing.T) {
 	require.Len(t, got, 4)
 	require.True(t, strings.HasSuffix(got[3], "PullMessageProcessor#processRequest topic=T"), got[3])
 }
+
+// TestTopicFilterMatchesOffsetsPerComponent: two brokers logging to one hub (an embedded
+// cluster, a master and its slave) have CommitLogs of their own, so the same offset on another
+// broker is not the page's message.
+func TestTopicFilterMatchesOffsetsPerComponent(t *testing.T) {
+	hub := trace.NewHub(nil)
+	sink := &lineSink{}
+	f := newTopicFilter("T", clock.NewManualMillis(0), 2*time.Second, sink.add)
+	t.Cleanup(hub.Subscribe(f.add))
+	a := trace.New(slog.New(hub), "broker-a")
+	b := a.With("broker-b")
+	s, i64 := slog.String, slog.Int64
+	a.Step("DefaultAppendMessageCallback#doAppend", i64("wroteOffset", 0))
+	b.Step("DefaultAppendMessageCallback#doAppend", i64("wroteOffset", 0))
+	a.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", s("topic", "T"), i64("commitLogOffset", 0))
+	b.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", s("topic", "U"), i64("commitLogOffset", 0))
+	b.Step("IndexService#buildIndex", i64("commitLogOffset", 0))
+	require.Equal(t, []string{
+		"[broker-a] 01 DefaultAppendMessageCallback#doAppend wroteOffset=0",
+		"[broker-a] 02 CommitLogDispatcherBuildConsumeQueue#dispatch topic=T commitLogOffset=0",
+	}, sink.get())
+}
