@@ -57,6 +57,7 @@ var layers = map[string]int{
 	"examples/quickstart":    8,
 	"tutorial":               8,
 	"tutorial/tour":          8,
+	"bench":                  8, // the side-by-side harness, a module of its own (bench/go.mod)
 	".":                      8,
 
 	// Test helpers that packages above them use in their tests (test files are not checked).

@@ -50,7 +50,8 @@ const (
 // messageStore is the part of the store the processors use (*store.DefaultMessageStore).
 type messageStore interface {
 	AsyncPutMessage(msg *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
-	AsyncPutMessages(batch *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
+	PutMessageOrWait(msg *primitive.MessageExtBrokerInner) (store.PutMessageResult, <-chan store.PutMessageResult)
+	PutMessagesOrWait(batch *primitive.MessageExtBrokerInner) (store.PutMessageResult, <-chan store.PutMessageResult)
 	GetMessage(group, topic string, queueID int32, offset store.QueueOffset, maxMsgNums int32, filter store.MessageFilter) *store.GetMessageResult
 	GetMaxOffsetInQueue(topic string, queueID int32) store.QueueOffset
 	GetMinOffsetInQueue(topic string, queueID int32) store.QueueOffset

@@ -155,7 +155,9 @@
 //   - DefaultLitePullConsumer: mu guards the state, the mode and the auto-commit deadline;
 //     pollMu serializes Poll, CommitSync and Seek; seekMu orders a seek against a task storing
 //     a pull; tasksMu guards taskTable. AssignedMessageQueue and the consume request cache
-//     have their own mu. Order: pollMu → seekMu → AssignedMessageQueue → cache.
+//     have their own mu, and neither is held while the other is taken (Poll reads the paused
+//     queues before it takes from the cache; a task fills the cache after it updated the
+//     table). Order: pollMu → seekMu → AssignedMessageQueue or cache.
 //   - No lock of this package is held while the listener runs or the broker is called (a lite
 //     pull task stores its result under seekMu, after the pull).
 //

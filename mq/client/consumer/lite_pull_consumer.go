@@ -57,7 +57,9 @@ func (t subscriptionType) String() string {
 // the auto-commit deadline; Poll, CommitSync and Seek run one at a time under pollMu (Java's
 // synchronized methods); seekMu (Java's messageQueueLock) orders a seek against a pull task
 // storing its result; tasksMu guards taskTable. The queue table and the consume request cache
-// have their own locks. Order: pollMu → seekMu → AssignedMessageQueue → cache.
+// have their own locks, and neither is held while the other is taken (a pull task storing its
+// result and Poll choosing a request once deadlocked taking them in opposite orders).
+// Order: pollMu → seekMu → AssignedMessageQueue or cache.
 type DefaultLitePullConsumer struct {
 	consumerInner
 	cfg LitePullConfig
@@ -397,7 +399,9 @@ func (c *DefaultLitePullConsumer) Poll(timeout time.Duration) ([]*primitive.Mess
 	}
 	for {
 		// Deviation: Java's poll returns a paused queue's cached requests too; here they wait.
-		r := c.cache.take(func(r *liteConsumeRequest) bool { return c.assigned.IsPaused(r.mq) })
+		// The paused set is read before the cache's lock is taken (never one lock inside the other).
+		paused := c.assigned.pausedQueues()
+		r := c.cache.take(func(r *liteConsumeRequest) bool { return paused[r.mq] })
 		if r != nil {
 			offset := r.pq.RemoveMessage(r.msgs)
 			c.assigned.with(r.mq, func(st *messageQueueState) { st.consumeOffset = offset })
