@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/bench"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // readmeConsoleLines returns the README's "## Console" command lines that start with prefix,
@@ -70,8 +71,8 @@ func TestReadmeConsole(t *testing.T) {
 	cmd := exec.Command(bin, append([]string{"-c", conf}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &trace.SyncWriter{W: new(bytes.Buffer)} // read while the process writes
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
 	lines := make(chan string, 100)
