@@ -47,6 +47,7 @@ var layers = map[string]int{
 	"mq/bench":               5, // the benchmark load: client/producer and client/consumer
 	"mq/admin/command":       6,
 	"mq/embedded":            6,
+	"mq/dashboard":           6, // the web console: admin's operations, the trace hub, a test producer
 	"mq/mqtest":              7,
 	"mq/cmd/broker":          8,
 	"mq/cmd/namesrv":         8,

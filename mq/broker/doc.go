@@ -10,6 +10,8 @@
 //	startup_config.go                 the one validation of -p and of a start (with startup.ServerKeys),
 //	                                  the unknown keys' "did you mean"
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
+//	dashboard_keys.go                 DashboardKeys: dashboardAddr, dashboardWriteEnable (the console
+//	                                  mqbroker serves, mq/dashboard)
 //	plain_access_validator.go         PlainAccessValidator: the ACL check (aclEnable) as an RPC hook on both servers;
 //	                                  ParseAccessResource: the permissions each request code needs
 //	options.go                        Option, WithClock: the broker's one clock (outside its configs)

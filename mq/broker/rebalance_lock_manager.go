@@ -137,6 +137,22 @@ func (m *RebalanceLockManager) Owner(group string, mq primitive.MessageQueue) st
 	return e.clientID
 }
 
+// LockedQueues returns the queues group holds now with their owners' client ids (expired locks
+// left out); empty for a group that consumes concurrently, since only orderly consumers lock
+// queues. The console reads it to tell an orderly group.
+func (m *RebalanceLockManager) LockedQueues(group string) map[primitive.MessageQueue]string {
+	now := m.clock.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[primitive.MessageQueue]string{}
+	for mq, e := range m.table[group] {
+		if !e.expired(now, m.maxLive) {
+			out[mq] = e.clientID
+		}
+	}
+	return out
+}
+
 // mqIDs lists queues as "topic/queueId,..." for a step line (the broker's name is this one).
 func mqIDs(mqs []primitive.MessageQueue) string {
 	s := ""

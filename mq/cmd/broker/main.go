@@ -9,11 +9,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/dashboard"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/metrics"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -35,7 +35,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 		return nil
 	}
 	log := sc.NewLogger(stderr)
-	tr := trace.New(log, sc.Broker.BrokerName) // steps stay off: the handler's level is ≥ DEBUG
+	tr, hub := consoleTracer(sc, log)
 	var ns *namesrv.NamesrvController
 	if sc.Broker.NamesrvAddr == "" {
 		if ns, err = embedded.StartInProcessNamesrv(sc, tr.With("namesrv")); err != nil {
@@ -51,6 +51,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 		return err
 	}
 	exp, err := serveMetrics(sc, b, ns, log, stdout)
+	var console *dashboard.Dashboard
+	if err == nil {
+		if console, err = startConsole(sc, b, hub, log, stdout); err != nil {
+			exp.Shutdown()
+		}
+	}
 	if err != nil {
 		b.Shutdown()
 		if ns != nil {
@@ -60,6 +66,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	}
 	s := <-stop
 	log.Info("shutdown requested", "signal", s.String())
+	if console != nil {
+		console.Shutdown()
+	}
 	exp.Shutdown()
 	b.Shutdown()
 	if ns != nil {
