@@ -3,7 +3,8 @@
 //
 // In the exercise mode of chapter NN (`go test -tags ex_chNN ./chNN-name`), one to three
 // functions of mq/ that the chapter traces are replaced by stubs: each chosen function lives in a
-// file of its own guarded by `//go:build !ex_chNN`, and a twin file named `..._stub.go`,
+// file of its own guarded by `//go:build !ex_chNN`, and a twin file whose name ends in
+// "_stub" (register_broker_stub for register_broker),
 // guarded by `//go:build ex_chNN`, holds the same signature and doc comment and a body that
 // returns NotImplemented (or panics with it, where the function returns no error). The normal
 // build never compiles a stub; tutorial/exercises.md says how to work the exercises.
