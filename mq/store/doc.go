@@ -71,6 +71,10 @@
 //	dispatch_request.go             DispatchRequest, the record reader (checkMessageAndReturnSize)
 //	commit_log_recover.go           CommitLog recovery, normal and abnormal
 //	group_commit_service.go         SYNC_FLUSH: GroupCommitRequest, GroupCommitService
+//	group_commit_swap_requests.go   GroupCommitService#swapRequests (group_commit_swap_requests_stub.go:
+//	                                its blank twin for the exercise mode, tag ex_ch04)
+//	group_commit_do_commit.go       GroupCommitService#doCommit (group_commit_do_commit_stub.go: its
+//	                                blank twin, tag ex_ch04)
 //	flush_disk_watcher.go           FlushDiskWatcher: FLUSH_DISK_TIMEOUT past syncFlushTimeout
 //	flush_real_time_service.go      ASYNC_FLUSH: FlushRealTimeService; flushCommitLogService,
 //	                                what it shares with the commit service
