@@ -84,6 +84,8 @@
 //	lite_pull_consumer.go         DefaultLitePullConsumer: subscribe or assign, start
 //	                              (initRebalanceImpl), poll, commitAll / CommitSync, auto-commit,
 //	                              seek, pause, resume, committed, fetchMessageQueues, shutdown
+//	lite_pull_poll.go             DefaultLitePullConsumerImpl#poll (lite_pull_poll_stub.go: its
+//	                              blank twin for the exercise mode, tag ex_ch10)
 //	rebalance_lite_pull.go        MessageQueueListener; rebalanceLitePull, its RebalanceHooks
 //	                              (CONSUME_ACTIVELY, messageQueueChanged → the listener)
 //	assigned_message_queue.go     AssignedMessageQueue: per queue its ProcessQueue, paused, and
@@ -91,6 +93,8 @@
 //	pull_task.go                  PullTaskImpl#run (pause, flow control, long-polling sync pull),
 //	                              updatePullTask / startPullTask, the consume request cache and
 //	                              submitConsumeRequest
+//	consume_request_cache_take.go the consume request cache's take, FIFO
+//	                              (consume_request_cache_take_stub.go: its blank twin, tag ex_ch10)
 //
 // # The flow
 //
