@@ -20,7 +20,7 @@ func (g *GroupCommitService) doCommit() {
 	// c.updatePhysicTimestamp() and empty g.requestsRead (keep its array).
 	//
 	// Until then this blank answers the group FLUSH_DISK_TIMEOUT, so no send waits.
-	_ = exercise.NotImplemented("ch04", "tutorial/ch04-flush.md §GroupCommitService#doCommit",
+	_ = exercise.NotImplemented("ch04", "tutorial/ch04-flush.md §GroupCommitService#doCommit, MappedFileQueue#flush",
 		"write GroupCommitService.doCommit (mq/store/group_commit_do_commit_stub.go): flush until each request's nextOffset and wake it PUT_OK")
 	for _, r := range g.requestsRead {
 		r.wakeupCustomer(FlushDiskTimeout)

@@ -14,7 +14,7 @@ func (g *GroupCommitService) swapRequests() {
 	// lock, log the step "GroupCommitService#swapRequests" with requestsRead when it is not empty.
 	//
 	// Until then this blank answers every waiting put FLUSH_DISK_TIMEOUT, so no send waits.
-	_ = exercise.NotImplemented("ch04", "tutorial/ch04-flush.md §GroupCommitService#swapRequests",
+	_ = exercise.NotImplemented("ch04", "tutorial/ch04-flush.md §GroupCommitService#run, #waitForRunning, #onWaitEnd, #swapRequests",
 		"write GroupCommitService.swapRequests (mq/store/group_commit_swap_requests_stub.go): hand the waiting requests to doCommit as one group")
 	g.mu.Lock()
 	waiting := g.requestsWrite
