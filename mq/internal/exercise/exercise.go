@@ -1,7 +1,6 @@
 package exercise
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,9 +46,3 @@ var (
 	// announced holds the messages already written (Error values).
 	announced sync.Map
 )
-
-// IsNotImplemented reports whether err is, or wraps, an Error.
-func IsNotImplemented(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
