@@ -28,6 +28,7 @@ var layers = map[string]int{
 	"mq/internal/service":    0,
 	"mq/internal/configfile": 0,
 	"mq/internal/fastjson":   0,
+	"mq/internal/exercise":   0,
 	"mq/internal/startup":    2, // ServerKeys.ApplyTo fills a remoting.ServerConfig
 	"mq/acl":                 1,
 	"mq/metrics":             1, // Prometheus collectors; the broker and the name server feed it

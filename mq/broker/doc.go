@@ -59,6 +59,8 @@
 //	admin_managers.go                 the managers' lookups only the admin requests use
 //	lock_batch_mq.go                  AdminBrokerProcessor: LOCK_BATCH_MQ, UNLOCK_BATCH_MQ (orderly consumers)
 //	rebalance_lock_manager.go         RebalanceLockManager: group → queue → client id, 60 s expiry
+//	try_lock_batch.go                 RebalanceLockManager#tryLockBatch (try_lock_batch_stub.go: its
+//	                                  blank twin for the exercise mode, tag ex_ch07)
 //	slave_synchronize.go              SlaveSynchronize: a slave copies its master's topics, offsets,
 //	                                  delay offsets and groups (at start, then every 10 s); the broker
 //	                                  owns the store's HAService (../store/ha) and starts it with the store
