@@ -28,8 +28,10 @@ var layers = map[string]int{
 	"mq/internal/service":    0,
 	"mq/internal/configfile": 0,
 	"mq/internal/fastjson":   0,
+	"mq/internal/exercise":   0,
 	"mq/internal/startup":    2, // ServerKeys.ApplyTo fills a remoting.ServerConfig
 	"mq/acl":                 1,
+	"mq/metrics":             1, // Prometheus collectors; the broker and the name server feed it
 	"mq/trace/tracetest":     1,
 	"mq/remoting":            1,
 	"mq/store":               1,
@@ -46,6 +48,7 @@ var layers = map[string]int{
 	"mq/bench":               5, // the benchmark load: client/producer and client/consumer
 	"mq/admin/command":       6,
 	"mq/embedded":            6,
+	"mq/dashboard":           6, // the web console: admin's operations, the trace hub, a test producer
 	"mq/mqtest":              7,
 	"mq/cmd/broker":          8,
 	"mq/cmd/namesrv":         8,
@@ -56,6 +59,7 @@ var layers = map[string]int{
 	"examples/quickstart":    8,
 	"tutorial":               8,
 	"tutorial/tour":          8,
+	"bench":                  8, // the side-by-side harness, a module of its own (bench/go.mod)
 	".":                      8,
 
 	// Test helpers that packages above them use in their tests (test files are not checked).

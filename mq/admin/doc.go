@@ -16,6 +16,8 @@
 //	                offsetMsgId), ViewMessageByID, PullMessages
 //	offset_ops.go   ResetOffsetByTimestamp (through the broker to the running consumers), its
 //	                fallback ResetOffsetByTimestampOld, RollbackStats
+//	describe.go     what mqadmin and the console both show: MessageFields (printMsg's fields),
+//	                HumanTime, PropertiesString, FirstRate, VersionDesc, ConsumeTypeDesc
 //
 // Every request is synchronous and bounded by Config.Timeout; a request to several brokers
 // goes to them one after the other, in broker-name order. No goroutines of its own; the

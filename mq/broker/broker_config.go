@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/metrics"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -99,6 +100,9 @@ type BrokerConfig struct {
 	ForceRegister bool `prop:"forceRegister"`
 	// FastFailureConfig: brokerFastFailureEnable, waitTimeMillsIn*Queue (broker_fast_failure.go).
 	FastFailureConfig
+	// ExporterConfig: metricsExporterType (DISABLE, PROM), metricsPromExporterHost,
+	// metricsPromExporterPort (5557): the /metrics endpoint mqbroker serves (broker_metrics.go).
+	metrics.ExporterConfig
 	// SendMessageThreadPoolNums is the worker count of SEND_MESSAGE* (Java: 1 in 4.9).
 	SendMessageThreadPoolNums int `prop:"sendMessageThreadPoolNums"`
 	// PullMessageThreadPoolNums is the worker count of PULL_MESSAGE (Java: 16 + 2 × cores).
@@ -186,6 +190,7 @@ func DefaultBrokerConfig() BrokerConfig {
 		RegisterBrokerTimeout:          6 * time.Second,
 		ForceRegister:                  true,
 		FastFailureConfig:              DefaultFastFailureConfig(),
+		ExporterConfig:                 metrics.DefaultExporterConfig(),
 		SendMessageThreadPoolNums:      1,
 		PullMessageThreadPoolNums:      16 + 2*cores,
 		AdminBrokerThreadPoolNums:      16,
@@ -285,6 +290,9 @@ func (c *BrokerConfig) Validate() error {
 		if p.v <= 0 {
 			bad("%s must be > 0, got %d", p.name, p.v)
 		}
+	}
+	if err := c.ExporterConfig.Validate("broker"); err != nil {
+		errs = append(errs, err)
 	}
 	for _, a := range c.NamesrvAddrList() {
 		host, port, err := net.SplitHostPort(a)

@@ -15,6 +15,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker/transaction"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/metrics"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -50,7 +51,8 @@ const (
 // messageStore is the part of the store the processors use (*store.DefaultMessageStore).
 type messageStore interface {
 	AsyncPutMessage(msg *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
-	AsyncPutMessages(batch *primitive.MessageExtBrokerInner) <-chan store.PutMessageResult
+	PutMessageOrWait(msg *primitive.MessageExtBrokerInner) (store.PutMessageResult, <-chan store.PutMessageResult)
+	PutMessagesOrWait(batch *primitive.MessageExtBrokerInner) (store.PutMessageResult, <-chan store.PutMessageResult)
 	GetMessage(group, topic string, queueID int32, offset store.QueueOffset, maxMsgNums int32, filter store.MessageFilter) *store.GetMessageResult
 	GetMaxOffsetInQueue(topic string, queueID int32) store.QueueOffset
 	GetMinOffsetInQueue(topic string, queueID int32) store.QueueOffset
@@ -124,6 +126,9 @@ type BrokerController struct {
 	// brokerFastFailure answers stale queued requests SYSTEM_BUSY (broker_fast_failure.go).
 	brokerFastFailure *BrokerFastFailure
 	fastFailurePools  fastFailurePools
+	// metrics counts puts, pulls and responses and reads the broker's state at a scrape
+	// (broker_metrics.go); always built, served only when metricsExporterType=PROM.
+	metrics *metrics.BrokerMetrics
 
 	// registerService runs RegisterBrokerAll periodically; Wakeup runs it now (topic created).
 	registerService *service.ServiceThread
@@ -202,6 +207,7 @@ func NewBrokerController(cfg BrokerConfig, serverCfg remoting.ServerConfig, stor
 	b.messageArrivingListener = &NotifyMessageArrivingListener{}
 	b.brokerOuterAPI = NewBrokerOuterAPI(outerAPIClientConfig(serverCfg), tr)
 	b.brokerFastFailure = newBrokerFastFailure(b)
+	b.metrics = newBrokerMetrics(b)
 	return b, nil
 }
 
@@ -249,10 +255,10 @@ func (b *BrokerController) Initialize() error {
 
 	sc := b.serverCfg
 	sc.ListenAddr = listenAddr(b.serverCfg.ListenAddr, b.cfg.ListenPort)
-	b.remotingServer = remoting.NewServer(sc, b.clientHousekeepingService, b.tr)
+	b.remotingServer = remoting.NewServer(sc, b.clientHousekeepingService, b.tr, remoting.WithResponseObserver(b.metrics))
 	fc := sc
 	fc.ListenAddr = fastListenAddr(sc.ListenAddr)
-	b.fastRemotingServer = remoting.NewServer(fc, b.clientHousekeepingService, b.tr)
+	b.fastRemotingServer = remoting.NewServer(fc, b.clientHousekeepingService, b.tr, remoting.WithResponseObserver(b.metrics))
 	b.registerProcessor()
 	if err := b.initialAcl(); err != nil {
 		return err

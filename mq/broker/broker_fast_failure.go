@@ -101,6 +101,7 @@ func (f *BrokerFastFailure) CleanExpiredRequest() int {
 	endTx := f.cleanExpiredRequestInQueue(pools.endTransaction, b.cfg.WaitTimeMillsInTransactionQueue, now)
 	total := pcBusy + send + pull + heartbeat + endTx
 	if total > 0 {
+		b.metrics.AddFastFailure(total)
 		if b.tr.Enabled() {
 			attrs := []slog.Attr{slog.Int("pcBusyCleaned", pcBusy), slog.Int("sendExpired", send),
 				slog.Int("pullExpired", pull), slog.Int("heartbeatExpired", heartbeat)}

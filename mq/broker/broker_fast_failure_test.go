@@ -127,10 +127,14 @@ func TestFastFailureTimeout(t *testing.T) {
 	clk.Advance(200 * time.Millisecond) // "old" has waited 200 ms; "young" is queued now
 	young := tb.asyncSend(t, "young")
 	require.Eventually(t, func() bool { return tb.sendQueueLen() == 2 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, 2, brokerState{tb.b}.MetricsSnapshot().SendQueueLength, "a scrape sees the queued sends")
+	busy := tb.b.Metrics().Responses(remoting.SystemBusy)
 	ff := tb.b.BrokerFastFailure()
 	require.Equal(t, 1, ff.CleanExpiredRequest())
+	require.Equal(t, uint64(1), tb.b.Metrics().FastFailures(), "rocketmq_fast_failure_total counts the answer")
 	r := <-old
 	require.Equal(t, remoting.SystemBusy, r.Code)
+	require.Equal(t, busy+1, tb.b.Metrics().Responses(remoting.SystemBusy), "and the SYSTEM_BUSY response code")
 	require.True(t, strings.HasPrefix(r.Remark, "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "), r.Remark)
 	require.Equal(t, "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: 200ms, size of queue: 1", r.Remark)
 	p.unblock()

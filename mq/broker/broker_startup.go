@@ -70,6 +70,8 @@ type StartupConfig struct {
 	Keys startup.ServerKeys
 	// TLS are the tls.server.* keys of the -c file (broker_tls.go); Server.TLS is built from them.
 	TLS remoting.TLSServerKeys
+	// Dashboard are the web console's keys (dashboardAddr, dashboardWriteEnable; -dashboard).
+	Dashboard DashboardKeys
 	// UnknownKeys are the -c file's keys no config knows, sorted; RocketMQ ignores them, and
 	// so do we after a warning (UnknownKeysText, with a "did you mean").
 	UnknownKeys []string
@@ -102,7 +104,9 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	fs := startup.NewFlags("mqbroker", "broker config properties file (RocketMQ's broker.conf keys; see conf/)", stderr)
 	namesrv := fs.String("n", "", "name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876'\n"+
 		"(default: namesrvAddr of the -c file, else $NAMESRV_ADDR, else a name server in-process on 9876)")
-	fs.SetUsage("mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-p]", usageDefaults)
+	dashboard := fs.String("dashboard", "", "serve the web console on this address, e.g. ':8080'\n"+
+		"(default: dashboardAddr of the -c file; unset: no console)")
+	fs.SetUsage("mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-dashboard :8080] [-p]", usageDefaults)
 	if err := fs.Parse(args); err != nil {
 		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
@@ -112,7 +116,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		TLS: remoting.DefaultTLSServerKeys()}
 	extra := map[string]string{}
 	if *configFile != "" {
-		props, all, err := startup.ApplyConfigFile(*configFile, &sc.Broker, &sc.Store, &sc.Keys, &sc.TLS)
+		props, all, err := startup.ApplyConfigFile(*configFile, &sc.Broker, &sc.Store, &sc.Keys, &sc.TLS, &sc.Dashboard)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +128,9 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	if *namesrv != "" {
 		sc.Broker.NamesrvAddr = *namesrv
 	}
+	if *dashboard != "" {
+		sc.Dashboard.DashboardAddr = *dashboard
+	}
 	sc.Server.ListenAddr = sc.Keys.ListenAddr(0) // the port is Broker.ListenPort
 	sc.Keys.ApplyTo(&sc.Server)
 	props := effectiveProperties(&sc.Broker, &sc.Store)
@@ -132,6 +139,9 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		return nil, err
 	}
 	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	if err := sc.Dashboard.Validate(); err != nil {
 		return nil, err
 	}
 	ts, err := sc.TLS.Build()
@@ -143,7 +153,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		if len(sc.UnknownKeys) > 0 {
 			fmt.Fprintf(stderr, "mqbroker: unknown config keys ignored: %s\n", sc.UnknownKeysText())
 		}
-		startup.PrintConfig(stdout, &sc.Broker, &sc.Keys, &sc.Store, &sc.TLS)
+		startup.PrintConfig(stdout, &sc.Broker, &sc.Keys, &sc.Store, &sc.TLS, &sc.Dashboard)
 		sc.PrintOnly = true
 	}
 	return sc, nil

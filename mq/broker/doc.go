@@ -10,6 +10,8 @@
 //	startup_config.go                 the one validation of -p and of a start (with startup.ServerKeys),
 //	                                  the unknown keys' "did you mean"
 //	not_built_config.go               notBuiltKeys: settings refused because their feature is not built
+//	dashboard_keys.go                 DashboardKeys: dashboardAddr, dashboardWriteEnable (the console
+//	                                  mqbroker serves, mq/dashboard)
 //	plain_access_validator.go         PlainAccessValidator: the ACL check (aclEnable) as an RPC hook on both servers;
 //	                                  ParseAccessResource: the permissions each request code needs
 //	options.go                        Option, WithClock: the broker's one clock (outside its configs)
@@ -57,6 +59,8 @@
 //	admin_managers.go                 the managers' lookups only the admin requests use
 //	lock_batch_mq.go                  AdminBrokerProcessor: LOCK_BATCH_MQ, UNLOCK_BATCH_MQ (orderly consumers)
 //	rebalance_lock_manager.go         RebalanceLockManager: group → queue → client id, 60 s expiry
+//	try_lock_batch.go                 RebalanceLockManager#tryLockBatch (try_lock_batch_stub.go: its
+//	                                  blank twin for the exercise mode, tag ex_ch07)
 //	slave_synchronize.go              SlaveSynchronize: a slave copies its master's topics, offsets,
 //	                                  delay offsets and groups (at start, then every 10 s); the broker
 //	                                  owns the store's HAService (../store/ha) and starts it with the store
@@ -65,6 +69,9 @@
 //	query_message_processor.go        QueryMessageProcessor: QUERY_MESSAGE (by key), VIEW_MESSAGE_BY_ID
 //	broker_fast_failure.go            BrokerFastFailure, FastFailureConfig: SYSTEM_BUSY for requests
 //	                                  queued too long or while the page cache is busy
+//	broker_metrics.go                 the broker's mq/metrics collector (Metrics): recordPut on the send
+//	                                  path, brokerState read at each scrape (offsets, lags, connections,
+//	                                  held pulls, queued sends, ConsumeQueues, group diffs, slaves)
 //	util.go                           orDiscard: the silent default logger; badHeader: the answer
 //	                                  to a request header that does not decode
 //

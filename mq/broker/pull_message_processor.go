@@ -57,6 +57,8 @@ func (p *PullMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 // request is held (or the answer goes out later). Java: PullMessageProcessor#processRequest.
 func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remoting.RemotingCommand, brokerAllowSuspend bool) *remoting.RemotingCommand {
 	b := p.b
+	start := b.clock.Now()
+	defer func() { b.metrics.ObservePullLatency(b.clock.Now().Sub(start)) }()
 	var h protocol.PullMessageRequestHeader
 	if err := protocol.DecodeHeader(req.ExtFields, &h); err != nil {
 		return badHeader("pull message", err)
@@ -176,6 +178,7 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	switch resp.Code {
 	case protocol.Success:
 		resp.Body = r.Body()
+		b.metrics.RecordGet(h.Topic, r.MessageCount, r.BufferTotalSize)
 	case protocol.PullNotFound:
 		if brokerAllowSuspend && hasSuspend {
 			hold := suspendTimeout

@@ -104,7 +104,14 @@ func NewPullRequestHoldService(cfg *BrokerConfig, store holdStore,
 
 // buildKey returns "topic@queueId". Java: PullRequestHoldService#buildKey.
 func buildKey(topic string, queueID int32) string {
-	return topic + TopicGroupSeparator + strconv.Itoa(int(queueID))
+	return string(appendKey(nil, topic, queueID))
+}
+
+// appendKey appends buildKey's "topic@queueId" to dst: a lookup through string(appendKey(buf[:0],
+// …)) with a stack buffer allocates nothing, so a put that finds no held pull costs no garbage.
+func appendKey(dst []byte, topic string, queueID int32) []byte {
+	dst = append(append(dst, topic...), TopicGroupSeparator...)
+	return strconv.AppendInt(dst, int64(queueID), 10)
 }
 
 // SuspendPullRequest holds r under topic@queueID and stamps its SuspendTimestamp with the
@@ -185,9 +192,10 @@ func (s *PullRequestHoldService) NotifyMessageArriving(topic string, queueID int
 // notifyMessageArriving: haveTags false means "no tags code known" (the sweep), which matches
 // every filter, as Java's null tagsCode does.
 func (s *PullRequestHoldService) notifyMessageArriving(topic string, queueID int32, maxOffset int64, tagsCode int64, haveTags bool) {
-	key := buildKey(topic, queueID)
+	var kb [128]byte
+	key := appendKey(kb[:0], topic, queueID)
 	s.mu.Lock()
-	mpr := s.pullRequestTable[key]
+	mpr := s.pullRequestTable[string(key)]
 	s.mu.Unlock()
 	if mpr == nil {
 		return
@@ -223,7 +231,7 @@ func (s *PullRequestHoldService) notifyMessageArriving(topic string, queueID int
 	}
 	s.held.Add(int64(-woken))
 	if woken > 0 && s.tr.Enabled() {
-		s.tr.Step("PullRequestHoldService#notifyMessageArriving", slog.String("key", key),
+		s.tr.Step("PullRequestHoldService#notifyMessageArriving", slog.String("key", string(key)),
 			slog.Int64("maxOffset", maxOffset), slog.Int("woken", woken))
 	}
 }

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -74,44 +73,6 @@ func (m *RebalanceLockManager) isLocked(group string, mq primitive.MessageQueue,
 	return true
 }
 
-// TryLockBatch locks, for clientID of group, each queue of mqs that is free, expired or already
-// its own (renewing those), and returns the queues clientID holds afterwards, in mqs' order. A
-// queue held by another live client is left out. Java: RebalanceLockManager#tryLockBatch.
-func (m *RebalanceLockManager) TryLockBatch(group string, mqs []primitive.MessageQueue, clientID string) []primitive.MessageQueue {
-	now := m.clock.Now()
-	m.mu.Lock()
-	locked := make([]primitive.MessageQueue, 0, len(mqs))
-	var refused []primitive.MessageQueue
-	for _, q := range mqs {
-		if m.isLocked(group, q, clientID, now) {
-			locked = append(locked, q)
-			continue
-		}
-		groupTable := m.table[group]
-		if groupTable == nil {
-			groupTable = map[primitive.MessageQueue]*lockEntry{}
-			m.table[group] = groupTable
-		}
-		e := groupTable[q]
-		switch {
-		case e == nil:
-			groupTable[q] = &lockEntry{clientID: clientID, lastUpdated: now}
-		case e.expired(now, m.maxLive):
-			e.clientID, e.lastUpdated = clientID, now
-		default: // held by another live client
-			refused = append(refused, q)
-			continue
-		}
-		locked = append(locked, q)
-	}
-	m.mu.Unlock()
-	if m.tr.Enabled() {
-		m.tr.Step("RebalanceLockManager#tryLockBatch", slog.String("group", group), slog.String("clientId", clientID),
-			slog.String("locked", mqIDs(locked)), slog.String("refused", mqIDs(refused)))
-	}
-	return locked
-}
-
 // UnlockBatch frees each queue of mqs that clientID of group holds; queues held by another
 // client are left alone. Java: RebalanceLockManager#unlockBatch.
 func (m *RebalanceLockManager) UnlockBatch(group string, mqs []primitive.MessageQueue, clientID string) {
@@ -135,6 +96,22 @@ func (m *RebalanceLockManager) Owner(group string, mq primitive.MessageQueue) st
 		return ""
 	}
 	return e.clientID
+}
+
+// LockedQueues returns the queues group holds now with their owners' client ids (expired locks
+// left out); empty for a group that consumes concurrently, since only orderly consumers lock
+// queues. The console reads it to tell an orderly group.
+func (m *RebalanceLockManager) LockedQueues(group string) map[primitive.MessageQueue]string {
+	now := m.clock.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[primitive.MessageQueue]string{}
+	for mq, e := range m.table[group] {
+		if !e.expired(now, m.maxLive) {
+			out[mq] = e.clientID
+		}
+	}
+	return out
 }
 
 // mqIDs lists queues as "topic/queueId,..." for a step line (the broker's name is this one).

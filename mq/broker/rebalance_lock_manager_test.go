@@ -97,3 +97,18 @@ func TestLockBatchMQ(t *testing.T) {
 	require.Empty(t, tb.b.rebalanceLockManager.Owner("g", q))
 	require.Empty(t, tb.b.rebalanceLockManager.Owner("", q))
 }
+
+// LockedQueues lists a group's unexpired locks with their owners (what the console shows as
+// "orderly"); a group that locked nothing has none.
+func TestRebalanceLockManagerLockedQueues(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	m := NewRebalanceLockManager(clk, nil)
+	mqs := lockMQs(2)
+	m.TryLockBatch("g", mqs[:1], "c1")
+	clk.Advance(30 * time.Second)
+	m.TryLockBatch("g", mqs[1:], "c2")
+	require.Equal(t, map[primitive.MessageQueue]string{mqs[0]: "c1", mqs[1]: "c2"}, m.LockedQueues("g"))
+	require.Empty(t, m.LockedQueues("other"))
+	clk.Advance(31 * time.Second) // c1's lock is 61 s old
+	require.Equal(t, map[primitive.MessageQueue]string{mqs[1]: "c2"}, m.LockedQueues("g"))
+}

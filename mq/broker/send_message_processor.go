@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -107,7 +109,7 @@ func (v verdict) answer(resp *remoting.RemotingCommand) *remoting.RemotingComman
 func (p *SendMessageProcessor) newSendResponse() *remoting.RemotingCommand {
 	resp := remoting.NewResponse(protocol.Success, "")
 	resp.AddExtField(primitive.PropertyMsgRegion, p.b.cfg.RegionID)
-	resp.AddExtField(primitive.PropertyTraceSwitch, fmt.Sprint(p.b.cfg.TraceOn))
+	resp.AddExtField(primitive.PropertyTraceSwitch, strconv.FormatBool(p.b.cfg.TraceOn))
 	return resp
 }
 
@@ -230,6 +232,7 @@ func (p *SendMessageProcessor) newInner(h *protocol.SendMessageRequestHeader, bo
 func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
 	b := p.b
+	start := b.clock.Now()
 	resp := p.newSendResponse()
 	msg, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
@@ -264,9 +267,11 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 		}
 		// A half message: stored in RMQ_SYS_TRANS_HALF_TOPIC, answered like any send (the
 		// queueOffset is the half queue's, which END_TRANSACTION names again).
-		return p.awaitPut(ch, req, resp, b.transactionalMessageService.AsyncPrepareMessage(msg), queueID)
+		return p.awaitPut(ch, req, resp, store.PutMessageResult{}, b.transactionalMessageService.AsyncPrepareMessage(msg), queueID, msg.Topic, start)
 	}
-	return p.awaitPut(ch, req, resp, b.store.AsyncPutMessage(msg), queueID)
+	topic := msg.Topic // read before the put: the store redirects a delayed message to SCHEDULE_TOPIC_XXXX
+	r, wait := b.store.PutMessageOrWait(msg)
+	return p.awaitPut(ch, req, resp, r, wait, queueID, topic, start)
 }
 
 // asyncSendBatchMessage stores a batch: the body is the client's batch encoding
@@ -279,6 +284,7 @@ func (p *SendMessageProcessor) asyncSendMessage(ch *remoting.Channel, req *remot
 // validateTopic has refused such a topic already, so that branch is never taken, in Java either.
 func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*remoting.RemotingCommand, error) {
+	start := p.b.clock.Now()
 	resp := p.newSendResponse()
 	batch, queueID, v := p.preSend(ch, req, h)
 	if !v.ok() {
@@ -292,7 +298,8 @@ func (p *SendMessageProcessor) asyncSendBatchMessage(ch *remoting.Channel, req *
 		tr.Step("SendMessageProcessor#asyncSendBatchMessage", slog.String("topic", batch.Topic),
 			slog.Int("queueId", int(batch.QueueID)), slog.Int("bodyLen", len(batch.Body)))
 	}
-	return p.awaitPut(ch, req, resp, p.b.store.AsyncPutMessages(batch), queueID)
+	r, wait := p.b.store.PutMessagesOrWait(batch)
+	return p.awaitPut(ch, req, resp, r, wait, queueID, batch.Topic, start)
 }
 
 // handleRetryAndDLQ sends a message for %RETRY%<group> whose reconsumeTimes reached the
@@ -354,10 +361,24 @@ func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.Mes
 	return nil
 }
 
-// awaitPut answers at once when the store's result is ready, else later from a goroutine.
+// awaitPut answers with r at once when wait is nil, or when wait's result is ready, else later
+// from a goroutine; the result is counted on the metrics under topic (the topic the message was
+// stored for), with the latency since start. The ready cases build no closure and no channel:
+// under ASYNC_FLUSH they are every send.
 func (p *SendMessageProcessor) awaitPut(ch *remoting.Channel, req, resp *remoting.RemotingCommand,
-	result <-chan store.PutMessageResult, queueID int32) (*remoting.RemotingCommand, error) {
-	return p.awaitResult(ch, req, result, func(r store.PutMessageResult) *remoting.RemotingCommand {
+	r store.PutMessageResult, wait <-chan store.PutMessageResult, queueID int32, topic string, start time.Time) (*remoting.RemotingCommand, error) {
+	if wait == nil {
+		p.b.recordPut(topic, r, start)
+		return p.handlePutMessageResult(r, resp, queueID), nil
+	}
+	select {
+	case r := <-wait:
+		p.b.recordPut(topic, r, start)
+		return p.handlePutMessageResult(r, resp, queueID), nil
+	default:
+	}
+	return p.awaitResult(ch, req, wait, func(r store.PutMessageResult) *remoting.RemotingCommand {
+		p.b.recordPut(topic, r, start)
 		return p.handlePutMessageResult(r, resp, queueID)
 	})
 }
@@ -409,8 +430,8 @@ func (p *SendMessageProcessor) handlePutMessageResult(r store.PutMessageResult, 
 		setResp(resp, code, "")
 		if a := r.AppendMessageResult; a != nil {
 			resp.AddExtField("msgId", a.MsgID)
-			resp.AddExtField("queueId", fmt.Sprint(queueID))
-			resp.AddExtField("queueOffset", fmt.Sprint(a.LogicsOffset))
+			resp.AddExtField("queueId", strconv.Itoa(int(queueID)))
+			resp.AddExtField("queueOffset", strconv.FormatInt(int64(a.LogicsOffset), 10))
 		}
 		return resp
 	}

@@ -33,6 +33,9 @@
 //     the Ack of each acknowledged send.
 //   - clients.go: ProducerConfig, a chapter's producer that prints the same every run
 //     (loopback, a named instance, no scheduled tasks, round robin from 0).
+//   - metrics.go: WaitExporterURL (the URL a binary prints when its /metrics endpoint listens),
+//     Scrape (one GET of it), MetricSum and MetricValue (a series' value in the exposition
+//     text, by name and labels).
 //   - ha.go: ConnectSlave and Replicate, a master/slave pair's HA passes played by hand (stores
 //     with ManualServices): connect, then frames until the slave's log ends where the master's does.
 //   - turnstile.go: Turnstile, a handler in front of one client's logger that stops the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/metrics"
 )
 
 // NamesrvConfig mirrors org.apache.rocketmq.common.namesrv.NamesrvConfig, plus the two timings
@@ -31,6 +32,9 @@ type NamesrvConfig struct {
 	// LogLevel is the level of the operating log on stderr: DEBUG, INFO, WARN or ERROR.
 	// Deviation: not a RocketMQ key (RocketMQ configures logback); the broker has the same key.
 	LogLevel string `prop:"logLevel"`
+	// ExporterConfig: metricsExporterType (DISABLE, PROM), metricsPromExporterHost,
+	// metricsPromExporterPort (5557): the /metrics endpoint mqnamesrv serves.
+	metrics.ExporterConfig
 }
 
 // DefaultNamesrvConfig returns RocketMQ 4.9's defaults.
@@ -42,6 +46,7 @@ func DefaultNamesrvConfig() NamesrvConfig {
 		ScanNotActiveBrokerInterval: 10 * time.Second,
 		BrokerChannelExpiredTime:    120 * time.Second,
 		LogLevel:                    "INFO",
+		ExporterConfig:              metrics.DefaultExporterConfig(),
 	}
 }
 
@@ -56,5 +61,5 @@ func (c *NamesrvConfig) Validate() error {
 	if c.BrokerChannelExpiredTime <= 0 {
 		return errors.New("namesrv config: brokerChannelExpiredTime must be > 0")
 	}
-	return nil
+	return c.ExporterConfig.Validate("namesrv")
 }

@@ -101,6 +101,7 @@ func (p *DefaultRequestProcessor) getRouteInfoByTopic(req *remoting.RemotingComm
 		p.c.tr.Step("DefaultRequestProcessor#getRouteInfoByTopic", slog.String("topic", h.Topic))
 	}
 	route := p.c.RouteInfoManager.PickupTopicRouteData(h.Topic)
+	p.c.metrics.RecordRoute(route != nil)
 	if route == nil {
 		return remoting.NewResponse(protocol.TopicNotExist,
 			"No topic route info in name server for the topic: "+h.Topic)

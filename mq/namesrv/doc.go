@@ -8,9 +8,13 @@
 //	                             service), start, shutdown
 //	default_request_processor.go DefaultRequestProcessor: one method per request code (below)
 //	route_info_manager.go        RouteInfoManager: the route tables
+//	register_broker.go           RouteInfoManager#registerBroker (register_broker_stub.go: its
+//	                             blank twin for the exercise mode, tag ex_ch01)
+//	scan_not_active_broker.go    RouteInfoManager#scanNotActiveBroker (scan_not_active_broker_stub.go:
+//	                             its blank twin, tag ex_ch01)
 //	kv_config_manager.go         KVConfigManager: namespaced key/value config, persisted as JSON
 //	broker_housekeeping.go       BrokerHousekeepingService: channel close/idle → onChannelDestroy
-//	config.go                    NamesrvConfig
+//	config.go                    NamesrvConfig (with the metrics keys, metrics.ExporterConfig)
 //	options.go                   Option, WithClock: the route tables' clock (outside NamesrvConfig)
 //
 // Request codes answered (DefaultRequestProcessor#processRequest): PUT_KV_CONFIG 100,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/service"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/metrics"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -24,12 +25,15 @@ type NamesrvController struct {
 	tr      *trace.Tracer
 	clock   clock.Clock // the route tables' clock (WithClock)
 	started bool
+	// metrics counts the routes served; Metrics serves it with the brokers alive.
+	metrics *metrics.NamesrvMetrics
 }
 
 // NewNamesrvController builds a controller; nothing runs until Initialize and Start. opts may
 // set its clock (WithClock).
 func NewNamesrvController(cfg NamesrvConfig, serverCfg remoting.ServerConfig, tr *trace.Tracer, opts ...Option) *NamesrvController {
 	c := &NamesrvController{NamesrvConfig: cfg, ServerConfig: serverCfg, tr: tr, clock: clock.System{}}
+	c.metrics = metrics.NewNamesrvMetrics(c.brokersAlive)
 	for _, o := range opts {
 		o(c)
 	}
@@ -76,6 +80,18 @@ func (c *NamesrvController) Start() error {
 	c.scan.RunEvery(first, c.NamesrvConfig.ScanNotActiveBrokerInterval, func() { c.RouteInfoManager.ScanNotActiveBroker() })
 	c.started = true
 	return nil
+}
+
+// Metrics is the name server's Prometheus collector: brokers alive, routes served
+// (metrics.Serve serves it; mqnamesrv does when metricsExporterType=PROM).
+func (c *NamesrvController) Metrics() *metrics.NamesrvMetrics { return c.metrics }
+
+// brokersAlive is the number of brokers in the live table (0 before Initialize).
+func (c *NamesrvController) brokersAlive() int {
+	if c.RouteInfoManager == nil {
+		return 0
+	}
+	return c.RouteInfoManager.BrokerLiveCount()
 }
 
 // Addr is "ip:port" of the bound listener (the actual port when configured with port 0).

@@ -64,81 +64,12 @@ func NewRouteInfoManager(expired time.Duration, clk clock.Clock, tr *trace.Trace
 	}
 }
 
-// RegisterBroker records a broker's registration: cluster membership, its address under its
-// brokerId (an address re-registered under another id replaces the old id), its liveness, and —
-// for a master (brokerId 0) whose DataVersion changed or that registers for the first time —
-// the queue data of every topic it carries. Queue data are merged, never pruned here.
-// Java: RouteInfoManager#registerBroker.
-func (r *RouteInfoManager) RegisterBroker(clusterName, brokerAddr, brokerName string, brokerID int64,
-	haServerAddr string, topicConfig *protocol.TopicConfigSerializeWrapper, filterServerList []string,
-	ch *remoting.Channel) RegisterBrokerResult {
-	var result RegisterBrokerResult
-	r.mu.Lock()
-	defer r.mu.Unlock()
-
-	names := r.clusterAddrTable[clusterName]
-	if names == nil {
-		names = map[string]struct{}{}
-		r.clusterAddrTable[clusterName] = names
-	}
-	names[brokerName] = struct{}{}
-
-	registerFirst := false
-	bd := r.brokerAddrTable[brokerName]
-	if bd == nil {
-		registerFirst = true
-		bd = &protocol.BrokerData{Cluster: clusterName, BrokerName: brokerName, BrokerAddrs: map[int64]string{}}
-		r.brokerAddrTable[brokerName] = bd
-	}
-	// A slave switched to master (or the reverse) registers its address under a new id.
-	for id, addr := range bd.BrokerAddrs {
-		if addr == brokerAddr && id != brokerID {
-			delete(bd.BrokerAddrs, id)
-		}
-	}
-	_, had := bd.BrokerAddrs[brokerID]
-	bd.BrokerAddrs[brokerID] = brokerAddr
-	registerFirst = registerFirst || !had
-
-	topics := 0
-	var dv protocol.DataVersion
-	if topicConfig != nil {
-		dv = topicConfig.DataVersion
-		if brokerID == protocol.MasterID && (registerFirst || r.isBrokerTopicConfigChanged(brokerAddr, dv)) {
-			for _, tc := range topicConfig.TopicConfigTable {
-				r.createAndUpdateQueueData(brokerName, tc)
-				topics++
-			}
-		}
-	}
-	r.brokerLiveTable[brokerAddr] = &BrokerLiveInfo{
-		LastUpdateTimestamp: r.clock.Now(),
-		DataVersion:         dv,
-		Channel:             ch,
-		HaServerAddr:        haServerAddr,
-	}
-	if len(filterServerList) == 0 {
-		delete(r.filterServerTable, brokerAddr)
-	} else {
-		r.filterServerTable[brokerAddr] = append([]string(nil), filterServerList...)
-	}
-	if brokerID != protocol.MasterID {
-		if masterAddr, ok := bd.BrokerAddrs[protocol.MasterID]; ok {
-			if live := r.brokerLiveTable[masterAddr]; live != nil {
-				result.HaServerAddr = live.HaServerAddr
-				result.MasterAddr = masterAddr
-			}
-		}
-	}
-	if r.tr.Enabled() {
-		// No brokerAddr: it holds the broker's (often ephemeral) port, and step lines are
-		// deterministic. brokerName and brokerId name the broker as well.
-		r.tr.Step("RouteInfoManager#registerBroker",
-			slog.String("cluster", clusterName), slog.String("brokerName", brokerName),
-			slog.Int64("brokerId", brokerID), slog.Bool("first", registerFirst),
-			slog.Int("topicsUpdated", topics), slog.Int64("dataVersion", dv.Counter))
-	}
-	return result
+// BrokerLiveCount is the number of brokers in the live table: registered and neither
+// unregistered, expired nor disconnected.
+func (r *RouteInfoManager) BrokerLiveCount() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.brokerLiveTable)
 }
 
 // IsBrokerTopicConfigChanged reports whether dv differs from the DataVersion last registered by
@@ -355,49 +286,6 @@ func (r *RouteInfoManager) GetAllClusterInfo() *protocol.ClusterInfo {
 		ci.ClusterAddrTable[cluster] = list
 	}
 	return ci
-}
-
-// ScanNotActiveBroker removes every broker whose last registration (or unchanged
-// QUERY_DATA_VERSION) is older than the expiry: its live entry goes first, then its channel is
-// closed and its routes are cleaned by OnChannelDestroy. It returns the number removed. Passes
-// are serialized, so the scan service and a direct call never remove one broker twice.
-// Java: RouteInfoManager#scanNotActiveBroker.
-func (r *RouteInfoManager) ScanNotActiveBroker() int {
-	r.scanMu.Lock()
-	defer r.scanMu.Unlock()
-	type victim struct {
-		addr, name string
-		id         int64
-		silent     time.Duration
-		ch         *remoting.Channel
-	}
-	var victims []victim
-	r.mu.Lock()
-	now := r.clock.Now()
-	for addr, live := range r.brokerLiveTable {
-		if live.LastUpdateTimestamp.Add(r.expired).Before(now) {
-			name, id := r.brokerOf(addr)
-			victims = append(victims, victim{addr, name, id, now.Sub(live.LastUpdateTimestamp), live.Channel})
-			// Removed before the channel closes, as Java's it.remove(): the close event then finds
-			// no broker behind the channel, and only the call below cleans (and logs) the routes.
-			delete(r.brokerLiveTable, addr)
-		}
-	}
-	r.mu.Unlock()
-	sort.Slice(victims, func(i, j int) bool { return victims[i].addr < victims[j].addr })
-	for _, v := range victims {
-		if r.tr.Enabled() {
-			r.tr.Step("RouteInfoManager#scanNotActiveBroker", slog.String("brokerName", v.name),
-				slog.Int64("brokerId", v.id), slog.Duration("silentFor", v.silent),
-				slog.Duration("expiredAfter", r.expired))
-		}
-		r.log().Warn("The broker channel expired", "brokerAddr", v.addr, "expiredAfter", r.expired)
-		if v.ch != nil {
-			_ = v.ch.Close()
-		}
-		r.OnChannelDestroy(v.addr, v.ch)
-	}
-	return len(victims)
 }
 
 // brokerOf returns the broker name and id registered under addr ("" and -1 when none).

@@ -58,7 +58,8 @@ type Channel struct {
 	owner      channelOwner
 	log        *slog.Logger
 	maxFrame   int
-	clock      clock.Clock // stamps lastRead and lastWrite (the owner's clock)
+	clock      clock.Clock      // stamps lastRead and lastWrite (the owner's clock)
+	observer   ResponseObserver // the server's (WithResponseObserver); nil on a client's channel
 
 	wmu      sync.Mutex
 	wqueue   []*RemotingCommand
@@ -144,6 +145,9 @@ func (ch *Channel) Close() error {
 // writing. It returns ErrChannelClosed once the channel is closing. The caller sets c's opaque
 // and flag (c.ResponseTo(req)). Java: Channel#writeAndFlush.
 func (ch *Channel) WriteResponse(c *RemotingCommand) error {
+	if ch.observer != nil {
+		ch.observer.ObserveResponse(c.Code)
+	}
 	return ch.enqueue(c)
 }
 

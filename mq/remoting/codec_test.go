@@ -302,3 +302,28 @@ func TestAppendJSONStringDialects(t *testing.T) {
 	require.Equal(t, `"a\"\\\n\r\t\u0008\u000c\u0001é"`, string(AppendJSONString(nil, in, false)))
 	require.Equal(t, `"a\"\\\n\r\t\b\f\u0001é"`, string(AppendJSONString(nil, in, true)))
 }
+
+// TestMemberCount: the map-size hint for extFields counts the object's own members only —
+// commas inside strings (escaped quotes included), nested objects and arrays do not count.
+func TestMemberCount(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		want int
+	}{
+		{`{}`, 0},
+		{` { } `, 0},
+		{`{"a":"1"}`, 1},
+		{`{"a":"1","b":2,"c":true}`, 3},
+		{`{"a":"x,y","b":"q\",r"}`, 2},
+		{`{"a":{"x":1,"y":[1,2,3]},"b":[{"c":1},2]}`, 2},
+		{`{"a":"\\","b":"1"}`, 2},
+		{`{"a":"1",`, 2}, // truncated: the parse that follows reports it
+		{`{"` + strings.Repeat(`k":1,"`, 1000) + `z":1}`, maxMemberHint},
+	} {
+		p := &jsonParser{s: c.json}
+		p.skipWS()
+		start := p.pos
+		require.Equal(t, c.want, p.memberCount(), c.json)
+		require.Equal(t, start, p.pos, "memberCount moved pos")
+	}
+}

@@ -27,6 +27,7 @@
 //	                    apart by the first byte, enforcing), TLSServerKeys/TLSClientKeys (RocketMQ's
 //	                    tls.* keys) → crypto/tls settings; the first-byte sniffer
 //	options.go          Option, WithClock: the clock of idle detection and of a pool's queue stamps;
+//	                    WithResponseObserver: a Server's hook seeing every response code written (metrics);
 //	                    positiveOr: zero config fields take their defaults
 //
 // Frame (big-endian):

@@ -11,7 +11,22 @@ import (
 type Option func(*options)
 
 type options struct {
-	clock clock.Clock
+	clock            clock.Clock
+	responseObserver ResponseObserver
+}
+
+// ResponseObserver hears of every response a Server writes to a connection — a processor's
+// answer, a held or late answer (WriteResponse), and the answers the server gives itself
+// (REQUEST_CODE_NOT_SUPPORTED, SYSTEM_BUSY) — with its code, on the goroutine that writes it. It
+// must be cheap and must not block: it runs on the request path (the broker counts codes with
+// atomics). Oneway requests have no response and are not observed.
+type ResponseObserver interface {
+	ObserveResponse(code int32)
+}
+
+// WithResponseObserver sets a Server's ResponseObserver (nil or absent: none). A Client ignores it.
+func WithResponseObserver(o ResponseObserver) Option {
+	return func(o2 *options) { o2.responseObserver = o }
 }
 
 // WithClock sets the clock that stamps a connection's last read and write (idle detection) and

@@ -88,6 +88,7 @@ type Server struct {
 	log      *slog.Logger
 	table    processorTable
 	clock    clock.Clock
+	observer ResponseObserver // WithResponseObserver; nil: none
 
 	mu       sync.Mutex
 	ln       net.Listener
@@ -105,8 +106,10 @@ type Server struct {
 // (trace off); operating logs go to tr's logger.
 func NewServer(cfg ServerConfig, listener ChannelEventListener, tr *trace.Tracer, opts ...Option) *Server {
 	log := loggerOf(tr.Logger())
+	o := buildOptions(opts)
 	return &Server{
-		clock:      buildOptions(opts).clock,
+		clock:      o.clock,
+		observer:   o.responseObserver,
 		cfg:        cfg.withDefaults(),
 		listener:   listener,
 		tr:         tr,
@@ -217,12 +220,21 @@ func (s *Server) acceptLoop(ln net.Listener) {
 		backoff = 0
 		ch := newChannel(s.cfg.TLS.wrap(conn), s, s.cfg.MaxFrameSize, s.log, s.clock)
 		ch.slots = make(chan struct{}, s.cfg.ChannelMaxInflight)
+		ch.observer = s.observer
 		s.mu.Lock()
 		s.channels[ch] = struct{}{}
 		s.mu.Unlock()
 		s.events.put(eventConnect, ch)
 		ch.start(&s.connWG)
 	}
+}
+
+// ConnectionCount is the number of connections open now (accepted and not yet closed).
+// Java: NettyRemotingServer's channel count, as the broker's connection metrics read it.
+func (s *Server) ConnectionCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.channels)
 }
 
 // dispatchRequest implements channelOwner.

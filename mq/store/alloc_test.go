@@ -3,10 +3,13 @@
 package store
 
 import (
+	"io"
+	"log/slog"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,4 +70,30 @@ func TestSlaveAppendAllocations(t *testing.T) {
 		i++
 	})
 	require.Zero(t, allocs)
+}
+
+// TestPutAllocationsWithIdleHub: a store whose tracer writes to a trace.Hub that no console
+// page watches (mqbroker -dashboard) allocates on the put path exactly what a store without a
+// tracer does — tracing costs nothing until a page subscribes.
+func TestPutAllocationsWithIdleHub(t *testing.T) {
+	allocs := func(tr *trace.Tracer) float64 {
+		cfg := smallConfig(t.TempDir())
+		cfg.MappedFileSizeCommitLog = 64 << 20
+		s := openStore(t, cfg, nil, tr)
+		m := newMsg("T", 0, strings.Repeat("x", 1024), "TagA")
+		m.BornHostBytes = []byte{192, 168, 1, 20, 0, 0, 0xce, 0x4e}
+		m.StoreHostBytes = []byte{192, 168, 1, 10, 0, 0, 0x2a, 0x9f}
+		s.PutMessage(m)
+		return testing.AllocsPerRun(1000, func() { s.PutMessage(m) })
+	}
+	hub := trace.NewHub(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	without := allocs(nil)
+	with := allocs(trace.New(slog.New(hub), "broker-a"))
+	require.Equal(t, without, with, "put allocations with an idle hub")
+
+	cancel := hub.Subscribe(func(slog.Record) {})
+	watched := allocs(trace.New(slog.New(hub), "broker-a"))
+	cancel()
+	require.Greater(t, watched, without, "a watched hub does build the steps (the comparison can fail)")
+	t.Logf("allocations per put: no tracer %.0f, idle hub %.0f, watched hub %.0f", without, with, watched)
 }

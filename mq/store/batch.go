@@ -27,6 +27,12 @@ func (s *DefaultMessageStore) AsyncPutMessages(batch *primitive.MessageExtBroker
 	return putChan(s.putMessages(batch))
 }
 
+// PutMessagesOrWait is PutMessageOrWait for a batch: wait is nil and r final when the batch is
+// done at once, else wait delivers r once the batch is flushed or its flush timed out.
+func (s *DefaultMessageStore) PutMessagesOrWait(batch *primitive.MessageExtBrokerInner) (r PutMessageResult, wait <-chan PutMessageResult) {
+	return readyOrWait(s.putMessages(batch))
+}
+
 func (s *DefaultMessageStore) putMessages(batch *primitive.MessageExtBrokerInner) (PutMessageResult, *GroupCommitRequest) {
 	tracing := s.env.tracer.Enabled()
 	if tracing {

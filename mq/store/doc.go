@@ -66,17 +66,25 @@
 //	                                ReplicaService, reads
 //	commit_log_append.go            a slave's appendData: the master's bytes, their record headers
 //	                                checked against the slave's file (ErrFileSizeMismatch)
-//	append_message_callback.go      DefaultAppendMessageCallback#doAppend, the queue-offset table
+//	append_message_callback.go      DefaultAppendMessageCallback, the queue-offset table
+//	do_append.go                    DefaultAppendMessageCallback#doAppend (do_append_stub.go: its
+//	                                blank twin for the exercise mode, tag ex_ch03)
 //	batch.go                        batch put (SEND_BATCH_MESSAGE)
 //	dispatch_request.go             DispatchRequest, the record reader (checkMessageAndReturnSize)
 //	commit_log_recover.go           CommitLog recovery, normal and abnormal
 //	group_commit_service.go         SYNC_FLUSH: GroupCommitRequest, GroupCommitService
+//	group_commit_swap_requests.go   GroupCommitService#swapRequests (group_commit_swap_requests_stub.go:
+//	                                its blank twin for the exercise mode, tag ex_ch04)
+//	group_commit_do_commit.go       GroupCommitService#doCommit (group_commit_do_commit_stub.go: its
+//	                                blank twin, tag ex_ch04)
 //	flush_disk_watcher.go           FlushDiskWatcher: FLUSH_DISK_TIMEOUT past syncFlushTimeout
 //	flush_real_time_service.go      ASYNC_FLUSH: FlushRealTimeService; flushCommitLogService,
 //	                                what it shares with the commit service
 //	commit_real_time_service.go     CommitRealTimeService (the pool's commit)
 //	checkpoint.go                   StoreCheckpoint
 //	consume_queue.go                ConsumeQueue: 20-byte units, recovery, truncation, iterator
+//	put_message_position_info.go    ConsumeQueue#putMessagePositionInfo, one unit written
+//	                                (put_message_position_info_stub.go: its blank twin, tag ex_ch03)
 //	consume_queue_repair.go         dropping the files that break a queue (a lost middle file, a short last one)
 //	consume_queue_list.go           consumequeue.list: each queue's flushed length, so a lost or short queue is rebuilt
 //	consume_queue_table.go          the ConsumeQueues by topic and queue id, their loops

@@ -452,3 +452,33 @@ func TestFlushedHook(t *testing.T) {
 		"checkpoint":                            24,
 	}, got)
 }
+
+// TestPutMessageOrWait: under ASYNC_FLUSH a put (single or batch) is final at once — no channel,
+// the result in hand; under SYNC_FLUSH the result comes on the channel once GroupCommitService
+// flushed it, and nothing is in hand before.
+func TestPutMessageOrWait(t *testing.T) {
+	s := openStore(t, smallConfig(t.TempDir()), nil, nil)
+	r, wait := s.PutMessageOrWait(newMsg("T", 0, "a", ""))
+	require.Nil(t, wait)
+	require.Equal(t, PutOK, r.PutMessageStatus)
+	require.Equal(t, QueueOffset(0), r.AppendMessageResult.LogicsOffset)
+	member := unhex(t, "0000001f 00000000 00000000 00000000 00000002 7879 0007 54414753 01 41 02")
+	b := newMsg("T", 0, "", "")
+	b.Body = append(append([]byte(nil), member...), member...)
+	r, wait = s.PutMessagesOrWait(b)
+	require.Nil(t, wait)
+	require.Equal(t, PutOK, r.PutMessageStatus)
+	require.Equal(t, QueueOffset(1), r.AppendMessageResult.LogicsOffset)
+	require.Equal(t, int32(2), r.AppendMessageResult.MsgNum)
+
+	var clk clock.Manual
+	ss := openStore(t, syncConfig(t.TempDir(), &clk), nil, nil)
+	r, wait = ss.PutMessageOrWait(newMsg("T", 0, "c", ""))
+	require.NotNil(t, wait)
+	require.Equal(t, PutMessageResult{}, r, "nothing in hand before the flush")
+	pending(t, wait)
+	ss.GroupCommitService().RunOnce()
+	got := <-wait
+	require.Equal(t, PutOK, got.PutMessageStatus)
+	require.Equal(t, ss.GetMaxPhyOffset(), ss.FlushedWhere())
+}

@@ -222,61 +222,12 @@ func (g *GroupCommitService) onWaitEnd(traced bool) {
 	g.swapRequests()
 }
 
-// swapRequests makes the waiting requests the group doCommit serves (requestsRead, empty after
-// the last doCommit) and gives puts an empty list. Java: GroupCommitService#swapRequests.
-func (g *GroupCommitService) swapRequests() {
-	g.mu.Lock()
-	g.requestsWrite, g.requestsRead = g.requestsRead, g.requestsWrite
-	n := len(g.requestsRead)
-	g.mu.Unlock()
-	if n > 0 && g.c.env.tracer.Enabled() {
-		g.c.env.tracer.Step("GroupCommitService#swapRequests", slog.Int("requestsRead", n))
-	}
-}
-
 // DoCommit is one doCommit on whatever requests the last swap gathered (none: it only flushes
 // what WAIT=false puts wrote). Tests call it to play the service's loop body.
 func (g *GroupCommitService) DoCommit() {
 	g.passMu.Lock()
 	defer g.passMu.Unlock()
 	g.doCommit()
-}
-
-// doCommit serves the group: for each request it flushes (at most twice: the record may have
-// gone into the next file) until flushedWhere reaches the request's nextOffset, and completes
-// it with PUT_OK, or FLUSH_DISK_TIMEOUT when the flush did not get there (an I/O error). Then
-// the checkpoint's physicMsgTimestamp becomes the store time of the last flushed message. The
-// caller holds passMu. Java: GroupCommitService#doCommit.
-func (g *GroupCommitService) doCommit() {
-	c := g.c
-	if len(g.requestsRead) == 0 {
-		// WAIT=false puts under SYNC_FLUSH are flushed by the service's passes too
-		c.flush(0)
-		return
-	}
-	if tr := c.env.tracer; tr.Enabled() {
-		last := g.requestsRead[len(g.requestsRead)-1]
-		tr.Step("GroupCommitService#doCommit", slog.Int("requests", len(g.requestsRead)),
-			slog.Int64("flushedWhere", int64(c.flushedWhere())), slog.Int64("maxNextOffset", int64(last.nextOffset)))
-	}
-	g.groupCommits.Add(1)
-	for _, req := range g.requestsRead {
-		flushOK := c.flushedWhere() >= req.nextOffset
-		for i := 0; i < 2 && !flushOK; i++ {
-			if _, err := c.mfq.flush(0); err != nil {
-				c.env.log.error("flush commitlog", err)
-			}
-			flushOK = c.flushedWhere() >= req.nextOffset
-		}
-		if flushOK {
-			req.wakeupCustomer(PutOK)
-		} else {
-			req.wakeupCustomer(FlushDiskTimeout)
-		}
-	}
-	c.updatePhysicTimestamp()
-	clear(g.requestsRead)
-	g.requestsRead = g.requestsRead[:0]
 }
 
 // shutdown stops the loop (which commits what came last), then serves requests that arrive

@@ -24,6 +24,22 @@ func (s *DefaultMessageStore) AsyncPutMessage(msg *primitive.MessageExtBrokerInn
 	return putChan(s.putMessage(msg))
 }
 
+// PutMessageOrWait is AsyncPutMessage without a channel where none is needed: when the put is
+// final at once (ASYNC_FLUSH, WAIT false, or refused) wait is nil and r is the result; under
+// SYNC_FLUSH (WAIT not false) r is zero and wait delivers the result once the flush completes
+// or times out. The broker's send path uses it, so an ASYNC_FLUSH put allocates no channel.
+func (s *DefaultMessageStore) PutMessageOrWait(msg *primitive.MessageExtBrokerInner) (r PutMessageResult, wait <-chan PutMessageResult) {
+	return readyOrWait(s.putMessage(msg))
+}
+
+// readyOrWait is a put's result now, or the channel its flush request answers on.
+func readyOrWait(r PutMessageResult, req *GroupCommitRequest) (PutMessageResult, <-chan PutMessageResult) {
+	if req != nil {
+		return PutMessageResult{}, req.out
+	}
+	return r, nil
+}
+
 // waitPut is a put's final result: at once, or when its flush request completes.
 func waitPut(r PutMessageResult, req *GroupCommitRequest) PutMessageResult {
 	if req != nil {

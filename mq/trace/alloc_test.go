@@ -35,3 +35,16 @@ func BenchmarkDisabledStep(b *testing.B) {
 		}
 	}
 }
+
+// TestHubWithoutWatchersAllocatesNothing: a tracer over a Hub no page watches is as cheap as
+// one over the operating log alone — the guarded step builds nothing.
+func TestHubWithoutWatchersAllocatesNothing(t *testing.T) {
+	tr := New(slog.New(NewHub(slog.NewTextHandler(io.Discard, nil))), "broker-a")
+	off64 := int64(4096)
+	n := testing.AllocsPerRun(1000, func() {
+		if tr.Enabled() {
+			tr.Step("CommitLog#doAppend", slog.Int64("wroteOffset", off64))
+		}
+	})
+	require.Zero(t, n)
+}

@@ -27,9 +27,12 @@
 //	recorder.go  Recorder: keeps the step records of a run for tests (Labels, Steps, Tracer)
 //	gate.go      Gate (a handler that passes records only while open, so set-up and shutdown stay
 //	             out of a chapter's log) and SyncWriter (one output for printer and tables)
+//	hub.go       Hub: the operating log's handler plus watchers (a console's live trace page)
+//	             that get the steps only while subscribed; an atomic count keeps steps off otherwise
 //
 // Goroutines: none of its own; steps are logged on the goroutine where they happen. Locks: a
 // Printer's mutex (shared with the handlers derived from it) guards its counter and its writes;
-// Recorder.mu guards the kept records; SyncWriter.mu serializes writes and String; Gate's state is an
-// atomic.
+// Recorder.mu guards the kept records; a Hub's RWMutex guards its watcher set (the count beside
+// it is an atomic, read by every Enabled); SyncWriter.mu serializes writes and String; Gate's
+// state is an atomic.
 package trace

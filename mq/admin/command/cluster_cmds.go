@@ -6,16 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/admin"
 )
 
 // sortedKeys returns m's keys, sorted.
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-// firstFloat reads the first number of a stats value such as putTps "12.50 11.00 10.00".
-func firstFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(strings.Fields(s + " 0")[0], 64)
-	return f
-}
 
 // clusterList mirrors ClusterListSubCommand: every broker of every cluster with its version,
 // TPS, page-cache wait, hours of messages held and disk use.
@@ -54,7 +50,7 @@ func init() {
 					}
 					space, _ := strconv.ParseFloat(kv["commitLogDiskRatio"], 64)
 					row(tbl, cluster, name, id, addr, kv["brokerVersionDesc"],
-						fmt.Sprintf("%.2f", firstFloat(kv["putTps"])), fmt.Sprintf("%.2f", firstFloat(kv["getTransferedTps"])),
+						fmt.Sprintf("%.2f", admin.FirstRate(kv["putTps"])), fmt.Sprintf("%.2f", admin.FirstRate(kv["getTransferedTps"])),
 						kv["pageCacheLockTimeMills"], fmt.Sprintf("%.2f", hour), fmt.Sprintf("%.4f", space))
 				}
 			}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
@@ -68,9 +67,9 @@ func allGroupsProgress(r *Run) error {
 		count, version, typ, model := 0, "OFFLINE", "", ""
 		if cc, err := r.Admin.ExamineConsumerConnectionInfo(r.Ctx, group); err == nil {
 			count = len(cc.ConnectionSet)
-			typ, model = consumeTypeDesc(cc.ConsumeType), string(cc.MessageModel)
+			typ, model = admin.ConsumeTypeDesc(cc.ConsumeType), string(cc.MessageModel)
 			if count > 0 {
-				version = versionDesc(cc.ConnectionSet[0].Version)
+				version = admin.VersionDesc(cc.ConnectionSet[0].Version)
 			}
 		}
 		tps, diff := "0.00", int64(0)
@@ -80,26 +79,6 @@ func allGroupsProgress(r *Run) error {
 		row(tbl, group, count, version, typ, model, tps, diff)
 	}
 	return tbl.Render()
-}
-
-// consumeTypeDesc is ConsumeType#getTypeCN's English: PUSH or PULL.
-func consumeTypeDesc(t protocol.ConsumeType) string {
-	switch t {
-	case protocol.ConsumePassively:
-		return "PUSH"
-	case protocol.ConsumeActively:
-		return "PULL"
-	}
-	return string(t)
-}
-
-// versionDesc is MQVersion#getVersionDesc for the version this repository's servers and
-// clients send (remoting.DefaultVersion, 409: V4_9_8); another version prints as its number.
-func versionDesc(v int32) string {
-	if v == remoting.DefaultVersion {
-		return "V4_9_8"
-	}
-	return strconv.Itoa(int(v))
 }
 
 // consumerConnection mirrors ConsumerConnectionSubCommand: the group's clients, its
@@ -116,7 +95,7 @@ func init() {
 		}
 		tbl := table(r.Out, "#ClientId", "#ClientAddr", "#Language", "#Version")
 		for _, c := range cc.ConnectionSet {
-			row(tbl, c.ClientID, c.ClientAddr, c.Language, versionDesc(c.Version))
+			row(tbl, c.ClientID, c.ClientAddr, c.Language, admin.VersionDesc(c.Version))
 		}
 		if err := tbl.Render(); err != nil {
 			return err
@@ -151,7 +130,7 @@ func init() {
 		}
 		tbl := table(r.Out, "#ClientId", "#ClientAddr", "#Language", "#Version")
 		for _, c := range pc.ConnectionSet {
-			row(tbl, c.ClientID, c.ClientAddr, c.Language, versionDesc(c.Version))
+			row(tbl, c.ClientID, c.ClientAddr, c.Language, admin.VersionDesc(c.Version))
 		}
 		return tbl.Render()
 	}

@@ -12,7 +12,7 @@
 //	                  (help, dispatch, exit codes: 0 done, 1 failed, 2 bad command line), the
 //	                  table helper
 //	topic_cmds.go     updateTopic, deleteTopic, topicList, topicRoute, topicStatus; targets (-b
-//	                  or -c to broker addresses), humanTime
+//	                  or -c to broker addresses)
 //	cluster_cmds.go   clusterList, brokerStatus, getBrokerConfig, updateBrokerConfig
 //	consumer_cmds.go  consumerProgress, consumerConnection, producerConnection, updateSubGroup,
 //	                  deleteSubGroup, resetOffsetByTime

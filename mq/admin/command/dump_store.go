@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/admin"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
@@ -142,7 +143,7 @@ func dumpCheckpoint(r *Run, o dumpOpts) error {
 	tbl := table(r.Out, "#Pos", "#Size", "#Field", "#Value", "#Time")
 	for i, name := range []string{"physicMsgTimestamp", "logicsMsgTimestamp", "indexMsgTimestamp"} {
 		v := int64(be.Uint64(b[i*8:]))
-		row(tbl, i*8, 8, name, v, humanTime(v))
+		row(tbl, i*8, 8, name, v, admin.HumanTime(v))
 	}
 	return tbl.Render()
 }
@@ -259,13 +260,13 @@ func fieldValue(name string, b []byte) string {
 		return primitive.HostString(b)
 	case name == "BORNTIMESTAMP" || name == "STORETIMESTAMP":
 		v := int64(be.Uint64(b))
-		return fmt.Sprintf("%d (%s)", v, humanTime(v))
+		return fmt.Sprintf("%d (%s)", v, admin.HumanTime(v))
 	case name == "SYSFLAG":
 		return fmt.Sprintf("%d (0x%X)", int32(be.Uint32(b)), be.Uint32(b))
 	case name == "BODY" || name == "TOPIC":
 		return printable(b)
 	case name == "PROPERTIES":
-		return propertiesString(primitive.UnmarshalProperties(string(b)))
+		return admin.PropertiesString(primitive.UnmarshalProperties(string(b)))
 	case len(b) == 1:
 		return strconv.Itoa(int(b[0]))
 	case len(b) == 2:

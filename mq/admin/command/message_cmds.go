@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/admin"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
@@ -16,37 +17,14 @@ import (
 const toolsConsumerGroup = "TOOLS_CONSUMER"
 
 // printMessageDetail prints one message field by field, as QueryMsgByIdSubCommand#printMsg
-// does ("%-20s %s" per line).
+// does ("%-20s %s" per line; the fields are admin.MessageFields).
 //
 // Deviation: the body is printed (as text) instead of being written to a file under
 // /tmp/rocketmq/msgbodys.
 func printMessageDetail(w io.Writer, m *primitive.MessageExt) {
-	line := func(k string, v any) { fmt.Fprintf(w, "%-20s %v\n", k, v) }
-	line("OffsetID:", m.OffsetMsgID)
-	line("MsgID:", m.MsgID)
-	line("Topic:", m.Topic)
-	line("Tags:", "["+m.Tags()+"]")
-	line("Keys:", "["+m.Keys()+"]")
-	line("Queue ID:", m.QueueID)
-	line("Queue Offset:", m.QueueOffset)
-	line("CommitLog Offset:", m.CommitLogOffset)
-	line("Reconsume Times:", m.ReconsumeTimes)
-	line("Born Timestamp:", humanTime(m.BornTimestamp))
-	line("Store Timestamp:", humanTime(m.StoreTimestamp))
-	line("Born Host:", m.BornHost)
-	line("Store Host:", m.StoreHost)
-	line("System Flag:", m.SysFlag)
-	line("Properties:", propertiesString(m.Properties))
-	line("Message Body:", string(m.Body))
-}
-
-// propertiesString is a Java Map#toString of the properties, keys sorted: {A=1, B=2}.
-func propertiesString(p map[string]string) string {
-	parts := make([]string, 0, len(p))
-	for _, k := range sortedKeys(p) {
-		parts = append(parts, k+"="+p[k])
+	for _, f := range admin.MessageFields(m) {
+		fmt.Fprintf(w, "%-20s %s\n", f.Name, f.Value)
 	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // queryMsgById mirrors QueryMsgByIdSubCommand: a message by its offsetMsgId (the broker's id,

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/admin"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/fastjson"
@@ -41,15 +40,6 @@ func forTargets(r *Run, broker, cluster string, do func(addr string) error) erro
 		}
 	}
 	return nil
-}
-
-// humanTime formats ms as RocketMQ's UtilAll#timeMillisToHumanString2 does,
-// "yyyy-MM-dd HH:mm:ss,SSS" in local time; 0 is "0".
-func humanTime(ms int64) string {
-	if ms <= 0 {
-		return "0"
-	}
-	return time.UnixMilli(ms).Format("2006-01-02 15:04:05,000")
 }
 
 // topicConfigString is TopicConfig#toString.
@@ -240,7 +230,7 @@ func init() {
 			o := stats.OffsetTable[mq]
 			lastUpdated := "" // Java prints nothing for a queue never written
 			if o.LastUpdateTimestamp > 0 {
-				lastUpdated = humanTime(o.LastUpdateTimestamp)
+				lastUpdated = admin.HumanTime(o.LastUpdateTimestamp)
 			}
 			row(tbl, mq.BrokerName, mq.QueueID, o.MinOffset, o.MaxOffset, lastUpdated)
 		}

@@ -18,7 +18,12 @@
 //	transactional_message_bridge.go                TransactionalMessageBridge: half message, op message, queue reads
 //	transactional_message_service.go               the TransactionalMessageService interface
 //	transactional_message_service_impl.go          TransactionalMessageServiceImpl: prepare, commit/rollback lookup,
-//	                                               deletePrepareMessage, check, fillOpRemoveMap, putBackHalfMsgQueue
+//	                                               deletePrepareMessage, putBackHalfMsgQueue
+//	transactional_message_check.go                 TransactionalMessageServiceImpl#check, one pass
+//	                                               (transactional_message_check_stub.go: its blank
+//	                                               twin for the exercise mode, tag ex_ch08)
+//	fill_op_remove_map.go                          #fillOpRemoveMap, the op-queue map
+//	                                               (fill_op_remove_map_stub.go: its blank twin, tag ex_ch08)
 //	decided_transactions.go                        the transactions decided since start (a second END_TRANSACTION stores nothing)
 //	abstract_transactional_message_check_listener.go  resolveHalfMsg (CHECK_TRANSACTION_STATE), resolveDiscardMsg
 //	transactional_message_check_service.go         TransactionalMessageCheckService: onWaitEnd every transactionCheckInterval

@@ -15,7 +15,8 @@ import (
 // (after the last message Poll returned), and a pending seek. -1 is "none".
 // Mirrors org.apache.rocketmq.client.impl.consumer.AssignedMessageQueue.
 //
-// mu guards the table and every state in it.
+// mu guards the table and every state in it; it is never held while another lock is taken (f
+// given to with must not take one).
 type AssignedMessageQueue struct {
 	mu    sync.Mutex
 	table map[primitive.MessageQueue]*messageQueueState
@@ -97,6 +98,22 @@ func (a *AssignedMessageQueue) IsPaused(mq primitive.MessageQueue) bool {
 	paused := false
 	a.with(mq, func(st *messageQueueState) { paused = st.paused })
 	return paused
+}
+
+// pausedQueues returns the queues paused now (nil when none).
+func (a *AssignedMessageQueue) pausedQueues() map[primitive.MessageQueue]bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out map[primitive.MessageQueue]bool
+	for q, st := range a.table {
+		if st.paused {
+			if out == nil {
+				out = map[primitive.MessageQueue]bool{}
+			}
+			out[q] = true
+		}
+	}
+	return out
 }
 
 func (a *AssignedMessageQueue) setPaused(mqs []primitive.MessageQueue, v bool) {

@@ -40,6 +40,8 @@
 //	rebalance_push.go             rebalancePush: the push consumer's RebalanceHooks
 //	                              (consumeType, dispatchPullRequest, removeUnnecessaryMessageQueue)
 //	allocate.go                   AllocateMessageQueueStrategy: …Averagely, …AveragelyByCircle
+//	allocate_averagely.go         AllocateMessageQueueAveragely#allocate (allocate_averagely_stub.go:
+//	                              its blank twin for the exercise mode, tag ex_ch06)
 //	pull_message_service.go       PullRequest, PullMessageService (the loop; DoPull/DoPullQueue)
 //	pull_api_wrapper.go           PullAPIWrapper: pullKernelImpl (async for push, sync for pull),
 //	                              processPullResult (client-side tag filter, zlib inflate,
@@ -51,6 +53,8 @@
 //	consume_concurrently.go       the listener types, ConsumeMessageConcurrentlyService:
 //	                              ConsumeRequest#run, processConsumeResult (ackIndex, send back,
 //	                              removeMessage, offset update)
+//	process_consume_result.go     ConsumeMessageConcurrentlyService#processConsumeResult
+//	                              (process_consume_result_stub.go: its blank twin, tag ex_ch05)
 //
 // Ordered consumption (three locks: the broker's queue lock, MessageQueueLock, the consume lock):
 //
@@ -65,6 +69,8 @@
 //	rebalance_lock.go             RebalanceImpl#lock, #lockAll, #unlock, #unlockAll; the unlock of
 //	                              a queue removed, once the consume lock is free (20 s later when
 //	                              messages are still cached)
+//	rebalance_lock_all.go         RebalanceImpl#lockAll (rebalance_lock_all_stub.go: its blank
+//	                              twin for the exercise mode, tag ex_ch07)
 //	offset_store.go               OffsetStore, ReadOffsetType, the in-memory table both stores share
 //	remote_broker_offset_store.go RemoteBrokerOffsetStore (CLUSTERING): QUERY/UPDATE_CONSUMER_OFFSET
 //	local_file_offset_store.go    LocalFileOffsetStore (BROADCASTING): <dir>/<clientId>/<group>/
@@ -78,6 +84,8 @@
 //	lite_pull_consumer.go         DefaultLitePullConsumer: subscribe or assign, start
 //	                              (initRebalanceImpl), poll, commitAll / CommitSync, auto-commit,
 //	                              seek, pause, resume, committed, fetchMessageQueues, shutdown
+//	lite_pull_poll.go             DefaultLitePullConsumerImpl#poll (lite_pull_poll_stub.go: its
+//	                              blank twin for the exercise mode, tag ex_ch10)
 //	rebalance_lite_pull.go        MessageQueueListener; rebalanceLitePull, its RebalanceHooks
 //	                              (CONSUME_ACTIVELY, messageQueueChanged → the listener)
 //	assigned_message_queue.go     AssignedMessageQueue: per queue its ProcessQueue, paused, and
@@ -85,6 +93,8 @@
 //	pull_task.go                  PullTaskImpl#run (pause, flow control, long-polling sync pull),
 //	                              updatePullTask / startPullTask, the consume request cache and
 //	                              submitConsumeRequest
+//	consume_request_cache_take.go the consume request cache's take, FIFO
+//	                              (consume_request_cache_take_stub.go: its blank twin, tag ex_ch10)
 //
 // # The flow
 //
@@ -155,7 +165,9 @@
 //   - DefaultLitePullConsumer: mu guards the state, the mode and the auto-commit deadline;
 //     pollMu serializes Poll, CommitSync and Seek; seekMu orders a seek against a task storing
 //     a pull; tasksMu guards taskTable. AssignedMessageQueue and the consume request cache
-//     have their own mu. Order: pollMu → seekMu → AssignedMessageQueue → cache.
+//     have their own mu, and neither is held while the other is taken (Poll reads the paused
+//     queues before it takes from the cache; a task fills the cache after it updated the
+//     table). Order: pollMu → seekMu → AssignedMessageQueue or cache.
 //   - No lock of this package is held while the listener runs or the broker is called (a lite
 //     pull task stores its result under seekMu, after the pull).
 //

@@ -57,7 +57,9 @@ func (t subscriptionType) String() string {
 // the auto-commit deadline; Poll, CommitSync and Seek run one at a time under pollMu (Java's
 // synchronized methods); seekMu (Java's messageQueueLock) orders a seek against a pull task
 // storing its result; tasksMu guards taskTable. The queue table and the consume request cache
-// have their own locks. Order: pollMu → seekMu → AssignedMessageQueue → cache.
+// have their own locks, and neither is held while the other is taken (a pull task storing its
+// result and Poll choosing a request once deadlocked taking them in opposite orders).
+// Order: pollMu → seekMu → AssignedMessageQueue or cache.
 type DefaultLitePullConsumer struct {
 	consumerInner
 	cfg LitePullConfig
@@ -370,55 +372,6 @@ func (c *DefaultLitePullConsumer) RunPullTask(mq primitive.MessageQueue) (delay 
 
 // PollDefault makes Poll wait the config's PollTimeout.
 const PollDefault time.Duration = -1
-
-// Poll returns the messages of the oldest consume request in the cache — at most
-// PullBatchSize, all of one queue, in queue-offset order — waiting up to timeout (PollDefault:
-// PollTimeout) for one to arrive; none when the time runs out. A paused queue's requests stay
-// in the cache until it is resumed. With AutoCommit it first commits (commitAll) when
-// AutoCommitInterval has passed since the last commit. The queue's consume offset moves past
-// the messages returned. Errors: client.ErrServiceState. Java: DefaultLitePullConsumerImpl#poll.
-func (c *DefaultLitePullConsumer) Poll(timeout time.Duration) ([]*primitive.MessageExt, error) {
-	if err := c.running(); err != nil {
-		return nil, err
-	}
-	if timeout == PollDefault {
-		timeout = c.cfg.PollTimeout
-	}
-	c.pollMu.Lock()
-	defer c.pollMu.Unlock()
-	if c.cfg.AutoCommit {
-		c.maybeAutoCommit()
-	}
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	for {
-		// Deviation: Java's poll returns a paused queue's cached requests too; here they wait.
-		r := c.cache.take(func(r *liteConsumeRequest) bool { return c.assigned.IsPaused(r.mq) })
-		if r != nil {
-			offset := r.pq.RemoveMessage(r.msgs)
-			c.assigned.with(r.mq, func(st *messageQueueState) { st.consumeOffset = offset })
-			if c.tr.Enabled() {
-				c.tr.Step("DefaultLitePullConsumerImpl#poll", slog.String("topic", r.mq.Topic), slog.Int("queueId", int(r.mq.QueueID)),
-					slog.Int("messages", len(r.msgs)), slog.Int64("consumeOffset", offset))
-			}
-			return r.msgs, nil
-		}
-		if timer == nil {
-			return nil, nil
-		}
-		select {
-		case <-c.cache.signal:
-		case <-timer:
-			return nil, nil
-		case <-c.baseCtx.Done():
-			return nil, nil
-		}
-	}
-}
 
 // maybeAutoCommit commits when the auto-commit deadline has passed. Call with pollMu held.
 // Java: DefaultLitePullConsumerImpl#maybeAutoCommit.

@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,4 +139,100 @@ func TestLitePullShutdownCancelsAHeldPull(t *testing.T) {
 	cons.tasksMu.Lock()
 	defer cons.tasksMu.Unlock()
 	require.Empty(t, cons.taskTable)
+}
+
+// TestLitePullPauseResumeWhilePollingNoDeadlock pins the lock order of the lite pull consumer:
+// a pull task storing its result and Poll choosing a request must never hold the queue table's
+// lock and the consume request cache's lock at once in opposite orders. The test keeps four pull
+// tasks filling the cache (one message per pull), toggles Pause and Resume on two queues and
+// polls, and seeks back to the start when everything has been read, for 1.5 s; each Poll
+// must return within a few seconds. With the old order (the pull task putting into the cache
+// inside AssignedMessageQueue's lock, Poll asking IsPaused inside the cache's lock) the
+// goroutines deadlocked within a few hundred passes.
+func TestLitePullPauseResumeWhilePollingNoDeadlock(t *testing.T) {
+	const queues, perQueue = 4, 50
+	c, topic, p := startTopicProducer(t, "LPD", queues)
+	send(t, p, topic, "", queues*perQueue)
+	cfg := litePullConfig(t, c, "lpd_"+clienttest.Name(t), "a")
+	cfg.PullBatchSize = 1
+	cons := NewDefaultLitePullConsumer(cfg)
+	var mqs []primitive.MessageQueue
+	for q := range int32(queues) {
+		mqs = append(mqs, primitive.MessageQueue{Topic: topic, BrokerName: "broker-a", QueueID: q})
+	}
+	require.NoError(t, cons.Assign(mqs))
+	require.NoError(t, cons.Start())
+	var stuck atomic.Bool
+	t.Cleanup(func() {
+		if !stuck.Load() { // a deadlocked consumer's tasks never stop: leave it
+			cons.Shutdown()
+		}
+	})
+
+	stop := make(chan struct{})
+	toggled := make(chan int)
+	go func() { // pause and resume queues 0 and 1, as fast as it goes
+		n := 0
+		for {
+			select {
+			case <-stop:
+				toggled <- n
+				return
+			default:
+			}
+			cons.Pause(mqs[:2])
+			cons.Resume(mqs[:2])
+			n++
+		}
+	}()
+
+	polled := make(chan int, 1)
+	progress := make(chan struct{}, 1)
+	go func() {
+		n, got := 0, 0
+		for until := time.Now().Add(1500 * time.Millisecond); time.Now().Before(until); {
+			msgs, err := cons.Poll(50 * time.Millisecond)
+			if err != nil {
+				break
+			}
+			got += len(msgs)
+			n++
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
+			if got == queues*perQueue {
+				for _, q := range mqs {
+					if cons.Seek(q, 0) != nil {
+						break
+					}
+				}
+				got = 0
+			}
+		}
+		polled <- n
+	}()
+
+	var polls int
+	for done := false; !done; {
+		select {
+		case polls = <-polled:
+			done = true
+		case <-progress:
+		case <-time.After(5 * time.Second):
+			stuck.Store(true)
+			close(stop)
+			t.Fatal("deadlock: no Poll returned within 5 s while pull tasks stored results and queues were paused and resumed " +
+				"(a pull task and Poll hold AssignedMessageQueue's and the consume request cache's locks in opposite orders)")
+		}
+	}
+	close(stop)
+	select {
+	case n := <-toggled:
+		require.Positive(t, n, "the pause/resume goroutine ran")
+	case <-time.After(5 * time.Second):
+		stuck.Store(true)
+		t.Fatal("deadlock: Pause/Resume did not return within 5 s")
+	}
+	require.Positive(t, polls)
 }

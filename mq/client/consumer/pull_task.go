@@ -101,20 +101,25 @@ func (t *pullTask) run() time.Duration {
 		return c.cfg.PullTimeDelayWhenException
 	}
 	c.tracePullTask(mq, res.PullStatus.String(), offset, res)
-	// A seek while the pull was in flight wins: what the pull brought is not cached.
+	// A seek while the pull was in flight wins: what the pull brought is not cached. seekMu,
+	// held to the end, orders this against Seek; the cache is filled after AssignedMessageQueue's
+	// lock is released, as neither lock is ever held while the other is taken (a pull task and
+	// Poll once deadlocked taking them in opposite orders).
 	c.seekMu.Lock()
 	defer c.seekMu.Unlock()
+	current := false
 	if !c.assigned.with(mq, func(st *messageQueueState) {
 		if seq != c.seekSeq[mq] || st.seekOffset != -1 {
 			return
 		}
-		if res.PullStatus == client.PullFound && len(res.MsgFoundList) > 0 {
-			pq.PutMessage(res.MsgFoundList)
-			c.submitConsumeRequest(&liteConsumeRequest{msgs: res.MsgFoundList, mq: mq, pq: pq})
-		}
+		current = true
 		st.pullOffset = res.NextBeginOffset
 	}) {
 		return -1
+	}
+	if current && res.PullStatus == client.PullFound && len(res.MsgFoundList) > 0 {
+		pq.PutMessage(res.MsgFoundList)
+		c.submitConsumeRequest(&liteConsumeRequest{msgs: res.MsgFoundList, mq: mq, pq: pq})
 	}
 	if res.PullStatus == client.PullFound {
 		return 0
@@ -258,21 +263,6 @@ func (q *consumeRequestCache) size() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.reqs)
-}
-
-// take removes and returns the first request whose queue is not dropped and for which
-// skip is false; dropped requests met on the way are discarded. nil when none.
-func (q *consumeRequestCache) take(skip func(*liteConsumeRequest) bool) *liteConsumeRequest {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.reqs = slices.DeleteFunc(q.reqs, func(r *liteConsumeRequest) bool { return r.pq.Dropped() })
-	for i, r := range q.reqs {
-		if !skip(r) {
-			q.reqs = slices.Delete(q.reqs, i, i+1)
-			return r
-		}
-	}
-	return nil
 }
 
 // removeQueue drops every request of mq and returns them (a seek). Java: clearMessageQueueInCache.

@@ -51,32 +51,6 @@ func (r *Rebalance) Lock(mq primitive.MessageQueue) bool {
 	return ok
 }
 
-// LockAll renews the locks of every queue held, one LOCK_BATCH_MQ per broker: the queues
-// granted are marked locked now, the others (another client holds them) unlocked, so their
-// consumption pauses. Java: RebalanceImpl#lockAll.
-func (r *Rebalance) LockAll() {
-	byBroker := r.processQueueTableByBrokerName()
-	for _, bn := range sortedKeys(byBroker) {
-		mqs := byBroker[bn]
-		addr := r.masterAddr(bn)
-		if tr := r.Instance.Tracer(); tr.Enabled() {
-			tr.Step("RebalanceImpl#lockAll", slog.String("group", r.Group), slog.String("brokerName", bn),
-				slog.String("mqSet", topicQueueIDs(mqs)), slog.Bool("brokerFound", addr != ""))
-		}
-		if addr == "" {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), lockCallTimeout)
-		locked, err := r.Instance.MQClientAPI().LockBatchMQ(ctx, addr, r.lockBody(mqs))
-		cancel()
-		if err != nil {
-			r.Instance.Logger().Warn("lockBatchMQ failed", "brokerName", bn, "err", err)
-			continue
-		}
-		r.markLocked(locked, mqs)
-	}
-}
-
 // markLocked marks the ProcessQueues of locked as locked now and those of asked not among
 // locked as not locked.
 func (r *Rebalance) markLocked(locked, asked []primitive.MessageQueue) {

@@ -19,7 +19,11 @@
 //	transaction_mq_producer.go  TransactionMQProducer, TransactionListener, LocalTransactionState:
 //	                            sendMessageInTransaction, endTransaction, checkTransactionState
 //	mq_fault_strategy.go        MQFaultStrategy: queue selection, latency tables
+//	select_one_message_queue.go MQFaultStrategy#selectOneMessageQueue (select_one_message_queue_stub.go:
+//	                            its blank twin for the exercise mode, tag ex_ch02)
 //	latency_fault_tolerance.go  LatencyFaultToleranceImpl, FaultItem
+//	compare_fault_items.go      FaultItem#compareTo's order (compare_fault_items_stub.go: its blank
+//	                            twin, tag ex_ch02)
 //	selector.go                 MessageQueueSelector, by hash, at random
 //	hook.go                     SendMessageHook
 //	compress.go                 zlib, the compression sysFlag bits

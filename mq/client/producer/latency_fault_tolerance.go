@@ -67,19 +67,6 @@ func (f *FaultItem) snapshot(now int64) faultItemSnapshot {
 	return faultItemSnapshot{name: f.name, available: now-start >= 0, currentLatency: f.currentLatency.Load(), startTimestamp: start}
 }
 
-func compareFaultItems(a, b faultItemSnapshot) int {
-	if a.available != b.available {
-		if a.available {
-			return -1
-		}
-		return 1
-	}
-	if c := cmp.Compare(a.currentLatency, b.currentLatency); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.startTimestamp, b.startTimestamp)
-}
-
 // LatencyFaultToleranceImpl is the table of fault items, one per broker name that has been
 // sent to while the latency fault tolerance was on.
 // Mirrors org.apache.rocketmq.client.latency.LatencyFaultToleranceImpl. mu guards the table

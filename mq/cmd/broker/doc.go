@@ -4,6 +4,7 @@
 //	go run ./mq/cmd/broker -n "10.0.0.1:9876"     # register with these name servers instead (';'-separated)
 //	go run ./mq/cmd/broker -c conf/broker.conf    # RocketMQ keys: brokerName, listenPort, storePathRootDir, ...
 //	go run ./mq/cmd/broker -p                     # print the effective config
+//	go run ./mq/cmd/broker -dashboard :8080       # and the web console on port 8080 (dashboardAddr)
 //
 // With no name server given (-n, namesrvAddr in the -c file, or the NAMESRV_ADDR environment
 // variable) it starts a name server in the same process on port 9876 (an ephemeral port when
@@ -24,8 +25,16 @@
 // name server in mq/embedded (StartInProcessNamesrv), the exit status in mq/internal/startup
 // (ExitCode, shared with mqnamesrv); this command only calls them and waits for a signal.
 //
+// With -dashboard (or dashboardAddr in the -c file) it also serves the web console
+// (mq/dashboard) in the same process: the pages use the admin requests any process could send,
+// but the live trace streams the broker's own step records, which exist only inside the broker,
+// so the console lives here rather than in a separate mq/cmd/dashboard. The broker's tracer then
+// writes to a trace.Hub, which hands steps out only while a live trace page watches.
+// dashboardWriteEnable=true lets the pages send a test message; off, they answer 403.
+//
 // # Files
 //
-//	main.go  main and runMain (signals, exit status), run (parse, start, wait, shut down); the tests
-//	         call both
+//	main.go     main and runMain (signals, exit status), run (parse, start, wait, shut down); the
+//	            tests call both
+//	console.go  the tracer over a trace.Hub when the console is on, and the console's start
 package main

@@ -8,6 +8,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/conf"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/internal/startup"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/metrics"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -32,8 +33,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	if l, err := conf.ParseLogLevel(c.NamesrvConfig.LogLevel); err == nil {
 		level.Set(l)
 	}
+	var exp *metrics.Exporter
+	if mc := c.NamesrvConfig.ExporterConfig; mc.Enabled() {
+		if exp, err = metrics.Serve(mc, log, c.Metrics()); err != nil {
+			c.Shutdown()
+			return err
+		}
+		fmt.Fprintf(stdout, "The metrics exporter serves %s\n", exp.URL())
+	}
 	s := <-stop
 	log.Info("shutdown requested", "signal", s.String())
+	exp.Shutdown()
 	addr := c.Addr()
 	c.Shutdown()
 	fmt.Fprintf(stdout, "The Name Server[%s] shutdown OK\n", addr)

@@ -92,8 +92,12 @@
 //	ha_connection.go           HAConnection: one slave on the master, its two services
 //	read_socket_service.go     ReadSocketService: the slave's reports, housekeeping
 //	write_socket_service.go    WriteSocketService: transfer frames and heartbeats
+//	transfer_data.go           WriteSocketService#transferData, one frame written (transfer_data_stub.go:
+//	                           its blank twin for the exercise mode, tag ex_ch09)
 //	group_transfer_service.go  GroupTransferService: SYNC_MASTER puts waiting for a slave
 //	ha_client.go               HAClient: the slave's connection, reports, dispatch, reconnect
+//	dispatch_read_request.go   HAClient#dispatchReadRequest, the frames a slave appends
+//	                           (dispatch_read_request_stub.go: its blank twin, tag ex_ch09)
 //	reconnect_log.go           reconnectLog: the slave's reconnect WARNs, rate-limited; a master refusing it;
 //	                           the one ERROR of a store.ErrFileSizeMismatch
 //	notify.go                  waitNotifyObject: wakes the write loops

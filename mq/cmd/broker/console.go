@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/dashboard"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
+)
+
+// consoleTracer is the tracer of the broker (and of its in-process name server): over the
+// operating log, and, when the console is on (dashboardAddr, -dashboard), over a trace.Hub the
+// console's live trace pages subscribe to. The hub is nil without a console.
+func consoleTracer(sc *broker.StartupConfig, log *slog.Logger) (*trace.Tracer, *trace.Hub) {
+	if sc.Dashboard.DashboardAddr == "" {
+		return trace.New(log, sc.Broker.BrokerName), nil // steps stay off: the handler's level is ≥ DEBUG
+	}
+	hub := trace.NewHub(log.Handler()) // steps only while a live trace page watches
+	return trace.New(slog.New(hub), sc.Broker.BrokerName), hub
+}
+
+// startConsole starts the web console of b when dashboardAddr is set (nil, nil otherwise) and
+// prints its address. It runs in the broker's process because the live trace streams the
+// broker's own steps (mq/dashboard's doc).
+func startConsole(sc *broker.StartupConfig, b *broker.BrokerController, hub *trace.Hub, log *slog.Logger, stdout io.Writer) (*dashboard.Dashboard, error) {
+	if hub == nil {
+		return nil, nil
+	}
+	d, err := dashboard.New(dashboard.Config{Addr: sc.Dashboard.DashboardAddr, NamesrvAddr: sc.Broker.NamesrvAddr,
+		Hub: hub, WriteEnable: sc.Dashboard.DashboardWriteEnable, Locks: b.RebalanceLockManager(), Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Start(); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "The console boot success. %s (dashboardWriteEnable=%t)\n", d.URL(), sc.Dashboard.DashboardWriteEnable)
+	return d, nil
+}
