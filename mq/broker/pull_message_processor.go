@@ -14,6 +14,10 @@ import (
 // masterID is the broker id of a master. Java: MixAll.MASTER_ID.
 const masterID = 0
 
+// MaxPullMsgNums is the largest maxMsgNums a pull may ask for: the upper bound of a
+// consumer's pullBatchSize (DefaultMQPushConsumer#checkConfig, [1, 1024]).
+const MaxPullMsgNums = 1024
+
 // PullMessageProcessor answers PULL_MESSAGE (11): checks, subscription, store read, status →
 // code, and long polling through the PullRequestHoldService when nothing is there yet.
 // Mirrors org.apache.rocketmq.broker.processor.PullMessageProcessor.
@@ -28,6 +32,11 @@ const masterID = 0
 //
 // Wake-up replays (executeRequestWhenWakeup) run on their own goroutines, counted in replays,
 // which refuses new ones once shutdown began.
+//
+// Deviation: a pull whose maxMsgNums is negative or above MaxPullMsgNums is refused
+// (SYSTEM_ERROR, "maxMsgNums[n] is illegal ..."). Java serves it: the store caps the batch by
+// maxTransferCountOnMessageInMemory and a negative count still returns one message. 0 is
+// served (at least one message, as Java's isTheBatchFull gives).
 type PullMessageProcessor struct {
 	remoting.NeverRejects
 	b       *BrokerController
@@ -84,6 +93,10 @@ func (p *PullMessageProcessor) processRequest(ch *remoting.Channel, req *remotin
 	if h.QueueID < 0 || h.QueueID >= tc.ReadQueueNums {
 		return respond(resp, protocol.SystemError, fmt.Sprintf("queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
 			h.QueueID, h.Topic, tc.ReadQueueNums, ch.RemoteAddr()))
+	}
+	if h.MaxMsgNums < 0 || h.MaxMsgNums > MaxPullMsgNums {
+		return respond(resp, protocol.SystemError, fmt.Sprintf("maxMsgNums[%d] is illegal, it must be in [0, %d], consumer:[%s]",
+			h.MaxMsgNums, MaxPullMsgNums, ch.RemoteAddr()))
 	}
 
 	var sub protocol.SubscriptionData

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -105,6 +106,35 @@ func TestPullPreconditions(t *testing.T) {
 	resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, map[string]string{"consumerGroup": "g"}, nil))
 	require.Equal(t, int32(protocol.SystemError), resp.Code)
 	require.Contains(t, resp.Remark, "topic")
+}
+
+// TestPullMaxMsgNumsBounds: a pull asking for fewer than 0 or more than MaxPullMsgNums (1024)
+// messages is refused with SYSTEM_ERROR and a remark naming the count (a marked Deviation:
+// Java serves it); 0 and 1024 are served (0 returns one message, as Java's isTheBatchFull).
+func TestPullMaxMsgNumsBounds(t *testing.T) {
+	tb := startWithTopic(t, "Nums", 1)
+	tb.sendOK(t, "Nums", 0, "", []byte("a"))
+	tb.sendOK(t, "Nums", 0, "", []byte("b"))
+	tb.waitDispatched(t, "Nums", 0, 2)
+	for _, c := range []struct {
+		nums int32
+		code int32
+		msgs int
+	}{{-1, protocol.SystemError, 0}, {-2000000000, protocol.SystemError, 0}, {1025, protocol.SystemError, 0},
+		{2000000000, protocol.SystemError, 0}, {0, protocol.Success, 1}, {1, protocol.Success, 1}, {1024, protocol.Success, 2}} {
+		h := pullHeader("g", "Nums", 0, 0, protocol.PullFlagSubscription, 0, "*")
+		h.MaxMsgNums = c.nums
+		resp := tb.invoke(t, remoting.NewRequest(protocol.PullMessage, protocol.EncodeHeader(h), nil))
+		require.Equal(t, c.code, resp.Code, "maxMsgNums %d: %s", c.nums, resp.Remark)
+		if c.code != protocol.Success {
+			require.Contains(t, resp.Remark, fmt.Sprintf("maxMsgNums[%d] is illegal", c.nums))
+			require.Empty(t, resp.Body)
+			continue
+		}
+		msgs, err := primitive.DecodeMessages(resp.Body)
+		require.NoError(t, err)
+		require.Len(t, msgs, c.msgs, "maxMsgNums %d", c.nums)
+	}
 }
 
 // asyncPull starts a suspended pull and returns a channel with its response.

@@ -19,7 +19,7 @@ const pushReplyTimeout = 3 * time.Second
 
 // ReplyMessageProcessor answers SEND_REPLY_MESSAGE (324, the V1 header) and
 // SEND_REPLY_MESSAGE_V2 (325, the single-letter header): a consumer's reply to a request
-// message. The reply passes the send checks (msgCheck, queue pick) of SendMessageProcessor,
+// message. The reply passes the send checks (msgCheck, checkCompressed) of SendMessageProcessor,
 // is pushed to the requesting client (the REPLY_TO_CLIENT property names its clientId; its
 // channel is found in the producer table: a requester sends its request as a producer) as
 // PUSH_REPLY_MESSAGE_TO_CLIENT (326), and, with storeReplyMessageEnable, stored in the reply

@@ -114,26 +114,54 @@ func (p *SendMessageProcessor) newSendResponse() *remoting.RemotingCommand {
 }
 
 // preSend runs what single and batch sends share: msgCheck (one topic-config lookup), the
-// queue pick, and newInner. It returns the message to store and the queue the answer names, or
-// the verdict that refuses the send. Java: SendMessageProcessor#preSend plus the queue choice
-// and message building both send paths repeat.
+// compressed-body check, and newInner. It returns the message to store and the queue the
+// answer names, or the verdict that refuses the send. Java: SendMessageProcessor#preSend plus
+// the message building both send paths repeat.
 func (p *SendMessageProcessor) preSend(ch *remoting.Channel, req *remoting.RemotingCommand,
 	h *protocol.SendMessageRequestHeader) (*primitive.MessageExtBrokerInner, int32, verdict) {
 	tc, v := p.msgCheck(ch, h)
 	if !v.ok() {
 		return nil, 0, v
 	}
-	queueID, v := pickQueue(h, tc)
-	if !v.ok() {
+	if v := checkCompressed(h, req.Body); !v.ok() {
 		return nil, 0, v
 	}
-	return p.newInner(h, req.Body, tc, queueID), queueID, passed
+	return p.newInner(h, req.Body, tc, h.QueueID), h.QueueID, passed
+}
+
+// checkCompressed refuses (MESSAGE_ILLEGAL) a send whose sysFlag says the body is compressed
+// when it is a batch (clients compress single messages only: the batch encoding must stay
+// readable) or when the body does not start with a zlib header (RFC 1950: compression method
+// 8, a window of at most 32 KiB, the check bits making the first two bytes a multiple of 31).
+//
+// Deviation: Java stores such a body as sent; the consumer then fails to inflate it.
+func checkCompressed(h *protocol.SendMessageRequestHeader, body []byte) verdict {
+	if h.SysFlag&primitive.CompressedFlag == 0 {
+		return passed
+	}
+	if h.Batch {
+		return refuse(protocol.MessageIllegal, "the message is illegal, a batch cannot have the compressed flag")
+	}
+	if !isZlibHeader(body) {
+		return refuse(protocol.MessageIllegal, "the message is illegal, the compressed flag is set but the body is not zlib")
+	}
+	return passed
+}
+
+// isZlibHeader reports whether b starts with a zlib stream header (RFC 1950 §2.2): CMF's
+// low nibble 8 (deflate) and high nibble ≤ 7, and CMF·256 + FLG a multiple of 31.
+func isZlibHeader(b []byte) bool {
+	return len(b) >= 2 && b[0]&0x0F == 8 && b[0]>>4 <= 7 && (uint16(b[0])<<8|uint16(b[1]))%31 == 0
 }
 
 // msgCheck checks the target: broker writable for order topics (16), topic name valid (1),
 // topic not reserved (16), topic exists or can be auto-created from defaultTopic (else 17),
-// queueId < max(read, write) queue nums (else 1). It returns the topic's config when all pass.
-// Java: AbstractSendMessageProcessor#msgCheck.
+// 0 ≤ queueId < max(read, write) queue nums (else 1). It returns the topic's config when all
+// pass. Java: AbstractSendMessageProcessor#msgCheck.
+//
+// Deviation: a negative queueId is refused (SYSTEM_ERROR, "request queueId[-n] is illegal");
+// Java's asyncSendMessage and asyncSendBatchMessage pick a random writable queue for it.
+// No client sends one: they pick the queue themselves.
 func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMessageRequestHeader) (*protocol.TopicConfig, verdict) {
 	b := p.b
 	tc := b.topicConfigManager.SelectTopicConfig(h.Topic)
@@ -166,24 +194,11 @@ func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMe
 			return nil, refuse(protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
 		}
 	}
-	if idValid := max(tc.WriteQueueNums, tc.ReadQueueNums); h.QueueID >= idValid {
+	if idValid := max(tc.WriteQueueNums, tc.ReadQueueNums); h.QueueID < 0 || h.QueueID >= idValid {
 		return nil, refuse(protocol.SystemError, fmt.Sprintf("request queueId[%d] is illegal, topic %s has %d queues, producer: %s",
 			h.QueueID, h.Topic, idValid, ch.RemoteAddr()))
 	}
 	return tc, passed
-}
-
-// pickQueue returns the header's queueId, or a random writable queue when it is negative
-// (SYSTEM_ERROR when the topic has no write queue). msgCheck already refused ids beyond the
-// topic's queues. Java: the queueIdInt < 0 branch of asyncSendMessage / asyncSendBatchMessage.
-func pickQueue(h *protocol.SendMessageRequestHeader, tc *protocol.TopicConfig) (int32, verdict) {
-	if h.QueueID >= 0 {
-		return h.QueueID, passed
-	}
-	if tc.WriteQueueNums <= 0 {
-		return 0, refuse(protocol.SystemError, fmt.Sprintf("topic[%s] has no write queue", h.Topic))
-	}
-	return rand.Int32N(tc.WriteQueueNums), passed
 }
 
 // newInner builds the message both send paths store, from the header, the body, the topic's

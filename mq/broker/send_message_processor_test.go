@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"regexp"
 	"strings"
@@ -129,17 +131,17 @@ func TestSendWithoutAutoCreate(t *testing.T) {
 	require.Equal(t, int32(protocol.TopicNotExist), resp.Code)
 }
 
-// TestSendRandomQueueAndV2Header: SEND_MESSAGE_V2 (310) uses single-letter keys; a negative
-// queueId lets the broker pick a writable queue.
-func TestSendRandomQueueAndV2Header(t *testing.T) {
+// TestSendV2Header: SEND_MESSAGE_V2 (310) uses single-letter keys; the message lands in the
+// queue the header names.
+func TestSendV2Header(t *testing.T) {
 	tb := startTestBroker(t, nil)
-	h := sendHeader("TopicV2", -1, map[string]string{primitive.PropertyTags: "A"})
+	h := sendHeader("TopicV2", 2, map[string]string{primitive.PropertyTags: "A"})
 	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessageV2, h.EncodeV2(), []byte("v2")))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.SendMessageResponseHeader
 	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
-	require.GreaterOrEqual(t, rh.QueueID, int32(0))
-	require.Less(t, rh.QueueID, int32(4))
+	require.Equal(t, int32(2), rh.QueueID)
+	tb.waitDispatched(t, "TopicV2", 2, 1)
 }
 
 // TestSendBadHeader: a header without its required fields is SYSTEM_ERROR naming the field,
@@ -291,8 +293,8 @@ func TestSendRefusalsExact(t *testing.T) {
 		}, protocol.TopicNotExist, "topic[Unknown1] not exist, apply first please!", false},
 		{"queueId out of range", true, func(h *protocol.SendMessageRequestHeader) { h.Topic, h.QueueID = "Existing", 4 },
 			protocol.SystemError, "request queueId[4] is illegal, topic Existing has 4 queues, producer: ", true},
-		{"no write queue", true, func(h *protocol.SendMessageRequestHeader) { h.Topic, h.QueueID = "NoWriteQueues", -1 },
-			protocol.SystemError, "topic[NoWriteQueues] has no write queue", false},
+		{"negative queueId (Deviation: Java picks a queue)", true, func(h *protocol.SendMessageRequestHeader) { h.Topic, h.QueueID = "NoWriteQueues", -1 },
+			protocol.SystemError, "request queueId[-1] is illegal, topic NoWriteQueues has 4 queues, producer: ", true},
 		{"retry topic of an unknown group", false, func(h *protocol.SendMessageRequestHeader) { h.Topic = "%RETRY%nosuchgroup" },
 			protocol.SubscriptionGroupNotExist, "subscription group not exist, nosuchgroup", false},
 		{"transaction half message under rejectTransactionMessage", false, func(h *protocol.SendMessageRequestHeader) {
@@ -349,23 +351,71 @@ func TestSendOrderTopicOnReadOnlyBroker(t *testing.T) {
 	require.Equal(t, want, resp.Remark)
 }
 
-// TestSendBatchRandomQueue: a batch with a negative queueId goes to one writable queue the broker
-// picks, as a single send does; every member lands in that queue.
-func TestSendBatchRandomQueue(t *testing.T) {
+// TestSendNegativeQueueRefused: a send or a batch with a negative queueId is refused
+// (SYSTEM_ERROR naming the id; a marked Deviation: Java picks a writable queue), and nothing
+// is stored.
+func TestSendNegativeQueueRefused(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	tb.sendOK(t, "BatchAny", 0, "", []byte("x")) // 4 queues
-	body := append(batchEntry([]byte("a"), ""), batchEntry([]byte("b"), "")...)
+	single := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(sendHeader("BatchAny", -1, nil)), []byte("b")))
 	h := sendHeader("BatchAny", -1, nil)
 	h.Batch = true
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), body))
-	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
-	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
-	require.GreaterOrEqual(t, rh.QueueID, int32(0))
-	require.Less(t, rh.QueueID, int32(4))
-	want := int64(2)
-	if rh.QueueID == 0 {
-		want = 3
+	body := append(batchEntry([]byte("a"), ""), batchEntry([]byte("b"), "")...)
+	batch := tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), body))
+	for _, resp := range []*remoting.RemotingCommand{single, batch} {
+		require.Equal(t, int32(protocol.SystemError), resp.Code, resp.Remark)
+		require.Contains(t, resp.Remark, "request queueId[-1] is illegal")
 	}
-	tb.waitDispatched(t, "BatchAny", rh.QueueID, want)
+	// the refused ones stored nothing: after one more send to queue 1, queues 0 and 1 hold
+	// one message each, 2 and 3 none
+	tb.sendOK(t, "BatchAny", 1, "", []byte("y"))
+	tb.waitDispatched(t, "BatchAny", 1, 1)
+	for q := int32(0); q < 4; q++ {
+		want := store.QueueOffset(0)
+		if q < 2 {
+			want = 1
+		}
+		require.Equal(t, want, tb.b.MessageStore().GetMaxOffsetInQueue("BatchAny", q), "queue %d", q)
+	}
+}
+
+// TestSendCompressedFlagChecked: the compressed sysFlag is refused with MESSAGE_ILLEGAL on a
+// body without a zlib header and on a batch (a marked Deviation: Java stores both as sent);
+// a zlib body with the flag is stored.
+func TestSendCompressedFlagChecked(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	_, _ = w.Write([]byte("a compressed body"))
+	require.NoError(t, w.Close())
+	send := func(body []byte, batch bool) *remoting.RemotingCommand {
+		h := sendHeader("Zip", 0, nil)
+		h.SysFlag = primitive.CompressedFlag
+		if batch {
+			h.Batch = true
+			return tb.invoke(t, remoting.NewRequest(protocol.SendBatchMessage, h.EncodeV2(), batchEntry(body, "")))
+		}
+		return tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), body))
+	}
+	resp := send(z.Bytes(), false)
+	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
+	for _, row := range []struct {
+		name   string
+		body   []byte
+		batch  bool
+		remark string
+	}{
+		{"not zlib", []byte("not zlib"), false, "the body is not zlib"},
+		{"one byte", []byte{0x78}, false, "the body is not zlib"},
+		{"empty", nil, false, "the body is not zlib"},
+		{"zlib method, bad check bits", []byte{0x78, 0x9D}, false, "the body is not zlib"},
+		{"a batch", z.Bytes(), true, "a batch cannot have the compressed flag"},
+	} {
+		resp := send(row.body, row.batch)
+		require.Equal(t, int32(protocol.MessageIllegal), resp.Code, "%s: %s", row.name, resp.Remark)
+		require.Contains(t, resp.Remark, row.remark, row.name)
+	}
+	require.True(t, isZlibHeader([]byte{0x78, 0x9C}), "zlib's default header")
+	require.True(t, isZlibHeader([]byte{0x78, 0x01}), "zlib's no-compression header")
+	require.True(t, isZlibHeader([]byte{0x78, 0xDA}), "zlib's best-compression header")
 }

@@ -47,15 +47,15 @@ func set(key, value string) func(map[string]string) {
 // before, a new one and the official producer still get answers). Frames that cannot be
 // decoded at all close their connection (TestMalformedFramesCloseOnlyThatConnection).
 //
-// A few requests look bad but RocketMQ serves them, and so do we (the rows with SUCCESS): a
-// negative queueId on a send asks the broker to pick a queue (SendMessageProcessor#sendMessage);
-// the broker never inflates a body, so a compressed flag on a body that is not zlib is stored as
-// sent (the consumer fails to inflate it); a pull's maxMsgNums is capped by
-// maxTransferCountOnMessageInMemory (32) and a negative one still returns one message
-// (DefaultMessageStore#isTheBatchFull); an auto-created topic gets at most TBW102's queue count
-// whatever the producer asks (TopicConfigManager#createTopicInSendMessageMethod).
-// UPDATE_AND_CREATE_TOPIC with more than broker.MaxTopicQueueNums (1024) queues is refused here
-// (a marked Deviation: 4.9's AdminBrokerProcessor#updateAndCreateTopic checks only the name).
+// Where RocketMQ 4.9 serves a bad request, the broker refuses it (marked Deviations, listed in
+// the README's "Where it is stricter than RocketMQ"): a negative queueId on a send (Java picks
+// a queue), a compressed flag on a body that is not zlib or on a batch (Java stores it as sent,
+// and the consumer fails to inflate it), a pull's maxMsgNums below 0 or above 1024 (Java caps
+// it by maxTransferCountOnMessageInMemory, and a negative one still returns one message),
+// UPDATE_AND_CREATE_TOPIC with more than broker.MaxTopicQueueNums (1024) queues (4.9's
+// AdminBrokerProcessor#updateAndCreateTopic checks only the name). One row is served, as
+// RocketMQ serves it, because the broker bounds it: an auto-created topic gets at most
+// TBW102's queue count whatever the producer asks (TopicConfigManager#createTopicInSendMessageMethod).
 func TestBadRequestsGetRocketMQAnswers(t *testing.T) {
 	t.Parallel()
 	c, p := startWithProducer(t, "hostile-producer")
@@ -119,12 +119,23 @@ func TestBadRequestsGetRocketMQAnswers(t *testing.T) {
 			"brokerAddr": "127.0.0.1:1", "clusterName": "c", "haServerAddr": "", "brokerId": "0", "compressed": "false"},
 			[]byte("{garbage")), remoting.SystemError, "bad register body"},
 
-		// served as RocketMQ serves them (see the doc comment)
-		{"send to a negative queueId", broker, req(protocol.SendMessage, hostileSend("Hostile", -5), []byte("b")), remoting.Success, ""},
+		// served by RocketMQ, refused here (see the doc comment)
+		{"send to a negative queueId", broker, req(protocol.SendMessage, hostileSend("Hostile", -5), []byte("b")),
+			remoting.SystemError, "queueId[-5] is illegal"},
 		{"compressed flag on a body that is not zlib", broker,
-			req(protocol.SendMessage, hostileSend("Hostile", 0, set("sysFlag", "1")), []byte("not zlib")), remoting.Success, ""},
-		{"pull of 2e9 messages", broker, req(protocol.PullMessage, hostilePull(set("maxMsgNums", "2000000000")), nil), remoting.Success, "FOUND"},
-		{"pull of -1 messages", broker, req(protocol.PullMessage, hostilePull(set("maxMsgNums", "-1")), nil), remoting.Success, "FOUND"},
+			req(protocol.SendMessage, hostileSend("Hostile", 0, set("sysFlag", "1")), []byte("not zlib")),
+			protocol.MessageIllegal, "the body is not zlib"},
+		{"compressed flag on a batch", broker,
+			req(protocol.SendMessage, hostileSend("Hostile", 0, set("sysFlag", "1"), set("batch", "true")), []byte("x")),
+			protocol.MessageIllegal, "a batch cannot have the compressed flag"},
+		{"pull of 2e9 messages", broker, req(protocol.PullMessage, hostilePull(set("maxMsgNums", "2000000000")), nil),
+			remoting.SystemError, "maxMsgNums[2000000000] is illegal"},
+		{"pull of -1 messages", broker, req(protocol.PullMessage, hostilePull(set("maxMsgNums", "-1")), nil),
+			remoting.SystemError, "maxMsgNums[-1] is illegal"},
+		{"pull of 0 messages (served: one message)", broker, req(protocol.PullMessage, hostilePull(set("maxMsgNums", "0")), nil),
+			remoting.Success, "FOUND"},
+
+		// served as RocketMQ serves it, bounded (see the doc comment)
 		{"auto-created topic asking for 1e8 queues", broker,
 			req(protocol.SendMessage, hostileSend("AutoAbsurd", 0, set("defaultTopicQueueNums", "100000000")), []byte("b")), remoting.Success, ""},
 	}

@@ -84,7 +84,9 @@ func (d commitLogDispatcherBuildConsumeQueue) Dispatch(req *DispatchRequest) {
 			slog.Bool("buildUnit", tran == tranNotType || tran == tranCommitType))
 	}
 	if tran == tranNotType || tran == tranCommitType {
-		d.queues.find(req.Topic, req.QueueID).putMessagePositionInfoWrapper(req)
+		if cq := d.queues.forDispatch(req); cq != nil {
+			cq.putMessagePositionInfoWrapper(req)
+		}
 	}
 }
 

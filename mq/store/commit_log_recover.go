@@ -119,7 +119,9 @@ func (c *CommitLog) endAt(processOffset, maxPhyOffsetOfConsumeQueue CommitLogOff
 // and messageIndexSafe also the index time), or from the first file if none is. From there
 // it checks every record with its CRC (per checkCRCOnRecover), dispatches each valid one
 // again — ConsumeQueue units already present and index entries below the index's end are
-// skipped — moves to the next file at a blank record, and stops at the first invalid record:
+// skipped, and a queue marked for rebuilding or that a record would leave a hole in gets
+// nothing (consumeQueueTable#forDispatch: Start rebuilds it from where it needs) — moves to
+// the next file at a blank record, and stops at the first invalid record:
 // a torn or corrupt tail is truncated there, and ConsumeQueue units reaching past it too.
 // Java: CommitLog#recoverAbnormally.
 //

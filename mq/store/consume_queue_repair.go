@@ -72,15 +72,24 @@ func (cq *ConsumeQueue) dropBrokenFiles() error {
 
 // mayMiss reports whether the queue may lack units for records before its end, so that
 // Start's dispatch must begin at its MaxPhysicOffset: load dropped files of it
-// (dropBrokenFiles), or it ends on a file boundary (no unit, or its last file full or wholly
-// zero), which is how a queue that lost its last file, or whose last file was zero-filled,
-// looks. A queue that merely has no recent message does not, so one cold queue does not make
-// every start re-read the CommitLog written since its last message.
+// (dropBrokenFiles), or — for a queue consumequeue.list gives no length of (list) — it ends on
+// a file boundary (no unit, or its last file full or wholly zero), which is how a queue that
+// lost its last file, or whose last file was zero-filled, looks. A queue the list gives a
+// length of was compared with it (consumeQueueTable#checkList: a short one is marked for
+// rebuilding), so it may miss nothing else. A queue that merely has no recent message does
+// not, so one cold queue does not make every start re-read the CommitLog written since its
+// last message.
 //
-// Deviation: Java trusts every queue after a clean stop. Damage that leaves no such mark (a
-// part of the last file zeroed) is not seen here either; a queue's whole directory deleted
-// after a clean stop is seen by consumequeue.list (consumeQueueTable#readList).
-func (cq *ConsumeQueue) mayMiss() bool {
+// Deviation: Java trusts every queue after a clean stop.
+func (cq *ConsumeQueue) mayMiss(list *queueList) bool {
+	if cq.dropped {
+		return true
+	}
+	if list != nil {
+		if e, ok := list.queues[topicQueueKey{cq.topic, cq.queueID}]; ok && e.maxOffset >= 0 {
+			return false
+		}
+	}
 	end := cq.GetMaxOffsetInQueue()
-	return cq.dropped || cq.MaxPhysicOffset() < 0 || int64(end)*ConsumeQueueUnitSize%int64(cq.fileSize) == 0
+	return cq.MaxPhysicOffset() < 0 || int64(end)*ConsumeQueueUnitSize%int64(cq.fileSize) == 0
 }

@@ -76,6 +76,16 @@ func writeCheckpoint(t *testing.T, dir string, ms int64) {
 	require.NoError(t, f.Close())
 }
 
+// zeroTail zeroes T-0's units from queue offset from on (20-unit files), as a power cut
+// does to units never flushed.
+func zeroTail(t *testing.T, dir string, from int) {
+	t.Helper()
+	for i, f := range queueFiles(t, dir, "T", 0) {
+		first := i * 20
+		require.NoError(t, zeroFrom(f, int64(max(from-first, 0))*ConsumeQueueUnitSize, 20*ConsumeQueueUnitSize))
+	}
+}
+
 // requireDerivedWhole checks the promise of the derived files on a reopened fixture store:
 // every queue's min offset is 0 and its max offset its message count, every unit points at
 // its record (a full read of each queue with GetMessage returns them all in order), every
@@ -84,7 +94,9 @@ func requireDerivedWhole(t *testing.T, s *DefaultMessageStore, offs [][]CommitLo
 	t.Helper()
 	for qi, q := range derivedQueues {
 		name := fmt.Sprintf("%s-%d", q.topic, q.queueID)
-		require.Equal(t, QueueOffset(0), s.GetMinOffsetInQueue(q.topic, q.queueID), name)
+		minOffset, maxOffset := s.GetMinOffsetInQueue(q.topic, q.queueID), s.GetMaxOffsetInQueue(q.topic, q.queueID)
+		require.True(t, 0 <= minOffset && minOffset <= maxOffset, "%s: 0 ≤ min %d ≤ max %d", name, minOffset, maxOffset)
+		require.Equal(t, QueueOffset(0), minOffset, name)
 		require.Equal(t, QueueOffset(q.count), s.GetMaxOffsetInQueue(q.topic, q.queueID), name)
 		var got []CommitLogOffset
 		for next := QueueOffset(0); next < QueueOffset(q.count); {
@@ -161,11 +173,27 @@ func TestDerivedFilesRebuilt(t *testing.T) {
 		{"trailing file zero-filled", false, func(t *testing.T, dir string) {
 			require.NoError(t, zeroFrom(lastFile(t, dir), 0, 20*ConsumeQueueUnitSize))
 		}},
-		// after a clean stop a queue whose last file lost only some units looks like one that
-		// ends there (ConsumeQueue#mayMiss): what zeroes part of a file is a power cut, after
-		// which abnormal recovery replays from the checkpoint's CommitLog file
+		// a queue whose last file lost only some units looks like one that ends there; the
+		// list (consumequeue.list) says how long it was, so Start rebuilds it from its end
+		{"trailing file half zero-filled", false, func(t *testing.T, dir string) {
+			require.NoError(t, zeroFrom(lastFile(t, dir), 5*ConsumeQueueUnitSize, 20*ConsumeQueueUnitSize))
+		}},
 		{"trailing file half zero-filled, crash", true, func(t *testing.T, dir string) {
 			require.NoError(t, zeroFrom(lastFile(t, dir), 5*ConsumeQueueUnitSize, 20*ConsumeQueueUnitSize))
+		}},
+		// the replay starts at the last CommitLog file, after the hole: it must not append the
+		// queue's later units at its end
+		// the replay starts at the last CommitLog file (T-0's units from 35 on), after the hole
+		// (units from 30 on zeroed): it must not append the queue's later units at its end
+		{"last 20 units zero-filled, crash, checkpoint newer", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			zeroTail(t, dir, 30)
+		}},
+		// without the list the replay finds the hole itself (a queue offset past the queue's end)
+		{"last 20 units zero-filled, crash, checkpoint newer, no list", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			require.NoError(t, os.Remove(filepath.Join(dir, consumeQueueListFile)))
+			zeroTail(t, dir, 30)
 		}},
 		{"trailing file truncated", false, func(t *testing.T, dir string) {
 			require.NoError(t, os.Truncate(lastFile(t, dir), 7*ConsumeQueueUnitSize))
@@ -177,6 +205,18 @@ func TestDerivedFilesRebuilt(t *testing.T) {
 		}},
 		{"the directory of a queue lost", false, func(t *testing.T, dir string) {
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue", "U")))
+		}},
+		{"the directory of a queue lost, crash", true, func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue", "T", "1")))
+		}},
+		{"the directory of a queue lost, crash, checkpoint newer", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue", "T", "1")))
+		}},
+		{"consumequeue directory gone, crash, checkpoint newer, no list", true, func(t *testing.T, dir string) {
+			writeCheckpoint(t, dir, exampleStore+24*3600*1000)
+			require.NoError(t, os.Remove(filepath.Join(dir, consumeQueueListFile)))
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue")))
 		}},
 		{"consumequeue directory gone", false, func(t *testing.T, dir string) {
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue")))
@@ -230,11 +270,15 @@ func TestStartReReadsOnlyForDamage(t *testing.T) {
 	cfg := smallConfig(dir)
 	s := openStore(t, cfg, nil, nil)
 	put(t, s, newMsg("C", 0, "cold", ""))
-	var last CommitLogOffset
+	var last, hFirst CommitLogOffset
 	for i := 0; i < 400; i++ {
 		last = put(t, s, keyedMsg("H", "hot", fmt.Sprint("k", i), "")).WroteOffset
+		if i == 0 {
+			hFirst = last
+		}
 	}
 	s.DoReput()
+	end := s.GetMaxPhyOffset()
 	s.Shutdown()
 
 	loaded := func() *DefaultMessageStore {
@@ -258,22 +302,26 @@ func TestStartReReadsOnlyForDamage(t *testing.T) {
 	require.Equal(t, QueueOffset(400), s.GetMaxOffsetInQueue("H", 0))
 	s.Shutdown()
 
-	// consumequeue.list, written by the clean stop, names C-0 and H-0: an untouched store
-	// still re-reads only the last record; once C-0's whole directory is gone, the start
-	// re-reads from the CommitLog's start and rebuilds it.
+	// consumequeue.list, written by the clean stop, names C-0 and H-0 with their lengths: an
+	// untouched store still re-reads only the last record; once C-0's whole directory is gone,
+	// the start re-reads from C-0's first record and rebuilds it.
 	list, err := os.ReadFile(filepath.Join(dir, consumeQueueListFile))
 	require.NoError(t, err)
-	require.Equal(t, "C/0\nH/0\n", string(list))
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nC/0 1 0\nH/0 400 %d\n", end, hFirst), string(list))
 	s = loaded()
-	require.Empty(t, s.queues.lost)
+	require.Empty(t, s.queues.rebuild)
 	require.Equal(t, last, s.reputStartOffset(), "an untouched store: only the last record is read again")
 	s.Shutdown()
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue", "C")))
 	s = loaded()
-	require.Equal(t, []string{"C/0"}, s.queues.lost)
-	require.Equal(t, CommitLogOffset(0), s.reputStartOffset(), "a queue's directory lost: the log is read again")
+	require.Equal(t, map[topicQueueKey]CommitLogOffset{{"C", 0}: 0}, s.queues.rebuild)
+	require.Equal(t, CommitLogOffset(0), s.reputStartOffset(), "a queue's directory lost: the log is read again from its first record")
 	require.NoError(t, s.Start())
-	require.NoFileExists(t, filepath.Join(dir, consumeQueueListFile), "Start consumed the list")
+	list, err = os.ReadFile(filepath.Join(dir, consumeQueueListFile))
+	require.NoError(t, err)
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nC/0 0 0\nH/0 400 %d\n", end, hFirst), string(list),
+		"Start rewrites the list: C-0's rebuilt unit counts once flushed")
+	require.Empty(t, s.queues.rebuild)
 	require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("C", 0))
 	require.Equal(t, QueueOffset(400), s.GetMaxOffsetInQueue("H", 0))
 }
@@ -311,4 +359,90 @@ func indexEntries(s *DefaultMessageStore) int {
 		n += int(f.IndexCount()) - 1 // the count starts at 1
 	}
 	return n
+}
+
+// TestDeletedTopicNotRebuilt: a topic deleted (DeleteTopics) before a clean stop or a crash
+// stays deleted, though its records are still in the CommitLog and the start dispatches
+// them again (a crash replays the log from the checkpoint's file; a lost queue directory
+// makes Start re-read the log from that queue's first record). consumequeue.list, written
+// by DeleteTopics, no longer names it. Java rebuilds it after a crash.
+func TestDeletedTopicNotRebuilt(t *testing.T) {
+	for _, crash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crash=%v", crash), func(t *testing.T) {
+			dir := t.TempDir()
+			stop := func(s *DefaultMessageStore) {
+				s.DeleteTopics([]string{"T"})
+				if crash {
+					crashStore(s)
+				} else {
+					s.Shutdown()
+				}
+			}
+			cfg, offs := derivedStore(t, dir, stop)
+			require.NoDirExists(t, filepath.Join(dir, "consumequeue", "T"))
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "consumequeue", "U")))
+
+			s := openStore(t, cfg, nil, nil)
+			require.NoDirExists(t, filepath.Join(dir, "consumequeue", "T"), "the deleted topic is not rebuilt")
+			for _, id := range []int32{0, 1} {
+				require.Equal(t, QueueOffset(0), s.GetMaxOffsetInQueue("T", id))
+			}
+			require.Equal(t, QueueOffset(10), s.GetMaxOffsetInQueue("U", 0), "the lost queue is rebuilt")
+			r := s.GetMessage("g", "U", 0, 0, 32, nil)
+			require.Equal(t, Found, r.Status)
+			require.Len(t, r.Messages, 10)
+			for i, rec := range r.Messages {
+				m, err := decodeRecord(rec)
+				require.NoError(t, err)
+				require.Equal(t, int64(offs[2][i]), m.CommitLogOffset)
+			}
+			m := keyedMsg("T", "again", "again", "")
+			require.Equal(t, QueueOffset(0), put(t, s, m).LogicsOffset, "a new message starts the topic again")
+			s.DoReput()
+			require.Equal(t, QueueOffset(1), s.GetMaxOffsetInQueue("T", 0))
+		})
+	}
+}
+
+// TestConsumeQueueListWritten: consumequeue.list is written by the checkpoint's flush with
+// each queue's flushed length (units dispatched but not flushed are not claimed), rewritten by
+// DeleteTopics without the topic, and read back whatever lines it holds: a line of the first
+// version ("topic/queueId") names a queue without a length, a line that does not parse is
+// skipped.
+func TestConsumeQueueListWritten(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, smallConfig(dir), nil, nil)
+	listText := func() string {
+		b, err := os.ReadFile(filepath.Join(dir, consumeQueueListFile))
+		require.NoError(t, err)
+		return string(b)
+	}
+	a0 := put(t, s, newMsg("A", 0, "a", "")).WroteOffset
+	b0 := put(t, s, newMsg("B", 1, "b", "")).WroteOffset
+	s.DoReput()
+	s.FlushConsumeQueue(0)
+	end := s.GetMaxPhyOffset()
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 1 %d\nB/1 1 %d\n", end, a0, b0), listText())
+
+	put(t, s, newMsg("A", 0, "a", ""))
+	s.DoReput()
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 1 %d\nB/1 1 %d\n", end, a0, b0), listText(), "no flush, no new list")
+	s.DeleteTopics([]string{"B"})
+	end = s.GetMaxPhyOffset()
+	// the deletion writes the list at once: A's second unit is not flushed yet
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 1 %d\n", end, a0), listText())
+	s.FlushConsumeQueue(0)
+	require.Equal(t, fmt.Sprintf("reputFromOffset %d\nA/0 2 %d\n", end, a0), listText())
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, consumeQueueListFile),
+		[]byte("reputFromOffset 77\nOld/3\nbad line here x\nNew/1 5 100\nNoID/x 1 2\n"), 0o644))
+	l, err := s.queues.readList()
+	require.NoError(t, err)
+	require.Equal(t, &queueList{reputFromOffset: 77, queues: map[topicQueueKey]queueListEntry{
+		{"Old", 3}: {maxOffset: -1, minPhysicOffset: -1},
+		{"New", 1}: {maxOffset: 5, minPhysicOffset: 100},
+	}}, l)
+	require.True(t, l.deletedBefore(topicQueueKey{"Gone", 0}, 76), "not named, dispatched before the list")
+	require.False(t, l.deletedBefore(topicQueueKey{"Gone", 0}, 77), "dispatched after the list")
+	require.False(t, l.deletedBefore(topicQueueKey{"New", 1}, 0), "named")
 }

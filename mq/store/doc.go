@@ -31,14 +31,16 @@
 //     its ReplicaService (nil: none; chapter 9's HAService) for a slave and hands it a
 //     GroupCommitRequest the put waits for (joined with the SYNC_FLUSH one). Recovery takes the
 //     ConsumeQueue table, the dispatchers and the IndexService as parameters.
-//   - consumeQueueTable: the ConsumeQueues by topic and queue id; each ConsumeQueue holds its
+//   - consumeQueueTable: the ConsumeQueues by topic and queue id, consumequeue.list as Load
+//     read it and the queues marked for Start to rebuild; each ConsumeQueue holds its
 //     MappedFileQueue, the checkpoint (unit store times) and the running flags.
 //   - IndexService: the index files, the checkpoint, the running flags.
 //   - dispatcherList: CommitLogDispatcherBuildConsumeQueue (the table),
 //     CommitLogDispatcherBuildIndex (the IndexService; registered only when
 //     messageIndexEnable), then AddDispatcher's.
 //   - ReputMessageService: the CommitLog, the dispatchers, the MessageArrivingListener.
-//   - FlushConsumeQueueService: the table and the checkpoint.
+//   - FlushConsumeQueueService: the table, the checkpoint and the reput service (its
+//     position goes into consumequeue.list).
 //   - CleanCommitLogService: the CommitLog and the running flags; CleanConsumeQueueService:
 //     the CommitLog (its min offset), the table and the IndexService.
 //
@@ -84,7 +86,7 @@
 //	put_message_position_info.go    ConsumeQueue#putMessagePositionInfo, one unit written
 //	                                (put_message_position_info_stub.go: its blank twin, tag ex_ch03)
 //	consume_queue_repair.go         dropping the files that break a queue (a lost middle file, a short last one)
-//	consume_queue_list.go           consumequeue.list: the queues a clean stop had, so a lost directory is seen
+//	consume_queue_list.go           consumequeue.list: each queue's flushed length, so a lost or short queue is rebuilt
 //	consume_queue_table.go          the ConsumeQueues by topic and queue id, their loops
 //	flush_consume_queue_service.go  FlushConsumeQueueService
 //	commit_log_dispatcher.go        MessageArrivingListener, CommitLogDispatcher, the two dispatchers
@@ -116,8 +118,9 @@
 //	checkpoint                          4096 bytes
 //	abort                               empty; present while a store runs
 //	lock                                "lock"; exclusively locked on byte 0 by the running store
-//	consumequeue.list                   "topic/queueId\n" per queue with files; written by a clean stop,
-//	                                    removed by Start (new here; Java has no such file)
+//	consumequeue.list                   "reputFromOffset N", then "topic/queueId maxOffset minPhysicOffset"
+//	                                    per queue with files; written at each checkpoint flush, at a clean
+//	                                    stop, at Start and by DeleteTopics (new here; Java has no such file)
 //	config/                             the broker's JSON config files (topics.json, ...)
 //
 // # CommitLog record (big-endian; IPv4 hosts; n body, t topic, p properties bytes)

@@ -12,14 +12,17 @@ import (
 type FlushConsumeQueueService struct {
 	env                *storeEnv
 	queues             *consumeQueueTable
-	checkpoint         *StoreCheckpoint // flushed by the thorough pass
+	checkpoint         *StoreCheckpoint     // flushed by the thorough pass
+	reput              *ReputMessageService // its position goes into consumequeue.list
 	svc                *service.ServiceThread
 	passMu             sync.Mutex // one pass at a time (the service and FlushConsumeQueue)
 	lastThoroughMillis int64      // guarded by passMu
 }
 
-func newFlushConsumeQueueService(env *storeEnv, queues *consumeQueueTable, checkpoint *StoreCheckpoint) *FlushConsumeQueueService {
-	return &FlushConsumeQueueService{env: env, queues: queues, checkpoint: checkpoint, svc: service.New("FlushConsumeQueueService")}
+func newFlushConsumeQueueService(env *storeEnv, queues *consumeQueueTable, checkpoint *StoreCheckpoint,
+	reput *ReputMessageService) *FlushConsumeQueueService {
+	return &FlushConsumeQueueService{env: env, queues: queues, checkpoint: checkpoint, reput: reput,
+		svc: service.New("FlushConsumeQueueService")}
 }
 
 func (f *FlushConsumeQueueService) start() {
@@ -53,7 +56,10 @@ func (f *FlushConsumeQueueService) flushOnce(leastPages int) {
 	f.flushConsumeQueues(leastPages, leastPages == 0)
 }
 
+// flushConsumeQueues flushes the queues and, withCheckpoint, every new unit, then the
+// checkpoint and consumequeue.list (the queues' flushed ends; consumeQueueTable#writeList).
 func (f *FlushConsumeQueueService) flushConsumeQueues(leastPages int, withCheckpoint bool) {
+	reputFrom := f.reput.ReputFromOffset() // read before the queues: the list names every queue of a record below it
 	logicsTs := f.checkpoint.LogicsMsgTimestamp()
 	f.queues.forEach(func(cq *ConsumeQueue) {
 		// A flush covers one file; up to 3 files a pass (Java's RETRY_TIMES_OVER). Deviation:
@@ -75,6 +81,9 @@ func (f *FlushConsumeQueueService) flushConsumeQueues(leastPages int, withCheckp
 		f.checkpoint.setLogicsMsgTimestamp(logicsTs)
 		if err := f.checkpoint.Flush(); err != nil {
 			f.env.log.error("flush checkpoint", err)
+		}
+		if err := f.queues.writeList(reputFrom); err != nil {
+			f.env.log.error("write consume queue list", err)
 		}
 	}
 }

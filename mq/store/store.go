@@ -98,7 +98,7 @@ func NewDefaultMessageStore(cfg MessageStoreConfig, opts Options, listener Messa
 		s.dispatchers.list = append(s.dispatchers.list, commitLogDispatcherBuildIndex{index: s.indexService})
 	}
 	s.reput = newReputMessageService(env, s.commitLog, &s.dispatchers, listener)
-	s.flushCQ = newFlushConsumeQueueService(env, s.queues, s.checkpoint)
+	s.flushCQ = newFlushConsumeQueueService(env, s.queues, s.checkpoint, s.reput)
 	s.cleanService = service.New("CleanFilesService")
 	s.diskCheckService = service.New("DiskCheckService")
 	s.statsService = service.New("StoreStatsService")

@@ -59,11 +59,8 @@ func (s *DefaultMessageStore) Load() error {
 	if err := s.queues.load(); err != nil {
 		return err
 	}
-	if s.queues.lost, err = s.queues.readList(); err != nil {
+	if s.queues.list, err = s.queues.readList(); err != nil {
 		return err
-	}
-	for _, q := range s.queues.lost {
-		s.env.log.warn("a consume queue the last clean stop had is gone; dispatch rebuilds it from the CommitLog", "queue", q)
 	}
 	if err := s.checkpoint.open(); err != nil {
 		return err
@@ -125,18 +122,25 @@ func (s *DefaultMessageStore) unlock() {
 	}
 }
 
-// recover: ConsumeQueues, then the CommitLog (normally after a clean shutdown, abnormally
-// when the abort file was left behind), then the queue-offset table.
-// Java: DefaultMessageStore#recover.
+// recover: ConsumeQueues, then the check against consumequeue.list (consumeQueueTable#checkList:
+// queues missing or shorter than the list says are marked for Start to rebuild), then the
+// CommitLog (normally after a clean shutdown, abnormally when the abort file was left behind:
+// the replay withholds from marked queues, so no unit lands after a hole), then the
+// queue-offset table. Java: DefaultMessageStore#recover.
 func (s *DefaultMessageStore) recover(lastExitOK bool) error {
 	maxPhyOffsetOfConsumeQueue, err := s.queues.recover()
 	if err != nil {
 		return err
 	}
+	for _, q := range s.queues.checkList() {
+		s.env.log.warn("a consume queue is missing or shorter than consumequeue.list says; Start rebuilds it from the CommitLog", "queue", q)
+	}
 	if lastExitOK {
 		err = s.commitLog.recoverNormally(maxPhyOffsetOfConsumeQueue, s.queues)
 	} else {
+		s.queues.mode.Store(dispatchReplay)
 		err = s.commitLog.recoverAbnormally(maxPhyOffsetOfConsumeQueue, s.queues, &s.dispatchers, s.indexService)
+		s.queues.mode.Store(dispatchRun)
 	}
 	if err != nil {
 		return err
@@ -157,9 +161,10 @@ func (s *DefaultMessageStore) recoverTopicQueueTable() {
 	s.commitLog.setTopicQueueTable(table)
 }
 
-// Start dispatches what the ConsumeQueues and the index miss (from reputStartOffset to the
-// CommitLog's end), rebuilds the queue-offset table, starts the reput and flush services
-// (unless Options.ManualServices) and creates the abort file. Java: DefaultMessageStore#start.
+// Start dispatches what the ConsumeQueues and the index miss (catchUp: from reputStartOffset
+// to the CommitLog's end), rebuilds the queue-offset table, writes consumequeue.list, starts
+// the reput and flush services (unless Options.ManualServices) and creates the abort file.
+// Java: DefaultMessageStore#start.
 // Deviation: the catch-up dispatch is one direct DoReput pass instead of polling the service
 // once a second until it caught up.
 func (s *DefaultMessageStore) Start() error {
@@ -171,11 +176,12 @@ func (s *DefaultMessageStore) Start() error {
 	if s.started {
 		return nil
 	}
-	s.reput.catchUp(s.reputStartOffset())
+	s.catchUp()
 	s.recoverTopicQueueTable()
-	s.queues.lost = nil
-	if err := s.queues.removeList(); err != nil {
-		return err
+	// the list now says what this start found and rebuilt (rebuilt units count once flushed),
+	// so a queue that could not be rebuilt is not looked for again
+	if err := s.queues.writeList(s.reput.ReputFromOffset()); err != nil {
+		s.env.log.error("write consume queue list", err)
 	}
 
 	f, err := os.OpenFile(s.abortFile(), os.O_CREATE|os.O_RDWR, 0o644)
@@ -203,14 +209,35 @@ func (s *DefaultMessageStore) Start() error {
 	return nil
 }
 
+// catchUpPasses bounds Start's catch-up passes: a pass that finds a queue with a hole
+// (consumeQueueTable#forDispatch) marks it, and the next pass dispatches again from its end.
+const catchUpPasses = 3
+
+// catchUp is Start's dispatch: from reputStartOffset to the CommitLog's end, again from the
+// lowest new mark while a pass marked a queue for rebuilding (at most catchUpPasses); then
+// the marks are cleared.
+func (s *DefaultMessageStore) catchUp() {
+	s.queues.mode.Store(dispatchCatchUp)
+	for pass := 0; pass < catchUpPasses; pass++ {
+		marks := s.queues.marks()
+		s.reput.catchUp(s.reputStartOffset())
+		if s.queues.marks() == marks {
+			break
+		}
+	}
+	s.queues.mode.Store(dispatchRun)
+	s.queues.clearRebuild()
+}
+
 // reputStartOffset is the CommitLog offset (bytes, a record boundary) Start's dispatch
 // begins at: Java's start, the largest end (MaxPhysicOffset) of any ConsumeQueue (every
 // record before it was dispatched to every queue: dispatch runs in CommitLog order, and
 // abnormal recovery replays from the checkpoint's file what an unflushed queue lost),
 // lowered to the end of each queue that may miss units (ConsumeQueue#mayMiss: files of it
-// dropped or lost), to the CommitLog's min offset when there is no queue or a queue the last
-// clean stop listed has no file now (consumequeue.list, readList: its directory is gone), and with
-// messageIndexEnable to the offset of the last record the index holds
+// dropped or lost), to where each queue marked for rebuilding needs it (consumequeue.list
+// named it and it is missing or short, or a recovery dispatch found a hole in it:
+// consumeQueueTable#rebuild), to the CommitLog's min offset when there is no queue and no
+// list, and with messageIndexEnable to the offset of the last record the index holds
 // (IndexService#endPhyOffset); never below the CommitLog's min offset. Records a queue or
 // the index already holds are skipped (ReputMessageService#catchUp), so the queue rebuilt
 // reaches the number of its messages in the CommitLog, and a new message continues its
@@ -228,12 +255,15 @@ func (s *DefaultMessageStore) reputStartOffset() CommitLogOffset {
 	s.queues.forEach(func(cq *ConsumeQueue) {
 		queues++
 		from = max(from, cq.MaxPhysicOffset())
-		if cq.mayMiss() {
+		if cq.mayMiss(s.queues.list) {
 			damaged = min(damaged, max(cq.MaxPhysicOffset(), minOffset))
 		}
 	})
-	if queues == 0 || len(s.queues.lost) > 0 {
+	if queues == 0 && s.queues.list == nil {
 		from = minOffset // nothing says where a queue without a file ended
+	}
+	if r, ok := s.queues.rebuildFrom(); ok {
+		damaged = min(damaged, r)
 	}
 	from = min(from, damaged)
 	if s.cfg.MessageIndexEnable {
@@ -308,9 +338,6 @@ func (s *DefaultMessageStore) Shutdown() {
 			s.env.log.error("flush checkpoint", err)
 		}
 		if s.flags.isWriteable() && s.reput.behind() == 0 {
-			if err := s.queues.writeList(); err != nil {
-				s.env.log.error("write consume queue list", err)
-			}
 			if err := os.Remove(s.abortFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
 				s.env.log.error("remove abort file", err)
 			}

@@ -175,8 +175,9 @@ func (s *DefaultMessageStore) RemainHowManyDataToFlush() int64 {
 // Java: DefaultMessageStore#dispatchBehindBytes.
 func (s *DefaultMessageStore) DispatchBehindBytes() int64 { return s.reput.behind() }
 
-// DeleteTopics removes the ConsumeQueues (files and directories) and queue offsets of topics.
-// Java: DefaultMessageStore#deleteTopics.
+// DeleteTopics removes the ConsumeQueues (files and directories) and queue offsets of topics,
+// then writes consumequeue.list without them, so no later start rebuilds them from their
+// records. Java: DefaultMessageStore#deleteTopics.
 func (s *DefaultMessageStore) DeleteTopics(topics []string) {
 	s.reput.mu.Lock() // no dispatch into a queue being deleted
 	defer s.reput.mu.Unlock()
@@ -190,5 +191,9 @@ func (s *DefaultMessageStore) DeleteTopics(topics []string) {
 		if err := os.RemoveAll(filepath.Join(s.cfg.ConsumeQueueDir(), t)); err != nil {
 			s.env.log.error("delete topic "+t, err)
 		}
+	}
+	// a list naming the topics would have a later start rebuild them from the CommitLog
+	if err := s.queues.writeList(s.reput.ReputFromOffset()); err != nil {
+		s.env.log.error("write consume queue list", err)
 	}
 }
