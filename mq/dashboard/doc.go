@@ -41,7 +41,7 @@
 //
 // # Files in reading order
 //
-//	dashboard.go     Config, Dashboard (New, routes, Start, Addr, URL, Shutdown), QueueLockOwners
+//	dashboard.go     Config, Dashboard (New, routes, Start, ServeOn, Addr, URL, Shutdown), QueueLockOwners
 //	pages.go         the page handlers: cluster, topics, topic, groups, group, message, trace
 //	render.go        the embedded templates and assets, render, the security headers
 //	trace_filter.go  topicFilter: one topic's steps out of the broker's, held steps correlated
