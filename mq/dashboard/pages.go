@@ -343,7 +343,7 @@ func (d *Dashboard) messagePage(r *http.Request) (string, any, error) {
 func (d *Dashboard) messagesByID(r *http.Request, topic, id string) ([]*primitive.MessageExt, error) {
 	var viewErr error
 	if addr, _, err := primitive.DecodeOffsetMsgID(id); err != nil {
-		viewErr = err
+		viewErr = &admin.NotOffsetMsgIDError{ID: id, Cause: err}
 	} else if known, err := d.isBroker(r, addr); err != nil {
 		return nil, err
 	} else if known {
@@ -353,7 +353,8 @@ func (d *Dashboard) messagesByID(r *http.Request, topic, id string) ([]*primitiv
 		}
 		viewErr = err
 	} else {
-		viewErr = fmt.Errorf("%s is no offsetMsgId of this cluster: it names %s, which is no broker the name servers list", id, addr)
+		viewErr = fmt.Errorf("%s is no offsetMsgId of this cluster: it names %s, which is no broker the name servers list "+
+			"(a producer msgId, UNIQ_KEY, needs the topic)", id, addr)
 	}
 	if topic == "" {
 		return nil, viewErr

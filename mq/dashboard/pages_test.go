@@ -77,6 +77,10 @@ func TestPagesShowClusterTopicsGroupsAndMessages(t *testing.T) {
 	require.Contains(t, byID, res.MsgID, "the record decoded: its UNIQ_KEY among the properties")
 	require.Contains(t, c.page(t, "/message?topic=ConsoleTopic&id="+res.MsgID), res.OffsetMsgID, "by the producer's msgId")
 
+	noTopic := c.page(t, "/message?id="+res.MsgID) // a UNIQ_KEY decodes to a port out of range
+	require.Contains(t, noTopic, "msgId "+res.MsgID+" is not an offset msgId")
+	require.Contains(t, noTopic, "a producer msgId (UNIQ_KEY) needs the topic")
+	require.NotContains(t, noTopic, "out of range", "not the decoder's detail")
 	stranger := c.page(t, "/message?id=0A0000010000270F0000000000000000") // 10.0.0.1:9999, offset 0
 	require.Contains(t, stranger, "names 10.0.0.1:9999, which is no broker the name servers list", "never asked")
 	require.Contains(t, c.page(t, "/message?id=nothex"), `id="error"`)
