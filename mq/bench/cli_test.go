@@ -59,7 +59,7 @@ func TestProducerThenConsumer(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, Main(context.Background(), []string{"producer", "-n", ns, "-t", topic, "-g", "pg_text", "-count", "5", "-w", "1"}, &stdout, &stderr), stderr.String())
 	require.Regexp(t, `(?m)^topic: `+topic+` threadCount: 1 messageSize: 128 keyEnable: false asyncEnable: false inflight: 1024 batch: 1$`, stdout.String())
-	require.Regexp(t, `(?m)^\[Complete\] Send Total: 5 Send Failed: 0 Response Failed: 0 Mode: sync Messages: 5 `, stdout.String())
+	require.Regexp(t, `(?m)^\[Complete\] Send Total: 5 requests Send Failed: 0 Response Failed: 0 Mode: sync Messages: 5 `, stdout.String())
 	require.Regexp(t, `(?m)^RT\(ms\) p50: [0-9.]+ p99: [0-9.]+ p999: [0-9.]+ max: [0-9.]+ avg: [0-9.]+$`, stdout.String())
 }
 
