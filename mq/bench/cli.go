@@ -37,7 +37,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ns := fs.String("n", defNS, "name server address list, ip:port;ip:port (default $NAMESRV_ADDR, else 127.0.0.1:9876)")
 	topic := fs.String("t", DefaultTopic, "topic")
 	duration := fs.Duration("d", 0, "run this long (e.g. 10s); 0: until -count or Ctrl-C")
-	count := fs.Int64("count", 0, "stop after this many messages; 0: until -d or Ctrl-C")
+	count := fs.Int64("count", 0, "stop after this many messages (a consumer's summary counts exactly this many); 0: until -d or Ctrl-C")
 	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile (this client's, for go tool pprof) to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout (per-second lines go to stderr)")
 	var (

@@ -80,7 +80,7 @@ func TestRunProducerAndConsumer(t *testing.T) {
 		Group: "cg_" + clienttest.Name(t), InstanceName: clienttest.InstanceName(t, "c"), Count: sent, Duration: 60 * time.Second,
 		Report: &report, ReportInterval: 20 * time.Millisecond}, FromFirst: true})
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, s.Messages, sent, "every message sent is consumed")
+	require.Equal(t, sent, s.Messages, "every message sent is consumed, and the summary counts exactly Count")
 	require.Equal(t, ModeConsume, s.Mode)
 	requireConsistent(t, s)
 	require.NotNil(t, s.StoreToConsume)
