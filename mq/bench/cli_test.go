@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,6 @@ func TestBadCommandLine(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, Main(context.Background(), []string{"consumer", "-h"}, &stdout, &stderr))
 	require.Contains(t, stderr.String(), "-first")
+	require.Equal(t, 1, strings.Count(stderr.String(), "(default $NAMESRV_ADDR, else 127.0.0.1:9876)"), stderr.String())
+	require.NotContains(t, stderr.String(), `(default "127.0.0.1:9876")`, "the name server's default named once")
 }
