@@ -111,13 +111,23 @@ func TestReadmeConsole(t *testing.T) {
 	// The load lines: a producer (300 ms instead of its -d), a consumer (until it got them all).
 	loads := readmeConsoleLines(t, "go run ./mq/cmd/mqbench ")
 	require.Len(t, loads, 3)
+	topic := loads[0][slices.Index(loads[0], "-t")+1]
+	for _, l := range loads {
+		require.Equal(t, topic, l[slices.Index(l, "-t")+1], "one topic: %q", l)
+	}
+	require.Regexp(t, `<td>1024</td><td>1024</td>`, getPage(t, home+"topic?t=BenchmarkTest"),
+		"BenchmarkTest, created at start, has 1024 queues (the README says why it avoids it)")
 	sent := runBenchLine(t, loads[0], nsAddr, 0)
 	require.Positive(t, sent)
 	page := getPage(t, home)
 	require.Regexp(t, `<td>broker-a</td><td>0</td>`, page)
 	require.Regexp(t, `<td>ASYNC_MASTER</td><td>V4_9_8</td><td>[0-9.]+</td><td>[0-9.]+</td><td>`+strconv.FormatInt(sent, 10)+`</td>`, page,
 		"the put total is what the producer sent")
-	require.Contains(t, getPage(t, home+"topic?t=BenchmarkTest"), "<td>broker-a</td><td>0</td><td>0</td>")
+	topicPage := getPage(t, home+"topic?t="+topic)
+	require.Contains(t, topicPage, "<td>broker-a</td><td>0</td><td>0</td>")
+	if topic != "BenchmarkTest" {
+		require.Regexp(t, `<td>4</td><td>4</td><td>RW-</td></tr>`, topicPage, "created on the first send with min(4, 8) queues, as the README says")
+	}
 	runBenchLine(t, loads[1], nsAddr, sent)
 	m := regexp.MustCompile(`<th id="total">(\d+)</th>`).FindStringSubmatch(getPage(t, home+"group?g=benchmark_consumer"))
 	require.NotNil(t, m, "the group page shows the total lag")
@@ -128,7 +138,7 @@ func TestReadmeConsole(t *testing.T) {
 	// The live trace while the last line sends one message.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, home+"trace/events?topic=BenchmarkTest", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, home+"trace/events?topic="+topic, nil)
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

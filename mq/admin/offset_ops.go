@@ -39,6 +39,14 @@ func IsConsumerNotOnline(err error) bool {
 	return errors.As(err, &re) && re.Code == protocol.ConsumerNotOnline
 }
 
+// IsTopicNotExist reports whether err is a name server's TOPIC_NOT_EXIST (17) answer: no broker
+// serves the topic's route ("no route info of this topic"). For a group's %RETRY% topic it means
+// no broker knows the group.
+func IsTopicNotExist(err error) bool {
+	var re *remoting.RemoteError
+	return errors.As(err, &re) && re.Code == protocol.TopicNotExist
+}
+
 // RollbackStats is one queue of ResetOffsetByTimestampOld: the broker's max offset, the
 // group's offset before, the offset stored at the timestamp, and the offset set (queue
 // offsets, ConsumeQueue units). Mirrors org.apache.rocketmq.common.admin.RollbackStats.

@@ -91,10 +91,14 @@ func (a *DefaultMQAdminExt) ViewMessage(ctx context.Context, offsetMsgID string)
 }
 
 // ViewMessageByID finds a message by either of its ids: as an offsetMsgId first, then, when
-// topic is given, as a UNIQ_KEY through the index (QueryMessage with uniqKey).
+// topic is given, as a UNIQ_KEY through the index (QueryMessage with uniqKey). Without a topic,
+// an id that does not decode as an offsetMsgId is a *NotOffsetMsgIDError.
 // Java: DefaultMQAdminExt#viewMessage(topic, msgId).
 func (a *DefaultMQAdminExt) ViewMessageByID(ctx context.Context, topic, msgID string) (*primitive.MessageExt, error) {
 	m, err := a.ViewMessage(ctx, msgID)
+	if err != nil && topic == "" && errors.Is(err, primitive.ErrBadMsgID) {
+		return nil, &NotOffsetMsgIDError{ID: msgID, Cause: err}
+	}
 	if err == nil || topic == "" {
 		return m, err
 	}
@@ -104,6 +108,24 @@ func (a *DefaultMQAdminExt) ViewMessageByID(ctx context.Context, topic, msgID st
 	}
 	return msgs[0], nil
 }
+
+// NotOffsetMsgIDError: an id looked up without a topic is no offsetMsgId (the broker's id, which
+// names a store host and a CommitLog offset), so it can only be a producer's msgId (UNIQ_KEY),
+// which is found through the index of one topic. A 32-character UNIQ_KEY has the length of an
+// offsetMsgId; decoded as one, its bytes 4–7 (pid and class-loader hash) are a port out of range.
+// Java: none (MQAdminImpl#viewMessage throws on the bad host); RocketMQ's own lookup of a
+// UNIQ_KEY, queryMsgByUniqueKey, takes the topic.
+type NotOffsetMsgIDError struct {
+	ID    string
+	Cause error // from primitive.DecodeOffsetMsgID (primitive.ErrBadMsgID)
+}
+
+func (e *NotOffsetMsgIDError) Error() string {
+	return "msgId " + e.ID + " is not an offset msgId (the broker's id: store host and CommitLog offset); " +
+		"a producer msgId (UNIQ_KEY) needs the topic to be looked up, as RocketMQ's queryMsgByUniqueKey does"
+}
+
+func (e *NotOffsetMsgIDError) Unwrap() error { return e.Cause }
 
 // maxTimestamp is Long.MAX_VALUE, the end of an open time range.
 const maxTimestamp = int64(^uint64(0) >> 1)

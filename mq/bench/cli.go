@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -30,14 +31,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("mqbench "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	defNS := os.Getenv("NAMESRV_ADDR")
-	if defNS == "" {
-		defNS = "127.0.0.1:9876"
-	}
-	ns := fs.String("n", defNS, "name server address list, ip:port;ip:port (default $NAMESRV_ADDR, else 127.0.0.1:9876)")
+	// The default is resolved after parsing, so -h names it once, in words.
+	ns := fs.String("n", "", "name server address list, ip:port;ip:port (default $NAMESRV_ADDR, else 127.0.0.1:9876)")
 	topic := fs.String("t", DefaultTopic, "topic")
 	duration := fs.Duration("d", 0, "run this long (e.g. 10s); 0: until -count or Ctrl-C")
-	count := fs.Int64("count", 0, "stop after this many messages; 0: until -d or Ctrl-C")
+	count := fs.Int64("count", 0, "stop after this many messages (a consumer's summary counts exactly this many); 0: until -d or Ctrl-C")
 	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile (this client's, for go tool pprof) to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout (per-second lines go to stderr)")
 	var (
@@ -66,6 +64,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		return 2
+	}
+	if *ns == "" {
+		*ns = cmp.Or(os.Getenv("NAMESRV_ADDR"), "127.0.0.1:9876")
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "mqbench: unexpected arguments %q\n%s", fs.Args(), usage)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,16 +51,18 @@ func TestProducerThenConsumer(t *testing.T) {
 	require.Equal(t, int64(100), s.Messages)
 	require.Equal(t, int64(10), s.Requests)
 
+	s = runJSON(t, "consumer", "-n", ns, "-t", topic, "-g", "cg_part_"+clienttest.Name(t), "-first", "-count", "100", "-d", "60s")
+	require.Equal(t, int64(100), s.Messages, "of 600 stored, -count 100 counts 100: not those consumed until the consumer stopped")
 	s = runJSON(t, "consumer", "-n", ns, "-t", topic, "-g", "cg_"+clienttest.Name(t), "-first", "-count", "600", "-d", "60s")
 	require.Equal(t, ModeConsume, s.Mode)
-	require.GreaterOrEqual(t, s.Messages, int64(600))
+	require.Equal(t, int64(600), s.Messages, "-count 600 counts 600, whatever the batches")
 	require.NotNil(t, s.StoreToConsume)
 	requireConsistent(t, s)
 
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, Main(context.Background(), []string{"producer", "-n", ns, "-t", topic, "-g", "pg_text", "-count", "5", "-w", "1"}, &stdout, &stderr), stderr.String())
 	require.Regexp(t, `(?m)^topic: `+topic+` threadCount: 1 messageSize: 128 keyEnable: false asyncEnable: false inflight: 1024 batch: 1$`, stdout.String())
-	require.Regexp(t, `(?m)^\[Complete\] Send Total: 5 Send Failed: 0 Response Failed: 0 Mode: sync Messages: 5 `, stdout.String())
+	require.Regexp(t, `(?m)^\[Complete\] Send Total: 5 requests Send Failed: 0 Response Failed: 0 Mode: sync Messages: 5 `, stdout.String())
 	require.Regexp(t, `(?m)^RT\(ms\) p50: [0-9.]+ p99: [0-9.]+ p999: [0-9.]+ max: [0-9.]+ avg: [0-9.]+$`, stdout.String())
 }
 
@@ -83,4 +86,6 @@ func TestBadCommandLine(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, Main(context.Background(), []string{"consumer", "-h"}, &stdout, &stderr))
 	require.Contains(t, stderr.String(), "-first")
+	require.Equal(t, 1, strings.Count(stderr.String(), "(default $NAMESRV_ADDR, else 127.0.0.1:9876)"), stderr.String())
+	require.NotContains(t, stderr.String(), `(default "127.0.0.1:9876")`, "the name server's default named once")
 }

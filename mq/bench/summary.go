@@ -67,15 +67,18 @@ func (s Summary) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// WriteText writes s as RocketMQ's benchmark tools end a run ("[Complete] Send Total: …", in
-// requests, as Java counts), then the percentiles in milliseconds.
+// WriteText writes s as RocketMQ's benchmark tools end a run, with RocketMQ's field names and
+// the unit after each total and rate, since a batch is one request of many messages:
+// "[Complete] Send Total: 21610 requests … Messages: 691520 … Send TPS: 68907 messages/s" (Send
+// Total counts requests, as Java counts; Send TPS is messages), then the percentiles in
+// milliseconds.
 func (s Summary) WriteText(w io.Writer) error {
 	var err error
 	if s.Mode == ModeConsume {
-		_, err = fmt.Fprintf(w, "[Complete] Consume Total: %d Elapsed: %s Consume TPS: %.0f\n",
+		_, err = fmt.Fprintf(w, "[Complete] Consume Total: %d messages Elapsed: %s Consume TPS: %.0f messages/s\n",
 			s.Messages, s.Elapsed.Round(time.Millisecond), s.TPS)
 	} else {
-		_, err = fmt.Fprintf(w, "[Complete] Send Total: %d Send Failed: %d Response Failed: %d Mode: %s Messages: %d Elapsed: %s Send TPS: %.0f\n",
+		_, err = fmt.Fprintf(w, "[Complete] Send Total: %d requests Send Failed: %d Response Failed: %d Mode: %s Messages: %d Elapsed: %s Send TPS: %.0f messages/s\n",
 			s.Requests+s.SendFailed+s.ResponseFailed, s.SendFailed, s.ResponseFailed, s.Mode, s.Messages,
 			s.Elapsed.Round(time.Millisecond), s.TPS)
 	}

@@ -122,18 +122,24 @@ func (d *Dashboard) routes() {
 // Handler is the console's HTTP handler (tests serve it themselves).
 func (d *Dashboard) Handler() http.Handler { return d.mux }
 
-// Start listens on Config.Addr and serves in a goroutine; Addr tells the address bound.
+// Start listens on Config.Addr and serves in a goroutine (ServeOn); Addr tells the address bound.
 func (d *Dashboard) Start() error {
 	ln, err := net.Listen("tcp", d.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("dashboard: listen %s: %w", d.cfg.Addr, err)
 	}
+	d.ServeOn(ln)
+	return nil
+}
+
+// ServeOn serves the console on ln, bound by the caller (mqbroker binds before the broker
+// starts, so a taken port stops the start early), in a goroutine; Shutdown closes ln.
+func (d *Dashboard) ServeOn(ln net.Listener) {
 	d.ln = ln
 	d.srv = &http.Server{Handler: d.mux, ReadHeaderTimeout: 10 * time.Second}
 	d.serveErr = make(chan error, 1)
 	go func() { d.serveErr <- d.srv.Serve(ln) }()
 	d.log.Info("dashboard listening", "addr", ln.Addr().String(), "writeEnable", d.cfg.WriteEnable)
-	return nil
 }
 
 // Addr is the address the console listens on ("" before Start).

@@ -41,11 +41,12 @@
 //
 // # Files in reading order
 //
-//	dashboard.go     Config, Dashboard (New, routes, Start, Addr, URL, Shutdown), QueueLockOwners
+//	dashboard.go     Config, Dashboard (New, routes, Start, ServeOn, Addr, URL, Shutdown), QueueLockOwners
 //	pages.go         the page handlers: cluster, topics, topic, groups, group, message, trace
 //	render.go        the embedded templates and assets, render, the security headers
 //	trace_filter.go  topicFilter: one topic's steps out of the broker's, held steps correlated
-//	                 by CommitLog offset (per component), rendered with trace.Printer
+//	                 by CommitLog offset (per component), idle pulls left out (idlePull),
+//	                 rendered with trace.Printer
 //	trace_stream.go  /trace/events: the server-sent-events stream of one page
 //	send.go          POST /send: the test message (403 unless dashboardWriteEnable)
 //	templates/*.html static/style.css static/trace.js  (embedded)

@@ -19,16 +19,24 @@ type badRequest string
 
 func (b badRequest) Error() string { return string(b) }
 
+// notFound is a page error for a topic or group no broker serves: 404.
+type notFound string
+
+func (n notFound) Error() string { return string(n) }
+
 // page adapts a page function to a handler: it renders the template the function names with
-// its data, or the error page (400 for a badRequest, 502 when the name server or a broker
-// failed or refused, with the remark).
+// its data, or the error page (400 for a badRequest, 404 for a notFound, 502 when the name
+// server or a broker failed or refused, with the remark).
 func (d *Dashboard) page(fn func(r *http.Request) (string, any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name, data, err := fn(r)
 		if err != nil {
 			code := http.StatusBadGateway
-			if _, ok := err.(badRequest); ok {
+			switch err.(type) {
+			case badRequest:
 				code = http.StatusBadRequest
+			case notFound:
+				code = http.StatusNotFound
 			}
 			d.render(w, code, "error", errorData{Title: "Error", Message: err.Error()})
 			return
@@ -146,6 +154,9 @@ func (d *Dashboard) topicPage(r *http.Request) (string, any, error) {
 		return "", nil, badRequest("which topic? (parameter t)")
 	}
 	route, err := d.admin.ExamineTopicRouteInfo(r.Context(), topic)
+	if admin.IsTopicNotExist(err) {
+		return "", nil, notFound("no such topic " + topic)
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -273,6 +284,9 @@ func (d *Dashboard) groupPage(r *http.Request) (string, any, error) {
 		ccInfo = "not online: " + err.Error()
 	}
 	cs, err := d.admin.ExamineConsumeStats(r.Context(), group, "")
+	if admin.IsTopicNotExist(err) { // no broker has the group's %RETRY% topic
+		return "", nil, notFound("no such consumer group " + group)
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -343,7 +357,7 @@ func (d *Dashboard) messagePage(r *http.Request) (string, any, error) {
 func (d *Dashboard) messagesByID(r *http.Request, topic, id string) ([]*primitive.MessageExt, error) {
 	var viewErr error
 	if addr, _, err := primitive.DecodeOffsetMsgID(id); err != nil {
-		viewErr = err
+		viewErr = &admin.NotOffsetMsgIDError{ID: id, Cause: err}
 	} else if known, err := d.isBroker(r, addr); err != nil {
 		return nil, err
 	} else if known {
@@ -353,7 +367,8 @@ func (d *Dashboard) messagesByID(r *http.Request, topic, id string) ([]*primitiv
 		}
 		viewErr = err
 	} else {
-		viewErr = fmt.Errorf("%s is no offsetMsgId of this cluster: it names %s, which is no broker the name servers list", id, addr)
+		viewErr = fmt.Errorf("%s is no offsetMsgId of this cluster: it names %s, which is no broker the name servers list "+
+			"(a producer msgId, UNIQ_KEY, needs the topic)", id, addr)
 	}
 	if topic == "" {
 		return nil, viewErr

@@ -77,14 +77,22 @@ func TestPagesShowClusterTopicsGroupsAndMessages(t *testing.T) {
 	require.Contains(t, byID, res.MsgID, "the record decoded: its UNIQ_KEY among the properties")
 	require.Contains(t, c.page(t, "/message?topic=ConsoleTopic&id="+res.MsgID), res.OffsetMsgID, "by the producer's msgId")
 
+	noTopic := c.page(t, "/message?id="+res.MsgID) // a UNIQ_KEY decodes to a port out of range
+	require.Contains(t, noTopic, "msgId "+res.MsgID+" is not an offset msgId")
+	require.Contains(t, noTopic, "a producer msgId (UNIQ_KEY) needs the topic")
+	require.NotContains(t, noTopic, "out of range", "not the decoder's detail")
 	stranger := c.page(t, "/message?id=0A0000010000270F0000000000000000") // 10.0.0.1:9999, offset 0
 	require.Contains(t, stranger, "names 10.0.0.1:9999, which is no broker the name servers list", "never asked")
 	require.Contains(t, c.page(t, "/message?id=nothex"), `id="error"`)
 	code, body := c.get(t, "/message?key=k")
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, body, "needs the topic")
-	code, _ = c.get(t, "/topic?t=NoSuchTopic")
-	require.Equal(t, http.StatusBadGateway, code, "the name server's TOPIC_NOT_EXIST is the page's error")
+	code, body = c.get(t, "/topic?t=NoSuchTopic")
+	require.Equal(t, http.StatusNotFound, code, "the name server's TOPIC_NOT_EXIST")
+	require.Contains(t, body, `id="error">no such topic NoSuchTopic</p>`)
+	code, body = c.get(t, "/group?g="+url.QueryEscape("<i>NoSuch</i>"))
+	require.Equal(t, http.StatusNotFound, code, "no route for the group's %RETRY% topic")
+	require.Contains(t, body, `id="error">no such consumer group &lt;i&gt;NoSuch&lt;/i&gt;</p>`, "escaped")
 	resp, err := http.Get(c.url + "/")
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -105,7 +113,7 @@ func TestWritesRefusedUnlessEnabled(t *testing.T) {
 	code, _ = ro.get(t, "/send")
 	require.Equal(t, http.StatusMethodNotAllowed, code)
 	code, _ = ro.get(t, "/topic?t=WriteTopic")
-	require.Equal(t, http.StatusBadGateway, code, "nothing was sent: the topic does not exist")
+	require.Equal(t, http.StatusNotFound, code, "nothing was sent: the topic does not exist")
 
 	rw := startConsole(t, true, false)
 	code, body = rw.post(t, "/send", form, map[string]string{"Origin": "http://evil.example"})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +29,9 @@ import (
 // has gone past it without naming it (a blank END_OF_FILE record) or after holdFor. Held steps
 // keep their place: a line is shown only when every line before it is decided, so the page
 // reads in the order the broker logged. Other steps (heartbeats, flushes, checks without an
-// offset) are left out. Offsets are matched per component (the tracer's name): a master and its
+// offset) are left out, and so are idle pulls (idlePull): a long-polling consumer holds a pull
+// on every queue it owns, and on a topic of many queues those pulls, answered empty when
+// their hold time is up, would bury the message's path. Offsets are matched per component (the tracer's name): a master and its
 // slave, or two brokers of an embedded cluster, share a hub but not a CommitLog.
 //
 // Safe for concurrent use: add is called on the goroutines that log, under mu.
@@ -43,6 +46,8 @@ type topicFilter struct {
 	logs    map[string]*commitLogView // by component
 	printer *trace.Printer
 	buf     bytes.Buffer
+	held    map[string]int64    // component+" "+topic@queueId → queue offset the last held pull waits at
+	arrived map[string]struct{} // component+" "+topic@queueId of the page's ConsumeQueue units
 }
 
 // heldStep is a step waiting for its turn or for its owner.
@@ -67,7 +72,8 @@ const maxPending = 4096
 const maxMine = 1024
 
 func newTopicFilter(topic string, clk clock.Clock, holdFor time.Duration, emit func(string)) *topicFilter {
-	f := &topicFilter{topic: topic, clk: clock.Or(clk), holdFor: holdFor, emit: emit, logs: map[string]*commitLogView{}}
+	f := &topicFilter{topic: topic, clk: clock.Or(clk), holdFor: holdFor, emit: emit, logs: map[string]*commitLogView{},
+		held: map[string]int64{}, arrived: map[string]struct{}{}}
 	f.printer = trace.NewPrinter(&f.buf, slog.LevelInfo)
 	return f
 }
@@ -119,6 +125,10 @@ func (f *topicFilter) add(r slog.Record) {
 	defer f.mu.Unlock()
 	now := f.clk.Now()
 	ours := facts.hasTopic && facts.topic == f.topic
+	if ours && f.idlePull(r, facts.component) {
+		f.expire(now)
+		return
+	}
 	switch {
 	case facts.hasTopic && facts.hasOffset:
 		f.settle(facts.component, ours, facts.from)
@@ -141,6 +151,59 @@ func (f *topicFilter) add(r slog.Record) {
 		f.dropOldestUndecided()
 	}
 	f.expire(now)
+}
+
+// idlePull reports whether r, a step of the page's topic, is a pull that delivers nothing:
+//   - DefaultMessageStore#getMessage and PullMessageProcessor#processRequest with no message
+//     and status OFFSET_OVERFLOW_ONE or NO_MESSAGE_IN_QUEUE (the consumer is at the queue's end;
+//     answered PULL_NOT_FOUND, or held with suspended=true);
+//   - PullRequestHoldService#suspendPullRequest (a pull held because there was nothing);
+//   - PullRequestHoldService#notifyMessageArriving that woke a held pull only because its hold
+//     time was up: the queue's maxOffset is not past the offset the pull waits at or, when the
+//     page opened while the pull was held, no unit of the page's was put in that queue.
+//
+// The pull woken by the page's message (notifyMessageArriving after its ConsumeQueue unit) and
+// the one that delivers it (status FOUND, messages=1) are shown. Called under mu.
+func (f *topicFilter) idlePull(r slog.Record, component string) bool {
+	var key, status string
+	var offset, maxOffset, count int64 = -1, -1, -1
+	var queueID int64 = -1
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "key":
+			key = a.Value.String()
+		case "status":
+			status = a.Value.String()
+		case "offset":
+			offset = a.Value.Int64()
+		case "maxOffset":
+			maxOffset = a.Value.Int64()
+		case "messages", "messageCount":
+			count = a.Value.Int64()
+		case "queueId":
+			queueID = a.Value.Int64()
+		}
+		return true
+	})
+	switch r.Message {
+	case "DefaultMessageStore#getMessage", "PullMessageProcessor#processRequest":
+		return count == 0 && (status == "OFFSET_OVERFLOW_ONE" || status == "NO_MESSAGE_IN_QUEUE")
+	case "PullRequestHoldService#suspendPullRequest":
+		f.held[component+" "+key] = offset
+		return true
+	case "PullRequestHoldService#notifyMessageArriving":
+		waitsAt, seen := f.held[component+" "+key]
+		if seen {
+			return maxOffset <= waitsAt
+		}
+		_, arrived := f.arrived[component+" "+key]
+		return !arrived
+	case "ConsumeQueue#putMessagePositionInfo":
+		if queueID >= 0 {
+			f.arrived[component+" "+f.topic+"@"+strconv.FormatInt(queueID, 10)] = struct{}{}
+		}
+	}
+	return false
 }
 
 func (f *topicFilter) view(component string) *commitLogView {

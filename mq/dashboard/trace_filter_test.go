@@ -49,7 +49,7 @@ func TestTopicFilterCorrelatesByCommitLogOffset(t *testing.T) {
 	tr.Step("DefaultAppendMessageCallback#doAppend", i64("wroteOffset", 200))
 	tr.Step("ReputMessageService#run", i64("reputFromOffset", 0), i64("commitLogMaxOffset", 400))
 	tr.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", s("topic", "T"), i64("commitLogOffset", 0))
-	tr.Step("ConsumeQueue#putMessagePositionInfo", s("topic", "T"), i64("commitLogOffset", 0))
+	tr.Step("ConsumeQueue#putMessagePositionInfo", s("topic", "T"), slog.Int("queueId", 0), i64("commitLogOffset", 0))
 	tr.Step("IndexService#buildIndex", i64("commitLogOffset", 0))
 	tr.Step("CommitLogDispatcherBuildConsumeQueue#dispatch", s("topic", "U"), i64("commitLogOffset", 200))
 	tr.Step("IndexService#buildIndex", i64("commitLogOffset", 200))
@@ -62,7 +62,7 @@ func TestTopicFilterCorrelatesByCommitLogOffset(t *testing.T) {
 		"[broker-a] 02 DefaultAppendMessageCallback#doAppend wroteOffset=0",
 		"[broker-a] 03 ReputMessageService#run reputFromOffset=0 commitLogMaxOffset=400",
 		"[broker-a] 04 CommitLogDispatcherBuildConsumeQueue#dispatch topic=T commitLogOffset=0",
-		"[broker-a] 05 ConsumeQueue#putMessagePositionInfo topic=T commitLogOffset=0",
+		"[broker-a] 05 ConsumeQueue#putMessagePositionInfo topic=T queueId=0 commitLogOffset=0",
 		"[broker-a] 06 IndexService#buildIndex commitLogOffset=0",
 		"[broker-a] 07 PullRequestHoldService#notifyMessageArriving key=T@0 maxOffset=1",
 		"[broker-a] 08 PullMessageProcessor#processRequest topic=T messages=1",
@@ -118,5 +118,43 @@ func TestTopicFilterMatchesOffsetsPerComponent(t *testing.T) {
 	require.Equal(t, []string{
 		"[broker-a] 01 DefaultAppendMessageCallback#doAppend wroteOffset=0",
 		"[broker-a] 02 CommitLogDispatcherBuildConsumeQueue#dispatch topic=T commitLogOffset=0",
+	}, sink.get())
+}
+
+// TestTopicFilterLeavesIdlePullsOut: a long-polling consumer's pulls that deliver nothing — held
+// (suspendPullRequest, suspended=true), answered empty at the queue's end (OFFSET_OVERFLOW_ONE,
+// NO_MESSAGE_IN_QUEUE), woken only because their hold time was up — are not the page's lines;
+// the wake-up by the page's message and the pull that delivers it are, and so is a pull that
+// found something wrong (OFFSET_OVERFLOW_BADLY).
+func TestTopicFilterLeavesIdlePullsOut(t *testing.T) {
+	tr, _, sink := filterTracer(t, "T", clock.NewManualMillis(0))
+	s, i64, n := slog.String, slog.Int64, slog.Int
+	idleCycle := func(queue string, at int64) {
+		tr.Step("DefaultMessageStore#getMessage", s("group", "g"), s("topic", "T"), i64("offset", at), s("status", "OFFSET_OVERFLOW_ONE"), n("messageCount", 0))
+		tr.Step("PullMessageProcessor#processRequest", s("topic", "T"), s("status", "OFFSET_OVERFLOW_ONE"), n("code", 19), n("messages", 0), slog.Bool("suspended", true))
+		tr.Step("PullRequestHoldService#suspendPullRequest", s("key", "T@"+queue), i64("offset", at))
+	}
+	tr.Step("PullRequestHoldService#notifyMessageArriving", s("key", "T@1"), i64("maxOffset", 3), n("woken", 1)) // held before the page opened
+	tr.Step("PullMessageProcessor#processRequest", s("topic", "T"), s("status", "NO_MESSAGE_IN_QUEUE"), n("code", 19), n("messages", 0))
+	idleCycle("0", 5)
+	tr.Step("PullRequestHoldService#notifyMessageArriving", s("key", "T@0"), i64("maxOffset", 5), n("woken", 1)) // hold time up
+	tr.Step("PullMessageProcessor#processRequest", s("topic", "T"), s("status", "OFFSET_OVERFLOW_ONE"), n("code", 19), n("messages", 0), slog.Bool("wakeup", true))
+	idleCycle("0", 5)
+	require.Empty(t, sink.get(), "idle pulls only")
+
+	tr.Step("SendMessageProcessor#processRequest", s("topic", "T"))
+	tr.Step("ConsumeQueue#putMessagePositionInfo", s("topic", "T"), n("queueId", 0), i64("cqOffset", 5))
+	tr.Step("PullRequestHoldService#notifyMessageArriving", s("key", "T@0"), i64("maxOffset", 6), n("woken", 1))
+	tr.Step("DefaultMessageStore#getMessage", s("topic", "T"), i64("offset", 5), s("status", "FOUND"), n("messageCount", 1))
+	tr.Step("PullMessageProcessor#processRequest", s("topic", "T"), s("status", "FOUND"), n("messages", 1))
+	idleCycle("0", 6)
+	tr.Step("PullMessageProcessor#processRequest", s("topic", "T"), s("status", "OFFSET_OVERFLOW_BADLY"), n("messages", 0))
+	require.Equal(t, []string{
+		"[broker-a] 01 SendMessageProcessor#processRequest topic=T",
+		"[broker-a] 02 ConsumeQueue#putMessagePositionInfo topic=T queueId=0 cqOffset=5",
+		"[broker-a] 03 PullRequestHoldService#notifyMessageArriving key=T@0 maxOffset=6 woken=1",
+		"[broker-a] 04 DefaultMessageStore#getMessage topic=T offset=5 status=FOUND messageCount=1",
+		"[broker-a] 05 PullMessageProcessor#processRequest topic=T status=FOUND messages=1",
+		"[broker-a] 06 PullMessageProcessor#processRequest topic=T status=OFFSET_OVERFLOW_BADLY messages=0",
 	}, sink.get())
 }

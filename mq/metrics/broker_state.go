@@ -78,7 +78,7 @@ func newBrokerDescs(labels prometheus.Labels) brokerDescs {
 		responses:      d("rocketmq_responses_total", "Responses written, by response code.", "code"),
 		fastFailure:    d("rocketmq_fast_failure_total", "Queued requests the fast-failure sweep answered SYSTEM_BUSY."),
 		commitLogMax:   d("rocketmq_commitlog_max_offset_bytes", "The CommitLog's max offset, in bytes."),
-		commitLogMin:   d("rocketmq_commitlog_min_offset_bytes", "The CommitLog's min offset (its oldest file's start), in bytes."),
+		commitLogMin:   d("rocketmq_commitlog_min_offset_bytes", "The CommitLog's min offset (its oldest file's start; 0 while it has none), in bytes."),
 		dispatchBehind: d("rocketmq_dispatch_behind_bytes", "CommitLog bytes the reput has not dispatched to ConsumeQueue and index yet."),
 		flushBehind:    d("rocketmq_flush_behind_bytes", "CommitLog bytes not flushed to disk yet."),
 		pageCacheBusy:  d("rocketmq_pagecache_busy", "1 while a put holds the put lock longer than osPageCacheBusyTimeOutMills, else 0."),
@@ -108,7 +108,9 @@ func (m *BrokerMetrics) collectState(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	g(m.d.commitLogMax, float64(s.CommitLogMaxOffset))
-	g(m.d.commitLogMin, float64(s.CommitLogMinOffset))
+	// The store says -1 while it holds no CommitLog file (Java's getMinPhyOffset); the gauge says
+	// 0, where the first record will be, so a graph of the range never dips below zero.
+	g(m.d.commitLogMin, float64(max(s.CommitLogMinOffset, 0)))
 	g(m.d.dispatchBehind, float64(s.DispatchBehindBytes))
 	g(m.d.flushBehind, float64(s.FlushBehindBytes))
 	busy := 0.0

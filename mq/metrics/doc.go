@@ -22,7 +22,7 @@
 //	broker_state.go     BrokerState and BrokerSnapshot: what a scrape reads from a broker; the
 //	                    descriptors of every broker series
 //	namesrv_metrics.go  NamesrvMetrics: brokers alive, routes served
-//	exporter.go         Exporter and Serve: the /metrics HTTP endpoint over a registry of its own
+//	exporter.go         Exporter, Listen, Serve and ServeOn: the /metrics HTTP endpoint over a registry of its own
 //
 // # Series
 //

@@ -32,22 +32,39 @@ type Exporter struct {
 	done chan struct{}
 }
 
-// Serve registers cs on a new registry, with the Go runtime's and the process's collectors,
-// and serves it at cfg's host and port under /metrics. A collector that does not register (a
-// duplicate series) or a port that cannot be bound is an error; nothing is left running.
-// log (nil: none) gets a line per failed scrape.
+// Listen binds cfg's host and port for an exporter (ServeOn serves on it). A port that cannot be
+// bound is an error naming the keys. The broker binds before it starts, so a taken port stops
+// the start before "boot success" is printed.
+func Listen(cfg ExporterConfig) (net.Listener, error) {
+	ln, err := net.Listen("tcp", cfg.ListenAddr())
+	if err != nil {
+		return nil, fmt.Errorf("metrics: listen on metricsPromExporterHost:metricsPromExporterPort %s: %w", cfg.ListenAddr(), err)
+	}
+	return ln, nil
+}
+
+// Serve is Listen, then ServeOn.
 func Serve(cfg ExporterConfig, log *slog.Logger, cs ...prometheus.Collector) (*Exporter, error) {
+	ln, err := Listen(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return ServeOn(ln, log, cs...)
+}
+
+// ServeOn registers cs on a new registry, with the Go runtime's and the process's collectors,
+// and serves it on ln under /metrics. A collector that does not register (a duplicate series)
+// is an error; ln is then closed and nothing is left running. log (nil: none) gets a line per
+// failed scrape.
+func ServeOn(ln net.Listener, log *slog.Logger, cs ...prometheus.Collector) (*Exporter, error) {
 	reg := prometheus.NewRegistry()
 	all := append([]prometheus.Collector{collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}, cs...)
 	for _, c := range all {
 		if err := reg.Register(c); err != nil {
+			_ = ln.Close()
 			return nil, fmt.Errorf("metrics: register collector: %w", err)
 		}
-	}
-	ln, err := net.Listen("tcp", cfg.ListenAddr())
-	if err != nil {
-		return nil, fmt.Errorf("metrics: listen on metricsPromExporterHost:metricsPromExporterPort %s: %w", cfg.ListenAddr(), err)
 	}
 	opts := promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}
 	if log != nil {

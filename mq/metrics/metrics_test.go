@@ -40,9 +40,10 @@ func (f fakeState) MetricsSnapshot() BrokerSnapshot { return f.s }
 
 // TestBrokerCollector: the counters and the state gauges come out under their names and
 // labels; group diff is max offset - committed offset (never negative); a response code
-// outside the counted range is "other"; a put that stored nothing counts its status only.
+// outside the counted range is "other"; a put that stored nothing counts its status only; the
+// store's -1 for "no CommitLog file yet" is a min offset of 0.
 func TestBrokerCollector(t *testing.T) {
-	st := fakeState{BrokerSnapshot{CommitLogMaxOffset: 4096, DispatchBehindBytes: 100, PageCacheBusy: true,
+	st := fakeState{BrokerSnapshot{CommitLogMaxOffset: 4096, CommitLogMinOffset: -1, DispatchBehindBytes: 100, PageCacheBusy: true,
 		Connections: map[string]int{"main": 3}, HeldPullRequests: 2, SendQueueLength: 7,
 		Queues: []QueueState{{Topic: "T", QueueID: 1, MinOffset: 2, MaxOffset: 10}},
 		Groups: []GroupQueueState{{Group: "g", Topic: "T", QueueID: 1, ConsumerOffset: 4, BrokerOffset: 10},
@@ -75,6 +76,9 @@ rocketmq_responses_total{broker="broker-a",cluster="DefaultCluster",code="other"
 # HELP rocketmq_fast_failure_total Queued requests the fast-failure sweep answered SYSTEM_BUSY.
 # TYPE rocketmq_fast_failure_total counter
 rocketmq_fast_failure_total{broker="broker-a",cluster="DefaultCluster"} 4
+# HELP rocketmq_commitlog_min_offset_bytes The CommitLog's min offset (its oldest file's start; 0 while it has none), in bytes.
+# TYPE rocketmq_commitlog_min_offset_bytes gauge
+rocketmq_commitlog_min_offset_bytes{broker="broker-a",cluster="DefaultCluster"} 0
 # HELP rocketmq_pagecache_busy 1 while a put holds the put lock longer than osPageCacheBusyTimeOutMills, else 0.
 # TYPE rocketmq_pagecache_busy gauge
 rocketmq_pagecache_busy{broker="broker-a",cluster="DefaultCluster"} 1
@@ -94,7 +98,7 @@ rocketmq_send_queue_length{broker="broker-a",cluster="DefaultCluster"} 7
 `
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want),
 		"rocketmq_put_messages_total", "rocketmq_get_bytes_total", "rocketmq_put_status_total", "rocketmq_responses_total",
-		"rocketmq_fast_failure_total", "rocketmq_pagecache_busy", "rocketmq_consumequeue_depth", "rocketmq_group_diff",
+		"rocketmq_fast_failure_total", "rocketmq_commitlog_min_offset_bytes", "rocketmq_pagecache_busy", "rocketmq_consumequeue_depth", "rocketmq_group_diff",
 		"rocketmq_slave_behind_bytes", "rocketmq_send_queue_length"))
 	n, err := testutil.GatherAndCount(reg, "rocketmq_put_latency_seconds")
 	require.NoError(t, err)

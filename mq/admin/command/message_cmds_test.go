@@ -69,6 +69,8 @@ func TestQueryMessages(t *testing.T) {
 	require.Equal(t, h.OffsetMsgID, d["OffsetID"], "the UNIQ_KEY through the index")
 	r = mqadmin(t, c, "queryMsgById", "-i", h.MsgID)
 	require.Equal(t, command.ExitFailed, r.code, "a UNIQ_KEY without -t")
+	require.Contains(t, r.errOut, "msgId "+h.MsgID+" is not an offset msgId")
+	require.Contains(t, r.errOut, "a producer msgId (UNIQ_KEY) needs the topic")
 
 	d = keyValues(ok(t, c, "queryMsgByOffset", "-t", topic, "-b", "broker-a", "-i", "1", "-o", "1"), ": ")
 	require.Equal(t, hits[1].OffsetMsgID, d["OffsetID"])

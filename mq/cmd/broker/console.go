@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/dashboard"
@@ -21,21 +22,20 @@ func consoleTracer(sc *broker.StartupConfig, log *slog.Logger) (*trace.Tracer, *
 	return trace.New(slog.New(hub), sc.Broker.BrokerName), hub
 }
 
-// startConsole starts the web console of b when dashboardAddr is set (nil, nil otherwise) and
-// prints its address. It runs in the broker's process because the live trace streams the
-// broker's own steps (mq/dashboard's doc).
-func startConsole(sc *broker.StartupConfig, b *broker.BrokerController, hub *trace.Hub, log *slog.Logger, stdout io.Writer) (*dashboard.Dashboard, error) {
-	if hub == nil {
+// startConsole serves the web console of b on ln (bound by bindListeners when dashboardAddr is
+// set; nil, nil when ln is nil) and prints its address. It runs in the broker's process because
+// the live trace streams the broker's own steps (mq/dashboard's doc). On an error ln is closed.
+func startConsole(sc *broker.StartupConfig, ln net.Listener, b *broker.BrokerController, hub *trace.Hub, log *slog.Logger, stdout io.Writer) (*dashboard.Dashboard, error) {
+	if ln == nil {
 		return nil, nil
 	}
 	d, err := dashboard.New(dashboard.Config{Addr: sc.Dashboard.DashboardAddr, NamesrvAddr: sc.Broker.NamesrvAddr,
 		Hub: hub, WriteEnable: sc.Dashboard.DashboardWriteEnable, Locks: b.RebalanceLockManager(), Logger: log})
 	if err != nil {
+		_ = ln.Close()
 		return nil, err
 	}
-	if err := d.Start(); err != nil {
-		return nil, err
-	}
+	d.ServeOn(ln)
 	fmt.Fprintf(stdout, "The console boot success. %s (dashboardWriteEnable=%t)\n", d.URL(), sc.Dashboard.DashboardWriteEnable)
 	return d, nil
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,4 +79,35 @@ func TestConsoleKeys(t *testing.T) {
 	require.Contains(t, out.String(), "dashboardWriteEnable=false\n")
 	err := run([]string{"-p", "-n", "127.0.0.1:9876", "-dashboard", "8080"}, &out, &errOut, nil)
 	require.ErrorContains(t, err, `dashboardAddr="8080" is not host:port`)
+}
+
+// TestTakenHTTPPortStartsNothing: a console or metrics port already in use stops mqbroker
+// before the name server or the broker says "boot success", with an error naming the keys to
+// change (dashboardAddr / -dashboard; metricsPromExporterHost:metricsPromExporterPort).
+func TestTakenHTTPPortStartsNothing(t *testing.T) {
+	t.Setenv("NAMESRV_ADDR", "")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	taken := ln.Addr().String()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-dashboard", taken}, "mqbroker: console: listen on dashboardAddr (-dashboard) " + taken + ": "},
+		{[]string{"-c", overlay(t, "broker.conf", append(storeOverlay(t), "metricsExporterType=PROM",
+			"metricsPromExporterHost=127.0.0.1", "metricsPromExporterPort="+port)...)},
+			"mqbroker: metrics: listen on metricsPromExporterHost:metricsPromExporterPort " + taken + ": "},
+	} {
+		args := c.args
+		if args[0] != "-c" {
+			args = append([]string{"-c", overlay(t, "broker.conf", storeOverlay(t)...)}, args...)
+		}
+		code, stdout, stderr := runExit(args...)
+		require.Equal(t, 1, code, stderr)
+		require.Contains(t, stderr, c.want)
+		require.Contains(t, stderr, "address already in use")
+		require.NotContains(t, stdout, "boot success", "nothing started")
+	}
 }

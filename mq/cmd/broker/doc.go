@@ -32,9 +32,13 @@
 // writes to a trace.Hub, which hands steps out only while a live trace page watches.
 // dashboardWriteEnable=true lets the pages send a test message; off, they answer 403.
 //
+// The console's and the metrics exporter's ports are bound before the name server and the
+// broker start, so a port in use stops the command before any "boot success" line, with an
+// error naming the keys (dashboardAddr / -dashboard; metricsPromExporterHost:metricsPromExporterPort).
+//
 // # Files
 //
-//	main.go     main and runMain (signals, exit status), run (parse, start, wait, shut down); the
-//	            tests call both
+//	main.go     main and runMain (signals, exit status), run (parse, bind the HTTP ports, start,
+//	            wait, shut down), the metrics exporter; the tests call both
 //	console.go  the tracer over a trace.Hub when the console is on, and the console's start
 package main

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,27 +36,35 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 		return nil
 	}
 	log := sc.NewLogger(stderr)
+	lns, err := bindListeners(sc)
+	if err != nil {
+		return err
+	}
 	tr, hub := consoleTracer(sc, log)
 	var ns *namesrv.NamesrvController
 	if sc.Broker.NamesrvAddr == "" {
 		if ns, err = embedded.StartInProcessNamesrv(sc, tr.With("namesrv")); err != nil {
+			lns.close()
 			return err
 		}
 		fmt.Fprintf(stdout, "The Name Server boot success (in-process). listen=%s\n", ns.Addr())
 	}
 	b, err := broker.StartWithConfig(sc, stdout, tr)
 	if err != nil {
+		lns.close()
 		if ns != nil {
 			ns.Shutdown()
 		}
 		return err
 	}
-	exp, err := serveMetrics(sc, b, ns, log, stdout)
+	exp, err := serveMetrics(lns.metrics, b, ns, log, stdout)
 	var console *dashboard.Dashboard
 	if err == nil {
-		if console, err = startConsole(sc, b, hub, log, stdout); err != nil {
+		if console, err = startConsole(sc, lns.console, b, hub, log, stdout); err != nil {
 			exp.Shutdown()
 		}
+	} else if lns.console != nil {
+		_ = lns.console.Close()
 	}
 	if err != nil {
 		b.Shutdown()
@@ -78,20 +87,57 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
 	return nil
 }
 
-// serveMetrics serves /metrics when metricsExporterType=PROM: the broker's collector and, with
-// an in-process name server, the name server's, on one endpoint. It returns nil (nothing
-// served) otherwise; a port that cannot be bound is an error naming the keys.
-func serveMetrics(sc *broker.StartupConfig, b *broker.BrokerController, ns *namesrv.NamesrvController,
+// listeners are the HTTP ports mqbroker serves beside the broker, bound before anything starts
+// so that a taken port stops the start before "boot success" (nil: not configured).
+type listeners struct {
+	metrics net.Listener // metricsPromExporterHost:metricsPromExporterPort, with metricsExporterType=PROM
+	console net.Listener // dashboardAddr (-dashboard)
+}
+
+// bindListeners binds the metrics exporter's and the console's ports when configured; an
+// address that cannot be bound is an error naming its keys, and nothing is left bound.
+func bindListeners(sc *broker.StartupConfig) (listeners, error) {
+	var lns listeners
+	if cfg := sc.Broker.ExporterConfig; cfg.Enabled() {
+		ln, err := metrics.Listen(cfg)
+		if err != nil {
+			return lns, err
+		}
+		lns.metrics = ln
+	}
+	if addr := sc.Dashboard.DashboardAddr; addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			lns.close()
+			return listeners{}, fmt.Errorf("console: listen on dashboardAddr (-dashboard) %s: %w", addr, err)
+		}
+		lns.console = ln
+	}
+	return lns, nil
+}
+
+// close closes the listeners not yet handed to a server.
+func (l listeners) close() {
+	for _, ln := range []net.Listener{l.metrics, l.console} {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
+}
+
+// serveMetrics serves /metrics on ln (bound by bindListeners when metricsExporterType=PROM):
+// the broker's collector and, with an in-process name server, the name server's, on one
+// endpoint. It returns nil (nothing served) when ln is nil.
+func serveMetrics(ln net.Listener, b *broker.BrokerController, ns *namesrv.NamesrvController,
 	log *slog.Logger, stdout io.Writer) (*metrics.Exporter, error) {
-	cfg := sc.Broker.ExporterConfig
-	if !cfg.Enabled() {
+	if ln == nil {
 		return nil, nil
 	}
 	cs := []prometheus.Collector{b.Metrics()}
 	if ns != nil {
 		cs = append(cs, ns.Metrics())
 	}
-	exp, err := metrics.Serve(cfg, log, cs...)
+	exp, err := metrics.ServeOn(ln, log, cs...)
 	if err != nil {
 		return nil, err
 	}

@@ -74,5 +74,5 @@ func TestInterruptEndsWithSummary(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("mqbench did not exit after SIGINT:\n%s", text.String())
 	}
-	require.Regexp(t, `(?m)^\[Complete\] Send Total: [1-9]\d* Send Failed: 0 Response Failed: 0 Mode: sync `, text.String())
+	require.Regexp(t, `(?m)^\[Complete\] Send Total: [1-9]\d* requests Send Failed: 0 Response Failed: 0 Mode: sync `, text.String())
 }
