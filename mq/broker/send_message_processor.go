@@ -344,8 +344,9 @@ func (p *SendMessageProcessor) handleRetryAndDLQ(h *protocol.SendMessageRequestH
 // setHosts fills born host (the client's address as this connection sees it) and store host
 // (brokerIP1 and the bound port), raw and as strings, with the IPv6 sysFlag bits.
 func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.MessageExtBrokerInner) error {
-	born, err := primitive.HostBytes(ch.RemoteAddr())
-	if err != nil {
+	born := ch.RemoteHostBytes() // parsed once per connection, shared: the store only reads it
+	if born == nil {
+		_, err := primitive.HostBytes(ch.RemoteAddr())
 		return fmt.Errorf("born host %q: %w", ch.RemoteAddr(), err)
 	}
 	msg.BornHost = ch.RemoteAddr()
