@@ -43,8 +43,8 @@
 // (debug.SetMemoryLimit). The broker's live Go heap is a few MiB however much it stores (the
 // messages are in the mapped files, which the Go runtime does not count), so at the default
 // GOGC=100 a busy broker collected every few MiB of request garbage: under an async 1 KiB
-// publish load, about 0.8 collections per thousand messages and 7 µs of GC CPU per message; at
-// 400, about 0.2 and 2 µs, and the broker's CPU per message fell by about 8 %. The price is a
+// publish load, about one collection per thousand messages; at 400, a quarter of that, and the
+// broker's CPU per message fell by about a fifth (docs/benchmarks.md). The price is a
 // larger heap between collections: the broker's RssAnon while storing 2 GiB peaked at 68 MiB
 // instead of 14 MiB. The soft limit makes the collector work harder before the runtime's memory
 // passes 128 MiB; a deployment whose live heap approaches it should set GOMEMLIMIT (or GOGC)
