@@ -23,3 +23,20 @@ func TestInstrumentedPutAllocations(t *testing.T) {
 	require.Zero(t, allocs)
 	require.Equal(t, uint64(1+1+1000), tb.b.Metrics().PutMessages("AllocTopic"))
 }
+
+// TestMsgCheckAllocations: msgCheck on an existing topic and a valid queue — the check every
+// send runs — allocates nothing (the topic's config is copied by value, TopicConfigOf), and
+// returns the config SelectTopicConfig returns. The channel is only read on the refusing paths,
+// so none is needed here.
+func TestMsgCheckAllocations(t *testing.T) {
+	tb := startTestBroker(t, nil)
+	tb.createTopic(t, "AllocCheckTopic", 4)
+	p := tb.b.sendMessageProcessor
+	h := sendHeader("AllocCheckTopic", 3, nil)
+	tc, v := p.msgCheck(nil, h)
+	require.True(t, v.ok())
+	require.Equal(t, tb.b.topicConfigManager.SelectTopicConfig("AllocCheckTopic"), &tc)
+	require.Equal(t, int32(4), tc.WriteQueueNums)
+	allocs := testing.AllocsPerRun(1000, func() { _, _ = p.msgCheck(nil, h) })
+	require.Zero(t, allocs)
+}

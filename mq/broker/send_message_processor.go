@@ -126,7 +126,7 @@ func (p *SendMessageProcessor) preSend(ch *remoting.Channel, req *remoting.Remot
 	if v := checkCompressed(h, req.Body); !v.ok() {
 		return nil, 0, v
 	}
-	return p.newInner(h, req.Body, tc, h.QueueID), h.QueueID, passed
+	return p.newInner(h, req.Body, &tc, h.QueueID), h.QueueID, passed
 }
 
 // checkCompressed refuses (MESSAGE_ILLEGAL) a send whose sysFlag says the body is compressed
@@ -156,25 +156,25 @@ func isZlibHeader(b []byte) bool {
 
 // msgCheck checks the target: broker writable for order topics (16), topic name valid (1),
 // topic not reserved (16), topic exists or can be auto-created from defaultTopic (else 17),
-// 0 ≤ queueId < max(read, write) queue nums (else 1). It returns the topic's config when all
-// pass. Java: AbstractSendMessageProcessor#msgCheck.
+// 0 ≤ queueId < max(read, write) queue nums (else 1). It returns the topic's config (a copy,
+// by value: no allocation per send) when all pass. Java: AbstractSendMessageProcessor#msgCheck.
 //
 // Deviation: a negative queueId is refused (SYSTEM_ERROR, "request queueId[-n] is illegal");
 // Java's asyncSendMessage and asyncSendBatchMessage pick a random writable queue for it.
 // No client sends one: they pick the queue themselves.
-func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMessageRequestHeader) (*protocol.TopicConfig, verdict) {
+func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMessageRequestHeader) (protocol.TopicConfig, verdict) {
 	b := p.b
-	tc := b.topicConfigManager.SelectTopicConfig(h.Topic)
-	if !protocol.IsWriteable(int32(b.cfg.BrokerPermission)) && tc != nil && tc.Order {
-		return nil, refuse(protocol.NoPermission, fmt.Sprintf("the broker[%s] sending message is forbidden", b.cfg.BrokerIP1))
+	tc, found := b.topicConfigManager.TopicConfigOf(h.Topic)
+	if !protocol.IsWriteable(int32(b.cfg.BrokerPermission)) && found && tc.Order {
+		return protocol.TopicConfig{}, refuse(protocol.NoPermission, fmt.Sprintf("the broker[%s] sending message is forbidden", b.cfg.BrokerIP1))
 	}
 	if code, remark, ok := validateTopic(h.Topic); !ok {
-		return nil, refuse(code, remark)
+		return protocol.TopicConfig{}, refuse(code, remark)
 	}
 	if protocol.NotAllowedSendTopic(h.Topic) {
-		return nil, refuse(protocol.NoPermission, fmt.Sprintf("Sending message to topic[%s] is forbidden.", h.Topic))
+		return protocol.TopicConfig{}, refuse(protocol.NoPermission, fmt.Sprintf("Sending message to topic[%s] is forbidden.", h.Topic))
 	}
-	if tc == nil {
+	if !found {
 		var topicSysFlag int32
 		if h.UnitMode {
 			if protocol.IsRetryTopic(h.Topic) {
@@ -184,18 +184,19 @@ func (p *SendMessageProcessor) msgCheck(ch *remoting.Channel, h *protocol.SendMe
 			}
 		}
 		b.log.Warn("the topic does not exist", "topic", h.Topic, "producer", ch.RemoteAddr())
-		tc = b.topicConfigManager.CreateTopicInSendMessageMethod(h.Topic, h.DefaultTopic, ch.RemoteAddr(),
+		created := b.topicConfigManager.CreateTopicInSendMessageMethod(h.Topic, h.DefaultTopic, ch.RemoteAddr(),
 			h.DefaultTopicQueueNums, topicSysFlag)
-		if tc == nil && protocol.IsRetryTopic(h.Topic) {
-			tc = b.topicConfigManager.CreateTopicInSendMessageBackMethod(h.Topic, 1,
+		if created == nil && protocol.IsRetryTopic(h.Topic) {
+			created = b.topicConfigManager.CreateTopicInSendMessageBackMethod(h.Topic, 1,
 				protocol.PermWrite|protocol.PermRead, topicSysFlag)
 		}
-		if tc == nil {
-			return nil, refuse(protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
+		if created == nil {
+			return protocol.TopicConfig{}, refuse(protocol.TopicNotExist, fmt.Sprintf("topic[%s] not exist, apply first please!", h.Topic))
 		}
+		tc = *created
 	}
 	if idValid := max(tc.WriteQueueNums, tc.ReadQueueNums); h.QueueID < 0 || h.QueueID >= idValid {
-		return nil, refuse(protocol.SystemError, fmt.Sprintf("request queueId[%d] is illegal, topic %s has %d queues, producer: %s",
+		return protocol.TopicConfig{}, refuse(protocol.SystemError, fmt.Sprintf("request queueId[%d] is illegal, topic %s has %d queues, producer: %s",
 			h.QueueID, h.Topic, idValid, ch.RemoteAddr()))
 	}
 	return tc, passed
@@ -344,8 +345,9 @@ func (p *SendMessageProcessor) handleRetryAndDLQ(h *protocol.SendMessageRequestH
 // setHosts fills born host (the client's address as this connection sees it) and store host
 // (brokerIP1 and the bound port), raw and as strings, with the IPv6 sysFlag bits.
 func (p *SendMessageProcessor) setHosts(ch *remoting.Channel, msg *primitive.MessageExtBrokerInner) error {
-	born, err := primitive.HostBytes(ch.RemoteAddr())
-	if err != nil {
+	born := ch.RemoteHostBytes() // parsed once per connection, shared: the store only reads it
+	if born == nil {
+		_, err := primitive.HostBytes(ch.RemoteAddr())
 		return fmt.Errorf("born host %q: %w", ch.RemoteAddr(), err)
 	}
 	msg.BornHost = ch.RemoteAddr()

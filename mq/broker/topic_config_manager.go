@@ -99,13 +99,20 @@ func (m *TopicConfigManager) SetRegisterBroker(f func()) { m.registerBroker = f 
 // SelectTopicConfig returns a copy of topic's config, or nil.
 // Java: TopicConfigManager#selectTopicConfig.
 func (m *TopicConfigManager) SelectTopicConfig(topic string) *protocol.TopicConfig {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	tc, ok := m.table[topic]
+	tc, ok := m.TopicConfigOf(topic)
 	if !ok {
 		return nil
 	}
 	return &tc
+}
+
+// TopicConfigOf returns a copy of topic's config by value and whether the topic exists:
+// SelectTopicConfig without the heap copy, for the send path (one lookup per message).
+func (m *TopicConfigManager) TopicConfigOf(topic string) (protocol.TopicConfig, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	tc, ok := m.table[topic]
+	return tc, ok
 }
 
 // IsSystemTopic reports whether topic is one of the built-ins.

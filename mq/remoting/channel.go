@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 )
 
 const (
@@ -53,6 +54,7 @@ type channelOwner interface {
 type Channel struct {
 	conn       net.Conn
 	remoteAddr string
+	remoteHost []byte // remoteAddr as a record host field (primitive.HostBytes); nil when it does not parse
 	localAddr  string
 	key        string // the client's connection-table key (the address dialled); "" on servers
 	owner      channelOwner
@@ -91,9 +93,12 @@ type responseFuture struct {
 
 func newChannel(conn net.Conn, owner channelOwner, maxFrame int, log *slog.Logger, clk clock.Clock) *Channel {
 	now := clk.Now().UnixNano()
+	remote := conn.RemoteAddr().String()
+	host, _ := primitive.HostBytes(remote) // nil for an address that is not ip:port (a pipe in tests)
 	ch := &Channel{
+		remoteHost: host,
 		conn:       conn,
-		remoteAddr: conn.RemoteAddr().String(),
+		remoteAddr: remote,
 		localAddr:  conn.LocalAddr().String(),
 		owner:      owner,
 		log:        log,
@@ -123,6 +128,13 @@ func (ch *Channel) start(wg *sync.WaitGroup) {
 
 // RemoteAddr is the peer's "ip:port". Java: RemotingHelper#parseChannelRemoteAddr.
 func (ch *Channel) RemoteAddr() string { return ch.remoteAddr }
+
+// RemoteHostBytes is RemoteAddr in the record's born-host form: 4 address bytes and the port
+// (8 bytes) for IPv4, 16 and the port (20) for IPv6, parsed once when the channel was made.
+// The slice is shared by every caller and must not be modified. It is nil when the address is
+// not ip:port. Java builds it per message (MessageExt#getBornHostBytes); the connection's
+// address never changes, so we build it once.
+func (ch *Channel) RemoteHostBytes() []byte { return ch.remoteHost }
 
 // LocalAddr is our side's "ip:port".
 func (ch *Channel) LocalAddr() string { return ch.localAddr }

@@ -17,7 +17,10 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/namesrv"
 )
 
-func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	tuneGC(os.Getenv)
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // runMain is main over its arguments and streams: run, stopped by SIGINT or SIGTERM, and the
 // exit status (startup.Main: the error printed once, prefixed "mqbroker: ").
