@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -235,4 +236,24 @@ func TestLitePullPauseResumeWhilePollingNoDeadlock(t *testing.T) {
 		t.Fatal("deadlock: Pause/Resume did not return within 5 s")
 	}
 	require.Positive(t, polls)
+}
+
+// TestLitePullShutdownEndsTheRebalancePassBeforeUnregistering: the lite pull consumer's
+// Shutdown, like the push consumer's, waits for a rebalance pass in flight before it
+// unregisters: no GET_CONSUMER_LIST_BY_GROUP follows the UNREGISTER_CLIENT and none is answered
+// SYSTEM_ERROR (a lite pull consumer subscribes no retry topic: the pass has the two topics).
+func TestLitePullShutdownEndsTheRebalancePassBeforeUnregistering(t *testing.T) {
+	requireNoRebalanceAfterUnregister(t, func(c *embedded.Cluster, topics []string, strategy AllocateMessageQueueStrategy, lg *slog.Logger) leavingConsumer {
+		cfg := litePullConfig(t, c, "cg_"+clienttest.Name(t), "lp")
+		cfg.Options.DisableScheduledTasks = true // the test plays the rebalance
+		cfg.Options.Logger = lg
+		cfg.AllocateMessageQueueStrategy = strategy
+		cons := NewDefaultLitePullConsumer(cfg)
+		for _, topic := range topics {
+			require.NoError(t, cons.Subscribe(topic, "*"))
+		}
+		require.NoError(t, cons.Start())
+		t.Cleanup(cons.Shutdown)
+		return leavingConsumer{instance: cons.Instance(), shutdown: cons.Shutdown, passTopics: topics}
+	})
 }
