@@ -161,7 +161,10 @@ type leavingConsumer struct {
 // consumer came before the broker's unregisterConsumer step and found the consumer a member
 // (cidAll=1), and that the broker answered no request SYSTEM_ERROR (what it answers
 // GET_CONSUMER_LIST_BY_GROUP for a group it has forgotten).
-func requireNoRebalanceAfterUnregister(t *testing.T, start func(c *embedded.Cluster, topics []string, strategy AllocateMessageQueueStrategy, lg *slog.Logger) leavingConsumer) {
+//
+// start starts the consumer with opts (scheduled tasks off: the test plays the rebalance; the
+// recording logger) and strategy, subscribed to topics.
+func requireNoRebalanceAfterUnregister(t *testing.T, start func(c *embedded.Cluster, topics []string, opts client.Options, strategy AllocateMessageQueueStrategy) leavingConsumer) {
 	rec := trace.NewRecorder()
 	group := "cg_" + clienttest.Name(t)
 	unregistered := make(chan struct{})
@@ -176,7 +179,7 @@ func requireNoRebalanceAfterUnregister(t *testing.T, start func(c *embedded.Clus
 		createTopic(t, c, topic, 1)
 	}
 	strategy := &blockingAllocate{entered: make(chan struct{}), release: make(chan struct{})}
-	lc := start(c, topics, strategy, lg)
+	lc := start(c, topics, client.Options{DisableScheduledTasks: true, Logger: lg}, strategy)
 	require.NotNil(t, c.Brokers[0].ConsumerManager().GetConsumerGroupInfo(group), "the start's heartbeat registered the group")
 
 	passDone := make(chan struct{})
@@ -217,4 +220,11 @@ func requireNoRebalanceAfterUnregister(t *testing.T, start func(c *embedded.Clus
 	require.True(t, seenUnregister)
 	require.Equal(t, lc.passTopics, byTopic, "the pass held went through its topics")
 	require.Zero(t, c.Brokers[0].Metrics().Responses(protocol.SystemError), "no request was answered SYSTEM_ERROR (no consumer for this group)")
+}
+
+// subscribeAll subscribes every topic with "*".
+func subscribeAll(t testing.TB, subscribe func(topic, subExpression string) error, topics []string) {
+	for _, topic := range topics {
+		require.NoError(t, subscribe(topic, "*"))
+	}
 }

@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -243,15 +242,11 @@ func TestLitePullPauseResumeWhilePollingNoDeadlock(t *testing.T) {
 // unregisters: no GET_CONSUMER_LIST_BY_GROUP follows the UNREGISTER_CLIENT and none is answered
 // SYSTEM_ERROR (a lite pull consumer subscribes no retry topic: the pass has the two topics).
 func TestLitePullShutdownEndsTheRebalancePassBeforeUnregistering(t *testing.T) {
-	requireNoRebalanceAfterUnregister(t, func(c *embedded.Cluster, topics []string, strategy AllocateMessageQueueStrategy, lg *slog.Logger) leavingConsumer {
+	requireNoRebalanceAfterUnregister(t, func(c *embedded.Cluster, topics []string, opts client.Options, strategy AllocateMessageQueueStrategy) leavingConsumer {
 		cfg := litePullConfig(t, c, "cg_"+clienttest.Name(t), "lp")
-		cfg.Options.DisableScheduledTasks = true // the test plays the rebalance
-		cfg.Options.Logger = lg
-		cfg.AllocateMessageQueueStrategy = strategy
+		cfg.Options, cfg.AllocateMessageQueueStrategy = opts, strategy
 		cons := NewDefaultLitePullConsumer(cfg)
-		for _, topic := range topics {
-			require.NoError(t, cons.Subscribe(topic, "*"))
-		}
+		subscribeAll(t, cons.Subscribe, topics)
 		require.NoError(t, cons.Start())
 		t.Cleanup(cons.Shutdown)
 		return leavingConsumer{instance: cons.Instance(), shutdown: cons.Shutdown, passTopics: topics}

@@ -2,7 +2,6 @@ package consumer
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
@@ -162,15 +162,11 @@ func TestShutdownMidConsumeCommitsWhatTheListenerAcknowledged(t *testing.T) {
 // UNREGISTER_CLIENT and lists the consumer, and no request is answered SYSTEM_ERROR "no
 // consumer for this group" (which rocketmq_responses_total{code="1"} counted before).
 func TestShutdownEndsTheRebalancePassBeforeUnregistering(t *testing.T) {
-	requireNoRebalanceAfterUnregister(t, func(c *embedded.Cluster, topics []string, strategy AllocateMessageQueueStrategy, lg *slog.Logger) leavingConsumer {
+	requireNoRebalanceAfterUnregister(t, func(c *embedded.Cluster, topics []string, opts client.Options, strategy AllocateMessageQueueStrategy) leavingConsumer {
 		cfg := consumerConfig(t, c, "cg_"+clienttest.Name(t))
-		cfg.Options.DisableScheduledTasks = true // the test plays the rebalance
-		cfg.Options.Logger = lg
-		cfg.AllocateMessageQueueStrategy = strategy
+		cfg.Options, cfg.AllocateMessageQueueStrategy = opts, strategy
 		cons := NewDefaultMQPushConsumer(cfg)
-		for _, topic := range topics {
-			require.NoError(t, cons.Subscribe(topic, "*"))
-		}
+		subscribeAll(t, cons.Subscribe, topics)
 		cons.RegisterMessageListener(func([]*primitive.MessageExt, *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
 			return ConsumeSuccess
 		})
