@@ -63,7 +63,8 @@ func seriesShape(line string) string {
 // TestReadmeMetrics reads the README's metrics keys as mqbroker reads a -c file (the port
 // moved to an ephemeral one), serves a running broker and its name server on one endpoint as
 // mqbroker does, runs `mqbench producer` and `mqbench consumer` against it, and scrapes:
-// the topic's put and get totals are the messages sent, the group's diff is 0, and every
+// the topic's put and get totals are the messages sent, the group's diff is 0, no response
+// was SYSTEM_ERROR (code 1: the consumer did not ask about its group after leaving it), and every
 // series of the README's excerpt is served with the labels it shows.
 func TestReadmeMetrics(t *testing.T) {
 	section := readmeSection(t, "## Metrics")
@@ -110,6 +111,8 @@ func TestReadmeMetrics(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "every queue's diff is 0")
 	require.Equal(t, float64(n), mqtest.MetricValue(t, text, "rocketmq_put_messages_total", tl))
 	require.Equal(t, float64(n), mqtest.MetricValue(t, text, "rocketmq_get_messages_total", tl))
+	_, systemError := mqtest.MetricSum(text, "rocketmq_responses_total", map[string]string{"code": "1"})
+	require.False(t, systemError, "no request was answered SYSTEM_ERROR: the leaving consumer's rebalance ends before it unregisters")
 
 	served := map[string]bool{}
 	var ours []string

@@ -66,8 +66,10 @@ func (l *oursLoad) consume(ctx context.Context, topic string, count int) (figure
 }
 
 // consumeLitePull: a DefaultLitePullConsumer of a new group subscribed to topic from the first
-// offset (defaults: 10 messages a pull and a Poll, 20 pulls in flight), polling until count
-// messages came; the clock from the first message to the count-th.
+// offset (Java's defaults: 10 messages a pull and a Poll; one pull in flight per queue, at most
+// 20), polling until count messages came; the clock from the first message to the count-th.
+// It reads slower than the push consumer (32 a pull) by the batch size alone: see
+// docs/benchmarks.md, "Lite pull against push".
 func (l *oursLoad) consumeLitePull(ctx context.Context, topic string, count int) (figure, error) {
 	n := l.runs.Add(1)
 	cfg := consumer.DefaultLitePullConfig(fmt.Sprintf("bench_ours_lite_%d", n))

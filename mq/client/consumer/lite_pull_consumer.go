@@ -589,7 +589,9 @@ func (c *DefaultLitePullConsumer) CachedMessages(mq primitive.MessageQueue) (all
 	return all, queue
 }
 
-// Shutdown cancels the pull tasks (and pulls in flight), persists the offsets of the queues
+// Shutdown ends the consumer's rebalancing (Rebalance.Stop: the pass in flight finishes first,
+// so no GET_CONSUMER_LIST_BY_GROUP follows the UNREGISTER_CLIENT), cancels the pull tasks (and
+// pulls in flight), persists the offsets of the queues
 // read now, unregisters the group and shuts the instance down when nothing else uses it, then
 // waits for the tasks. Java: DefaultLitePullConsumerImpl#shutdown.
 func (c *DefaultLitePullConsumer) Shutdown() {
@@ -600,6 +602,7 @@ func (c *DefaultLitePullConsumer) Shutdown() {
 	}
 	c.state.Store(int32(client.ShutdownAlready))
 	c.mu.Unlock()
+	c.rebalance.Stop() // the pass in flight ends while the group is still registered; no other begins
 	if c.tr.Enabled() {
 		c.tr.Step("DefaultLitePullConsumerImpl#shutdown", slog.String("consumerGroup", c.cfg.ConsumerGroup),
 			slog.String("clientId", c.instance.ClientID()), slog.Int("queues", len(c.assigned.MessageQueues())))

@@ -236,3 +236,19 @@ func TestLitePullPauseResumeWhilePollingNoDeadlock(t *testing.T) {
 	}
 	require.Positive(t, polls)
 }
+
+// TestLitePullShutdownEndsTheRebalancePassBeforeUnregistering: the lite pull consumer's
+// Shutdown, like the push consumer's, waits for a rebalance pass in flight before it
+// unregisters: no GET_CONSUMER_LIST_BY_GROUP follows the UNREGISTER_CLIENT and none is answered
+// SYSTEM_ERROR (a lite pull consumer subscribes no retry topic: the pass has the two topics).
+func TestLitePullShutdownEndsTheRebalancePassBeforeUnregistering(t *testing.T) {
+	requireNoRebalanceAfterUnregister(t, func(c *embedded.Cluster, topics []string, opts client.Options, strategy AllocateMessageQueueStrategy) leavingConsumer {
+		cfg := litePullConfig(t, c, "cg_"+clienttest.Name(t), "lp")
+		cfg.Options, cfg.AllocateMessageQueueStrategy = opts, strategy
+		cons := NewDefaultLitePullConsumer(cfg)
+		subscribeAll(t, cons.Subscribe, topics)
+		require.NoError(t, cons.Start())
+		t.Cleanup(cons.Shutdown)
+		return leavingConsumer{instance: cons.Instance(), shutdown: cons.Shutdown, passTopics: topics}
+	})
+}

@@ -223,7 +223,9 @@ func (c *DefaultMQPushConsumer) copySubscription() ([]*protocol.SubscriptionData
 	return out, nil
 }
 
-// Shutdown stops consuming, persists the offsets of the queues it holds (to their brokers),
+// Shutdown ends the consumer's rebalancing (Rebalance.Stop: the pass in flight finishes first,
+// so no GET_CONSUMER_LIST_BY_GROUP follows the UNREGISTER_CLIENT), stops consuming, persists the
+// offsets of the queues it holds (to their brokers),
 // unregisters the group (UNREGISTER_CLIENT to every broker it knows, so the broker tells the
 // group's other members at once), shuts the instance down when nothing else uses it, and drops
 // its queues. Java: DefaultMQPushConsumerImpl#shutdown.
@@ -244,6 +246,7 @@ func (c *DefaultMQPushConsumer) Shutdown() {
 	}
 	c.state.Store(int32(client.ShutdownAlready))
 	c.mu.Unlock()
+	c.rebalance.Stop() // the pass in flight ends while the group is still registered; no other begins
 	if c.tr.Enabled() {
 		mqs, _ := c.rebalance.ProcessQueues()
 		c.tr.Step("DefaultMQPushConsumerImpl#shutdown", slog.String("consumerGroup", c.cfg.ConsumerGroup),

@@ -10,10 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
@@ -150,4 +152,31 @@ func TestShutdownMidConsumeCommitsWhatTheListenerAcknowledged(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, []string{"after"}, gotB, "B starts after what A acknowledged")
+}
+
+// TestShutdownEndsTheRebalancePassBeforeUnregistering: a push consumer leaves while a rebalance
+// pass of it is half done (the broker's NOTIFY_CONSUMER_IDS_CHANGED for its own arrival woke
+// one, say) — does the pass go on asking the broker for the group's members after the group's
+// only member unregistered? The assertion proves that Shutdown first waits for the pass in
+// flight (Rebalance.Stop), so every GET_CONSUMER_LIST_BY_GROUP reaches the broker before the
+// UNREGISTER_CLIENT and lists the consumer, and no request is answered SYSTEM_ERROR "no
+// consumer for this group" (which rocketmq_responses_total{code="1"} counted before).
+func TestShutdownEndsTheRebalancePassBeforeUnregistering(t *testing.T) {
+	requireNoRebalanceAfterUnregister(t, func(c *embedded.Cluster, topics []string, opts client.Options, strategy AllocateMessageQueueStrategy) leavingConsumer {
+		cfg := consumerConfig(t, c, "cg_"+clienttest.Name(t))
+		cfg.Options, cfg.AllocateMessageQueueStrategy = opts, strategy
+		cons := NewDefaultMQPushConsumer(cfg)
+		subscribeAll(t, cons.Subscribe, topics)
+		cons.RegisterMessageListener(func([]*primitive.MessageExt, *ConsumeConcurrentlyContext) ConsumeConcurrentlyStatus {
+			return ConsumeSuccess
+		})
+		require.NoError(t, cons.Start())
+		t.Cleanup(cons.Shutdown)
+		// The heartbeat created the retry topic on the broker; once the name server has its
+		// route, the pass asks the broker about it too (without a route it asks nobody).
+		retry := protocol.GetRetryTopic(cfg.ConsumerGroup)
+		c.Brokers[0].RegisterBrokerAll()
+		require.True(t, cons.Instance().UpdateTopicRouteInfoFromNameServer(retry))
+		return leavingConsumer{instance: cons.Instance(), shutdown: cons.Shutdown, passTopics: append([]string{retry}, topics...)}
+	})
 }

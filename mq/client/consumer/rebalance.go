@@ -44,13 +44,18 @@ type RebalanceHooks interface {
 // Mirrors org.apache.rocketmq.client.impl.consumer.RebalanceImpl (abstract in Java; here one
 // struct and the RebalanceHooks interface).
 //
-// mu guards the three tables; no lock is held while hooks or the broker are called.
+// mu guards the three tables; no lock is held while hooks or the broker are called. passMu is
+// held for a whole DoRebalance pass and guards stopped (see Stop): the passes of one consumer
+// run one at a time, and a pass takes no other lock of the consumer's before passMu.
 type Rebalance struct {
 	Group        string
 	MessageModel protocol.MessageModel
 	Strategy     AllocateMessageQueueStrategy
 	Instance     *client.MQClientInstance
 	Hooks        RebalanceHooks
+
+	passMu  sync.Mutex
+	stopped bool
 
 	mu                      sync.Mutex
 	processQueueTable       map[primitive.MessageQueue]*ProcessQueue
@@ -168,8 +173,13 @@ func (r *Rebalance) ProcessQueues() ([]primitive.MessageQueue, []*ProcessQueue) 
 }
 
 // DoRebalance reassigns the queues of every subscribed topic, then drops queues of topics no
-// longer subscribed. Java: RebalanceImpl#doRebalance.
+// longer subscribed; after Stop it does nothing. Java: RebalanceImpl#doRebalance.
 func (r *Rebalance) DoRebalance(isOrder bool) {
+	r.passMu.Lock()
+	defer r.passMu.Unlock()
+	if r.stopped {
+		return
+	}
 	subs := r.Subscriptions()
 	if tr := r.Instance.Tracer(); tr.Enabled() {
 		tr.Step("RebalanceImpl#doRebalance", slog.String("group", r.Group), slog.String("messageModel", string(r.MessageModel)),
@@ -337,6 +347,23 @@ func (r *Rebalance) truncateMessageQueueNotMyTopic() {
 			delete(r.processQueueTable, q)
 		}
 	}
+}
+
+// Stop ends the consumer's rebalancing, the first thing a consumer's Shutdown does: it waits
+// for the pass in flight, if any, to finish, and no pass runs after it returns. Shutdown then
+// unregisters the group, so every GET_CONSUMER_LIST_BY_GROUP of its passes reaches the broker
+// while the consumer is still a member, and the group's only consumer never asks the broker
+// about a group the broker has just forgotten (which answers SYSTEM_ERROR "no consumer for this
+// group"). Idempotent.
+//
+// Deviation: Java has no such step. Its shutdown removes the consumer from the instance's
+// consumerTable (MQClientInstance#unregisterConsumer), so the next RebalanceService pass skips
+// it, but a pass already running (woken by the broker's NOTIFY_CONSUMER_IDS_CHANGED for the
+// consumer's own arrival, say) goes on with its topics after the UNREGISTER_CLIENT.
+func (r *Rebalance) Stop() {
+	r.passMu.Lock()
+	r.stopped = true
+	r.passMu.Unlock()
 }
 
 // DestroyAll drops every queue (consumer shutdown). Java: RebalanceImpl#destroy.
