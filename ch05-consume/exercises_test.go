@@ -14,6 +14,7 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
@@ -141,12 +142,12 @@ func TestExercise5_DelayLevelThreeWaitsTenSeconds(t *testing.T) {
 	require.NoError(t, err)
 	c.Instance().DoRebalance()
 	c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: "broker-a", QueueID: 0})
-	st := s.broker().MessageStore()
+	st := s.Master().MessageStore()
 	st.DoReput()
 	s.clk.Advance(9 * time.Second)
-	require.Zero(t, s.broker().ScheduleMessageService().DoDeliver())
+	require.Zero(t, s.Master().ScheduleMessageService().DoDeliver())
 	s.clk.Advance(time.Second)
-	require.Equal(t, 1, s.broker().ScheduleMessageService().DoDeliver())
+	require.Equal(t, 1, s.Master().ScheduleMessageService().DoDeliver())
 	require.Equal(t, 1, count(rec, "ScheduleMessageService#deliverMessage"))
 }
 
@@ -213,7 +214,7 @@ func TestExercise7_SixteenRetriesThenTheDLQ(t *testing.T) {
 		require.NoError(t, s.deliverDelayed(time.Second), "retry %d", i+1)
 		require.True(t, c.PullMessageService().DoPullQueue(retry), "retry %d", i+1)
 	}
-	st := s.broker().MessageStore()
+	st := s.Master().MessageStore()
 	st.DoReput()
 
 	want := []int32{0}
@@ -235,7 +236,7 @@ func TestExercise7_SixteenRetriesThenTheDLQ(t *testing.T) {
 	require.Equal(t, topicName, m.Properties[primitive.PropertyRetryTopic])
 	require.Equal(t, "0", m.Properties[primitive.PropertyDelayTimeLevel])
 	// Nothing is parked for a 17th retry.
-	require.Zero(t, s.broker().ScheduleMessageService().DoDeliver())
+	require.Zero(t, s.Master().ScheduleMessageService().DoDeliver())
 }
 
 // TestExercise8_ThreeLiveConsumersShareEightQueues asks: three consumers of one group, each in
@@ -247,7 +248,7 @@ func TestExercise7_SixteenRetriesThenTheDLQ(t *testing.T) {
 func TestExercise8_ThreeLiveConsumersShareEightQueues(t *testing.T) {
 	s, _ := startExercise(t, "")
 	const topic, group = "TopicEight", "ch05_ex8_group"
-	require.NoError(t, s.createTopic(topic, 8))
+	require.NoError(t, mqtest.CreateRoutedTopics(s.Client, s.Master().BrokerAddr(), s.Cluster.NamesrvAddr(), mqtest.Topic{Name: topic, Queues: 8}))
 	var cs []*consumer.DefaultMQPushConsumer
 	for i := range 3 {
 		c, err := s.startPushConsumer(s.consumerConfig(group, fmt.Sprintf("ex8-%d", i)), topic, "*",

@@ -39,12 +39,9 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -131,7 +128,7 @@ func play(stage *mqtest.Stage, cfg config) (err error) {
 
 	mqtest.Say(out, "== 5. 拉取进度持久化 — the persist task sends the offsets to the broker ==")
 	inst.RunPersistConsumerOffsetTask()
-	if err := mqtest.WaitCommitted(sc.broker(), clusterGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
+	if err := mqtest.WaitCommitted(sc.Master(), clusterGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
 		return err
 	}
 	printBrokerOffsets(out, sc, clusterGroup)
@@ -163,66 +160,32 @@ func play(stage *mqtest.Stage, cfg config) (err error) {
 
 // scenario holds the cluster and what the steps share.
 type scenario struct {
-	cluster   *embedded.Cluster
+	*mqtest.Scene
 	logger    *slog.Logger
 	clk       *clock.Manual
 	offsetDir string
-	producer  *producer.DefaultMQProducer
 	consumers []*consumer.DefaultMQPushConsumer
 }
 
 func newScenario(dir string, cfg config, logger *slog.Logger, clk *clock.Manual) (*scenario, error) {
-	c, err := embedded.Start(embedded.Config{
-		Dir: dir, Brokers: 1, Logger: logger,
-		StoreOptions: func(int) store.Options { return store.Options{ManualServices: true, Clock: clk} },
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			embedded.SmallFiles(sc)
+	// The retry topic exists before the consumer's first heartbeat, and the broker does not
+	// notify the groups of membership changes (NOTIFY_CONSUMER_IDS_CHANGED): either would make
+	// something happen on a goroutine of its own, at a time no run repeats.
+	scene, err := mqtest.StartScene(mqtest.SceneConfig{
+		Cluster: mqtest.OneBroker(dir, logger, clk, func(_ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
 			if cfg.MessageDelayLevel != "" {
 				sc.MessageDelayLevel = cfg.MessageDelayLevel
 			}
-		},
+		}),
+		QuietGroups: []string{clusterGroup, broadcastGroup},
+		Topics: []mqtest.Topic{{Name: topicName, Queues: 2},
+			{Name: protocol.GetRetryTopic(clusterGroup), Queues: 1}, {Name: protocol.GetRetryTopic(broadcastGroup), Queues: 1}},
+		Producer: mqtest.ProducerConfig("ch05_producer_group", "", "ch05-producer"),
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &scenario{cluster: c, logger: logger, clk: clk, offsetDir: filepath.Join(dir, "offsets")}
-	// The retry topic exists before the consumer's first heartbeat, and the broker does not
-	// notify the groups of membership changes (NOTIFY_CONSUMER_IDS_CHANGED): either would make
-	// something happen on a goroutine of its own, at a time no run repeats.
-	for _, g := range []string{clusterGroup, broadcastGroup} {
-		sgm := c.Brokers[0].SubscriptionGroupManager()
-		if sgc := sgm.FindSubscriptionGroupConfig(g); sgc != nil {
-			cp := *sgc
-			cp.NotifyConsumerIdsChangedEnable = false
-			sgm.UpdateSubscriptionGroupConfig(cp)
-		}
-	}
-	for _, t := range []struct {
-		name   string
-		queues int32
-	}{{topicName, 2}, {protocol.GetRetryTopic(clusterGroup), 1}, {protocol.GetRetryTopic(broadcastGroup), 1}} {
-		if err := s.createTopic(t.name, t.queues); err != nil {
-			c.Shutdown()
-			return nil, err
-		}
-	}
-	s.producer = producer.NewDefaultMQProducer(mqtest.ProducerConfig("ch05_producer_group", c.NamesrvAddr(), "ch05-producer"))
-	if err := s.producer.Start(); err != nil {
-		c.Shutdown()
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *scenario) broker() *broker.BrokerController { return s.cluster.Brokers[0] }
-
-func (s *scenario) createTopic(topic string, queues int32) error {
-	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
-	defer cl.Shutdown()
-	if err := mqtest.CreateTopic(cl, s.broker().BrokerAddr(), topic, queues, protocol.PermRead|protocol.PermWrite); err != nil {
-		return err
-	}
-	return mqtest.WaitRouted(cl, s.cluster.NamesrvAddr(), topic, 1)
+	return &scenario{Scene: scene, logger: logger, clk: clk, offsetDir: filepath.Join(dir, "offsets")}, nil
 }
 
 // produce sends n messages round robin over the two queues and builds the ConsumeQueues.
@@ -230,11 +193,11 @@ func (s *scenario) produce(n int) error {
 	for i := 1; i <= n; i++ {
 		m := &primitive.Message{Topic: topicName, Body: []byte("Hello RocketMQ " + strconv.Itoa(i))}
 		m.PutProperty(primitive.PropertyTags, []string{"TagA", "TagB"}[i%2])
-		if _, err := s.producer.Send(context.Background(), m); err != nil {
+		if _, err := s.Producer.Send(context.Background(), m); err != nil {
 			return fmt.Errorf("send #%d: %w", i, err)
 		}
 	}
-	s.broker().MessageStore().DoReput()
+	s.Master().MessageStore().DoReput()
 	return nil
 }
 
@@ -256,7 +219,7 @@ func (s *scenario) startConsumer(group string, model protocol.MessageModel, l co
 // scenario, or an exercise, drives it).
 func (s *scenario) consumerConfig(group, instance string) consumer.Config {
 	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
+	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = instance
 	cfg.Options.DisableScheduledTasks = true
@@ -282,10 +245,10 @@ func (s *scenario) startPushConsumer(cfg consumer.Config, topic, subExpression s
 // deliverDelayed moves the store's clock by d, then lets the schedule service deliver what is
 // due and builds the ConsumeQueues of what it wrote.
 func (s *scenario) deliverDelayed(d time.Duration) error {
-	st := s.broker().MessageStore()
+	st := s.Master().MessageStore()
 	st.DoReput()
 	s.clk.Advance(d)
-	n := s.broker().ScheduleMessageService().DoDeliver()
+	n := s.Master().ScheduleMessageService().DoDeliver()
 	st.DoReput()
 	if n == 0 {
 		return errors.New("the schedule service delivered nothing")
@@ -297,8 +260,7 @@ func (s *scenario) shutdown() {
 	for i := len(s.consumers) - 1; i >= 0; i-- {
 		s.consumers[i].Shutdown()
 	}
-	s.producer.Shutdown()
-	s.cluster.Shutdown()
+	s.Scene.Shutdown()
 }
 
 func printOffsets(w io.Writer, title string, c *consumer.DefaultMQPushConsumer) {
@@ -316,7 +278,7 @@ func printOffsets(w io.Writer, title string, c *consumer.DefaultMQPushConsumer) 
 
 func printBrokerOffsets(w io.Writer, s *scenario, group string) {
 	mqtest.Say(w, "broker-a consumerOffset.json, group %s:", group)
-	om := s.broker().ConsumerOffsetManager()
+	om := s.Master().ConsumerOffsetManager()
 	for _, topic := range []string{topicName, protocol.GetRetryTopic(group)} {
 		offs := om.QueryOffsets(group, topic)
 		qs := make([]int, 0, len(offs))

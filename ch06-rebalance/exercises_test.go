@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,20 +23,13 @@ func rbScenario(t *testing.T) *scenario {
 // rbScenarioLog is rbScenario that also returns the log.
 func rbScenarioLog(t *testing.T) (*scenario, *trace.SyncWriter) {
 	t.Helper()
-	var buf bytes.Buffer
-	out := &trace.SyncWriter{W: &buf}
-	stage, err := mqtest.NewStage(out, t.TempDir(), "", true)
-	require.NoError(t, err)
-	sc, err := newScenario(stage)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		sc.shutdown()
-		stage.Close()
-		if t.Failed() {
-			t.Logf("the scenario's log:\n%s", out.String())
-		}
+	var sc *scenario
+	stage := mqtest.TestStage(t, true, func(stage *mqtest.Stage) (func(), error) {
+		var err error
+		sc, err = newScenario(stage)
+		return func() { sc.shutdown() }, err
 	})
-	return sc, out
+	return sc, stage.Out
 }
 
 // change arms the turnstiles of the members already running, runs what changes the group, lets
@@ -161,9 +153,9 @@ func TestExercise3_AClosedChannelLeavesTheGroupAndTheOthersAreTold(t *testing.T)
 
 	a, b := s.member("A"), s.member("B")
 	a.arm()
-	b.c.Instance().MQClientAPI().RemotingClient().CloseChannel(s.master().BrokerAddr()) // no UNREGISTER_CLIENT
+	b.c.Instance().MQClientAPI().RemotingClient().CloseChannel(s.Master().BrokerAddr()) // no UNREGISTER_CLIENT
 	require.NoError(t, s.letThrough(a), "A is told the group changed")
-	gi := s.master().ConsumerManager().GetConsumerGroupInfo(group)
+	gi := s.Master().ConsumerManager().GetConsumerGroupInfo(group)
 	require.NotNil(t, gi)
 	require.Equal(t, []string{a.c.Instance().ClientID()}, gi.AllClientIDs(), "B's closed channel left the group")
 	s.remove(b)
@@ -238,7 +230,7 @@ func TestExercise5_ShutdownPersistsItsOffsetsThenUnregisters(t *testing.T) {
 	b.arm()
 	a.c.Shutdown()
 	s.remove(a)
-	gi := s.master().ConsumerManager().GetConsumerGroupInfo(group)
+	gi := s.Master().ConsumerManager().GetConsumerGroupInfo(group)
 	require.NotNil(t, gi)
 	require.Equal(t, []string{b.c.Instance().ClientID()}, gi.AllClientIDs(), "the broker forgot A when Shutdown returned")
 	require.NoError(t, s.letThrough(b))

@@ -48,12 +48,9 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -117,7 +114,7 @@ func (s *scenario) aloneA() error {
 // consumeA is section 2: A pulls every queue once (untraced) and consumes the 8 messages.
 func (s *scenario) consumeA() error {
 	mqtest.Say(s.out, "== 2. A pulls and consumes the 8 messages (chapter 5's steps, not traced); its offsets are in its memory ==")
-	s.untraced(func() { s.pullAll(s.member("A")) })
+	s.stage.Untraced(func() { s.pullAll(s.member("A")) })
 	s.ownersTable("queues, owners and offsets: the broker has no committed offset yet")
 	return nil
 }
@@ -152,7 +149,7 @@ func (s *scenario) moreMessages() error {
 	if err := s.produce(4); err != nil {
 		return err
 	}
-	s.untraced(func() {
+	s.stage.Untraced(func() {
 		s.pullAll(s.member("A"))
 		s.pullAll(s.member("B"))
 	})
@@ -181,12 +178,10 @@ func (s *scenario) leaveA() error {
 
 // scenario holds the cluster, the consumers and what the sections share.
 type scenario struct {
+	*mqtest.Scene
 	stage    *mqtest.Stage
 	out      io.Writer
-	cluster  *embedded.Cluster
 	clk      *clock.Manual
-	client   *remoting.Client
-	producer *producer.DefaultMQProducer
 	sent     int
 	bodySize int // section 6 pads bodies to this size
 	// masterDown: section 6 has stopped the master for a while.
@@ -212,40 +207,16 @@ func (m *member) arm() { m.ts.Arm("code", "NOTIFY_CONSUMER_IDS_CHANGED") }
 
 func newScenario(stage *mqtest.Stage) (*scenario, error) {
 	clk := clock.NewManual(epoch)
-	c, err := embedded.Start(embedded.Config{
-		Dir: stage.Dir, Brokers: 1, Logger: stage.Logger,
-		StoreOptions:      func(int) store.Options { return storeOptions(clk) },
-		SlaveStoreOptions: func(int) store.Options { return storeOptions(clk) },
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			embedded.SmallFiles(sc)
-		},
-	})
+	cc := mqtest.OneBroker(stage.Dir, stage.Logger, clk, nil)
+	cc.StoreOptions = func(int) store.Options { return storeOptions(clk) }
+	cc.SlaveStoreOptions = cc.StoreOptions
+	scene, err := mqtest.StartScene(mqtest.SceneConfig{Cluster: cc,
+		Topics:   []mqtest.Topic{{Name: topicName, Queues: queueNums}, {Name: protocol.GetRetryTopic(group), Queues: 1}},
+		Producer: mqtest.ProducerConfig("ch06_producer_group", "", "ch06-producer")})
 	if err != nil {
 		return nil, err
 	}
-	s := &scenario{stage: stage, out: stage.Out, cluster: c, clk: clk, consumed: map[string][]string{},
-		client: remoting.NewClient(remoting.ClientConfig{}, nil)}
-	// The retry topic exists before the first heartbeat, which would otherwise create it and
-	// register it with the name server on a goroutine of its own.
-	for _, t := range []struct {
-		name   string
-		queues int32
-	}{{topicName, queueNums}, {protocol.GetRetryTopic(group), 1}} {
-		if err := mqtest.CreateTopic(s.client, s.master().BrokerAddr(), t.name, t.queues, protocol.PermRead|protocol.PermWrite); err != nil {
-			s.shutdown()
-			return nil, err
-		}
-		if err := mqtest.WaitRouted(s.client, c.NamesrvAddr(), t.name, 1); err != nil {
-			s.shutdown()
-			return nil, err
-		}
-	}
-	s.producer = producer.NewDefaultMQProducer(mqtest.ProducerConfig("ch06_producer_group", c.NamesrvAddr(), "ch06-producer"))
-	if err := s.producer.Start(); err != nil {
-		s.shutdown()
-		return nil, err
-	}
-	return s, nil
+	return &scenario{Scene: scene, stage: stage, out: stage.Out, clk: clk, consumed: map[string][]string{}}, nil
 }
 
 // storeOptions are every store's: manual services on the chapter's clock, and a small machine
@@ -254,26 +225,16 @@ func storeOptions(clk *clock.Manual) store.Options {
 	return store.Options{ManualServices: true, Clock: clk, TotalPhysicalMemory: totalPhysicalMemory}
 }
 
-func (s *scenario) master() *broker.BrokerController { return s.cluster.Brokers[0] }
-
-// untraced runs f with the gate closed: its steps stay out of the log, the scenario's own lines
-// (the listeners') do not.
-func (s *scenario) untraced(f func()) {
-	s.stage.Gate.Close()
-	defer s.stage.Gate.Open()
-	f()
-}
-
 // produce sends n messages round robin over the queues (untraced) and builds the ConsumeQueues.
 func (s *scenario) produce(n int) error {
 	var err error
-	s.untraced(func() {
+	s.stage.Untraced(func() {
 		for i := 0; i < n && err == nil; i++ {
 			s.sent++
 			m := &primitive.Message{Topic: topicName, Body: []byte(s.body(s.sent))}
-			_, err = s.producer.Send(context.Background(), m)
+			_, err = s.Producer.Send(context.Background(), m)
 		}
-		s.master().MessageStore().DoReput()
+		s.Master().MessageStore().DoReput()
 		if s.ms != nil {
 			err = s.ms.replicate()
 		}
@@ -289,7 +250,7 @@ func (s *scenario) startMember(name string) (*member, error) {
 	m := &member{name: name, ts: ts}
 	m.arm()
 	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
+	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = "consumer" + name
 	cfg.Options.DisableScheduledTasks = true
@@ -373,7 +334,7 @@ func (s *scenario) pullAll(m *member) {
 
 // waitCommitted waits until the broker holds the group's offsets want (queueId → offset) of
 // TopicTest: UPDATE_CONSUMER_OFFSET is oneway.
-func (s *scenario) waitCommitted(want map[int32]int64) error { return waitOffsets(s.master(), want) }
+func (s *scenario) waitCommitted(want map[int32]int64) error { return waitOffsets(s.Master(), want) }
 
 // waitOffsets waits until broker b holds the group's TopicTest offsets want.
 func waitOffsets(b *broker.BrokerController, want map[int32]int64) error {
@@ -397,7 +358,7 @@ func waitOffsets(b *broker.BrokerController, want map[int32]int64) error {
 func (s *scenario) ownersTable(title string) {
 	mqtest.Say(s.out, "%s:", title)
 	t := mqtest.NewTable(s.out, "queue", "owner", "next pull offset", "offset in its memory", "committed at the broker")
-	om := s.master().ConsumerOffsetManager()
+	om := s.Master().ConsumerOffsetManager()
 	owners := s.owners()
 	for q := int32(0); q < queueNums; q++ {
 		mq := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: q}
@@ -462,9 +423,5 @@ func (s *scenario) shutdown() {
 		members[i].ts.Open()
 		members[i].c.Shutdown()
 	}
-	if s.producer != nil {
-		s.producer.Shutdown()
-	}
-	s.client.Shutdown()
-	s.cluster.Shutdown()
+	s.Scene.Shutdown()
 }

@@ -32,7 +32,7 @@ func (m *masterSlave) replicate() error {
 	if m.conn == nil {
 		return nil
 	}
-	_, err := mqtest.Replicate(m.conn, m.s.master(), m.slave)
+	_, err := mqtest.Replicate(m.conn, m.s.Master(), m.slave)
 	return err
 }
 
@@ -58,7 +58,7 @@ func (s *scenario) masterSlave() error {
 	mqtest.Say(s.out, "(B's RebalanceService pass would change nothing: the slave lists the same one member; not played)")
 
 	mqtest.Say(s.out, "-- the master lags: slaveReadEnable=true, 8 messages of 1 KiB (not traced), copied to the slave --")
-	s.master().BrokerConfig().SlaveReadEnable = true
+	s.Master().BrokerConfig().SlaveReadEnable = true
 	if err := s.produceSized(8, bigBody); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (s *scenario) masterSlave() error {
 
 	mqtest.Say(s.out, "-- progress: B's persist task sends its offsets to the master; the slave's next pass copies them --")
 	b.c.Instance().RunPersistConsumerOffsetTask()
-	if err := s.waitPersisted(b, s.master()); err != nil {
+	if err := s.waitPersisted(b, s.Master()); err != nil {
 		return err
 	}
 	if err := s.syncAll(); err != nil {
@@ -101,7 +101,7 @@ func (s *scenario) masterSlave() error {
 	}
 	s.offsetsTable("after the slave's pass: the offsets the slave took while the master was down are rolled back", "master", "slave")
 	b.c.Instance().RunPersistConsumerOffsetTask()
-	if err := s.waitPersisted(b, s.master()); err != nil {
+	if err := s.waitPersisted(b, s.Master()); err != nil {
 		return err
 	}
 	if err := s.syncAll(); err != nil {
@@ -113,13 +113,13 @@ func (s *scenario) masterSlave() error {
 
 // startSlave starts broker-a's slave (untraced), connects it and copies the master's log.
 func (s *scenario) startSlave() (err error) {
-	s.untraced(func() {
+	s.stage.Untraced(func() {
 		var slave *broker.BrokerController
-		if slave, err = s.cluster.StartSlave(0); err != nil {
+		if slave, err = s.Cluster.StartSlave(0); err != nil {
 			return
 		}
 		s.ms = &masterSlave{s: s, slave: slave}
-		if s.ms.conn, err = mqtest.ConnectSlave(s.master(), slave); err != nil {
+		if s.ms.conn, err = mqtest.ConnectSlave(s.Master(), slave); err != nil {
 			return
 		}
 		err = s.ms.replicate()
@@ -135,7 +135,7 @@ func (s *scenario) syncAll() error {
 		return err
 	}
 	if changed {
-		s.untraced(s.ms.slave.RegisterBrokerAll)
+		s.stage.Untraced(s.ms.slave.RegisterBrokerAll)
 	}
 	return nil
 }
@@ -143,8 +143,8 @@ func (s *scenario) syncAll() error {
 // stopMaster shuts the master down (it unregisters from the name server; its store stays) and
 // lets B see the route without it (untraced).
 func (s *scenario) stopMaster() error {
-	s.untraced(func() {
-		s.cluster.StopMaster(0)
+	s.stage.Untraced(func() {
+		s.Cluster.StopMaster(0)
 		s.ms.conn = nil
 		s.masterDown = true
 		s.member("B").c.Instance().UpdateTopicRouteInfoFromNameServer(topicName)
@@ -155,9 +155,9 @@ func (s *scenario) stopMaster() error {
 // restartMaster starts broker-a again on its store (untraced); the slave registers to learn its
 // new address, and B refreshes its route.
 func (s *scenario) restartMaster() (err error) {
-	s.untraced(func() {
+	s.stage.Untraced(func() {
 		var b *broker.BrokerController
-		if b, err = s.cluster.StartMaster(0); err != nil {
+		if b, err = s.Cluster.StartMaster(0); err != nil {
 			return
 		}
 		s.masterDown = false
@@ -206,7 +206,7 @@ func (s *scenario) offsetsTable(title, masterName, slaveName string) {
 	for q := int32(0); q < queueNums; q++ {
 		m := "-"
 		if !s.masterDown {
-			m = fmt.Sprint(s.master().ConsumerOffsetManager().QueryOffset(group, topicName, q))
+			m = fmt.Sprint(s.Master().ConsumerOffsetManager().QueryOffset(group, topicName, q))
 		}
 		t.Row(q, m, slave.QueryOffset(group, topicName, q))
 	}

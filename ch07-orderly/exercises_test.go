@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strconv"
 	"sync"
@@ -19,7 +18,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
 
 // batch is one listener call: who got it, its queue and its messages' offsets and bodies.
@@ -35,30 +33,23 @@ type batch struct {
 // the test fails), every batch recorded.
 func orderlyScenario(t *testing.T) (*scenario, func() []batch) {
 	t.Helper()
-	var buf bytes.Buffer
-	out := &trace.SyncWriter{W: &buf}
-	stage, err := mqtest.NewStage(out, t.TempDir(), "", true)
-	require.NoError(t, err)
 	var mu sync.Mutex
 	var batches []batch
-	sc, err := newScenario(stage, func(member string, msgs []*primitive.MessageExt) {
-		b := batch{member: member, queue: msgs[0].QueueID}
-		for _, m := range msgs {
-			b.offsets = append(b.offsets, m.QueueOffset)
-			b.bodies = append(b.bodies, string(m.Body))
-			b.retries = append(b.retries, m.ReconsumeTimes)
-		}
-		mu.Lock()
-		batches = append(batches, b)
-		mu.Unlock()
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		sc.shutdown()
-		stage.Close()
-		if t.Failed() {
-			t.Logf("the scenario's log:\n%s", out.String())
-		}
+	var sc *scenario
+	mqtest.TestStage(t, true, func(stage *mqtest.Stage) (func(), error) {
+		var err error
+		sc, err = newScenario(stage, func(member string, msgs []*primitive.MessageExt) {
+			b := batch{member: member, queue: msgs[0].QueueID}
+			for _, m := range msgs {
+				b.offsets = append(b.offsets, m.QueueOffset)
+				b.bodies = append(b.bodies, string(m.Body))
+				b.retries = append(b.retries, m.ReconsumeTimes)
+			}
+			mu.Lock()
+			batches = append(batches, b)
+			mu.Unlock()
+		})
+		return func() { sc.shutdown() }, err
 	})
 	return sc, func() []batch {
 		mu.Lock()
@@ -122,7 +113,7 @@ func TestExercise2_WithinAQueueMessagesComeInOffsetOrderOneBatchAtATime(t *testi
 	}
 	require.Equal(t, 1, repeats, "only the suspended batch came twice")
 	for q := int32(0); q < queueNums; q++ {
-		require.Equal(t, int64(sc.master().MessageStore().GetMaxOffsetInQueue(topicName, q))-1,
+		require.Equal(t, int64(sc.Master().MessageStore().GetMaxOffsetInQueue(topicName, q))-1,
 			last[q].offsets[len(last[q].offsets)-1], "queue %d consumed to its end", q)
 	}
 }
@@ -167,7 +158,7 @@ func TestExercise4_AMovedQueueIsNotConsumedByTheNewOwnerUntilTheOldOneReleasedIt
 	require.NoError(t, sc.produceFirstHalf())
 	require.NoError(t, sc.startAB())
 	require.NoError(t, sc.consumeFirstHalf())
-	lm := sc.master().RebalanceLockManager()
+	lm := sc.Master().RebalanceLockManager()
 	q3 := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: 3}
 	b := sc.member("B")
 	c, err := sc.startMember("C")

@@ -45,10 +45,8 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
@@ -134,7 +132,7 @@ func (s *scenario) consumeFirstHalf() error {
 	a.c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: 0})
 	mqtest.Say(s.out, "the suspended batch waits SuspendCurrentQueueTime (1 s); the chapter runs it now: the same message comes first again")
 	a.orderly().RunDelayedConsumeRequests()
-	s.untraced(func() { s.pullAllMembers() })
+	s.stage.Untraced(func() { s.pullAllMembers() })
 	return nil
 }
 
@@ -154,7 +152,7 @@ func (s *scenario) joinC() error {
 	}
 	mqtest.Say(s.out, "C's next rebalance: the lock is free; C takes queue 3 at the offset B committed:")
 	c.c.Instance().DoRebalance()
-	s.untraced(func() { s.member("A").c.Instance().DoRebalance() })
+	s.stage.Untraced(func() { s.member("A").c.Instance().DoRebalance() })
 	s.locksTable("the broker's queue locks after C joined")
 	return nil
 }
@@ -165,19 +163,17 @@ func (s *scenario) secondHalf() error {
 	if err := s.produce(steps[2:], false); err != nil {
 		return err
 	}
-	s.untraced(func() { s.pullAllMembers() })
+	s.stage.Untraced(func() { s.pullAllMembers() })
 	s.ledgerTable()
 	return nil
 }
 
 // scenario holds the cluster, the consumers and what the sections share.
 type scenario struct {
-	stage    *mqtest.Stage
-	out      io.Writer
-	cluster  *embedded.Cluster
-	clk      *clock.Manual
-	client   *remoting.Client
-	producer *producer.DefaultMQProducer
+	*mqtest.Scene
+	stage *mqtest.Stage
+	out   io.Writer
+	clk   *clock.Manual
 	// listen, if set, is called first for every batch a member's listener gets (exercises).
 	listen func(member string, msgs []*primitive.MessageExt)
 
@@ -203,50 +199,20 @@ func (m *member) orderly() *consumer.ConsumeMessageOrderlyService {
 // newScenario starts the cluster and the producer; listen may be nil.
 func newScenario(stage *mqtest.Stage, listen func(string, []*primitive.MessageExt)) (*scenario, error) {
 	clk := clock.NewManual(epoch)
-	c, err := embedded.Start(embedded.Config{
-		Dir: stage.Dir, Brokers: 1, Logger: stage.Logger,
-		StoreOptions: func(int) store.Options { return store.Options{ManualServices: true, Clock: clk} },
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			embedded.SmallFiles(sc)
+	pc := mqtest.ProducerConfig("ch07_producer_group", "", "ch07-producer")
+	pc.Options.Logger = stage.Logger
+	scene, err := mqtest.StartScene(mqtest.SceneConfig{
+		Cluster: mqtest.OneBroker(stage.Dir, stage.Logger, clk, func(bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
 			bc.NotifyConsumerIdsChangedEnable = false // the chapter plays each member's rebalance
-		},
+		}),
+		Topics:   []mqtest.Topic{{Name: topicName, Queues: queueNums}, {Name: protocol.GetRetryTopic(group), Queues: 1}},
+		Producer: pc,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &scenario{stage: stage, out: stage.Out, cluster: c, clk: clk, listen: listen,
-		ledger: map[int][]string{}, consumed: map[int32]int64{},
-		client: remoting.NewClient(remoting.ClientConfig{}, nil)}
-	for _, t := range []struct {
-		name   string
-		queues int32
-	}{{topicName, queueNums}, {protocol.GetRetryTopic(group), 1}} {
-		if err := mqtest.CreateTopic(s.client, s.master().BrokerAddr(), t.name, t.queues, protocol.PermRead|protocol.PermWrite); err != nil {
-			s.shutdown()
-			return nil, err
-		}
-		if err := mqtest.WaitRouted(s.client, c.NamesrvAddr(), t.name, 1); err != nil {
-			s.shutdown()
-			return nil, err
-		}
-	}
-	pc := mqtest.ProducerConfig("ch07_producer_group", c.NamesrvAddr(), "ch07-producer")
-	pc.Options.Logger = stage.Logger
-	s.producer = producer.NewDefaultMQProducer(pc)
-	if err := s.producer.Start(); err != nil {
-		s.shutdown()
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *scenario) master() *broker.BrokerController { return s.cluster.Brokers[0] }
-
-// untraced runs f with the gate closed: its steps stay out of the log.
-func (s *scenario) untraced(f func()) {
-	s.stage.Gate.Close()
-	defer s.stage.Gate.Open()
-	f()
+	return &scenario{Scene: scene, stage: stage, out: stage.Out, clk: clk, listen: listen,
+		ledger: map[int][]string{}, consumed: map[int32]int64{}}, nil
 }
 
 // produce sends the given steps of every order, step by step, each to the queue the hash of
@@ -261,14 +227,14 @@ func (s *scenario) produce(stepNames []string, traceFirst bool) error {
 				s.stage.Gate.Open()
 			}
 			m := &primitive.Message{Topic: topicName, Body: []byte(strconv.Itoa(id) + "/" + step)}
-			_, err := s.producer.SendWithSelector(context.Background(), m, producer.SelectMessageQueueByHash{}, id)
+			_, err := s.Producer.SendWithSelector(context.Background(), m, producer.SelectMessageQueueByHash{}, id)
 			s.stage.Gate.Close()
 			if err != nil {
 				return err
 			}
 		}
 	}
-	s.master().MessageStore().DoReput()
+	s.Master().MessageStore().DoReput()
 	return nil
 }
 
@@ -276,7 +242,7 @@ func (s *scenario) produce(stepNames []string, traceFirst bool) error {
 // with no goroutine of its own, its steps traced as client-<name> and consumer-<name>.
 func (s *scenario) startMember(name string) (*member, error) {
 	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
+	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = "consumer" + name
 	cfg.Options.DisableScheduledTasks = true
@@ -349,7 +315,7 @@ func (s *scenario) pullAllMembers() {
 	s.mu.Lock()
 	members := slices.Clone(s.members)
 	s.mu.Unlock()
-	ms := s.master().MessageStore()
+	ms := s.Master().MessageStore()
 	for _, m := range members {
 		for _, r := range m.c.PullMessageService().PendingRequests() {
 			q := r.MessageQueue
@@ -363,7 +329,7 @@ func (s *scenario) pullAllMembers() {
 // waitCommitted waits until the broker holds offset want for queue q: the offset of a queue
 // given up is persisted one way.
 func (s *scenario) waitCommitted(q int32, want int64) error {
-	om := s.master().ConsumerOffsetManager()
+	om := s.Master().ConsumerOffsetManager()
 	err := mqtest.WaitUntil(wait, func() bool { return int64(om.QueryOffset(group, topicName, q)) == want })
 	if err != nil {
 		return fmt.Errorf("the offset of queue %d never reached %d", q, want)
@@ -382,7 +348,7 @@ func (s *scenario) queuesTable() {
 				ids = append(ids, strconv.Itoa(id))
 			}
 		}
-		t.Row(q, strings.Join(ids, ", "), s.master().MessageStore().GetMaxOffsetInQueue(topicName, q))
+		t.Row(q, strings.Join(ids, ", "), s.Master().MessageStore().GetMaxOffsetInQueue(topicName, q))
 	}
 	t.Render()
 }
@@ -391,7 +357,7 @@ func (s *scenario) queuesTable() {
 func (s *scenario) locksTable(title string) {
 	mqtest.Say(s.out, "%s:", title)
 	t := mqtest.NewTable(s.out, "queue", "lock owner on the broker", "locked flag in client")
-	lm := s.master().RebalanceLockManager()
+	lm := s.Master().RebalanceLockManager()
 	for q := int32(0); q < queueNums; q++ {
 		mq := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: q}
 		var at []string
@@ -444,9 +410,5 @@ func (s *scenario) shutdown() {
 	for i := len(members) - 1; i >= 0; i-- {
 		members[i].c.Shutdown()
 	}
-	if s.producer != nil {
-		s.producer.Shutdown()
-	}
-	s.client.Shutdown()
-	s.cluster.Shutdown()
+	s.Scene.Shutdown()
 }

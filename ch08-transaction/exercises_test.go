@@ -35,7 +35,7 @@ func newExercise(t *testing.T, cfg config, local producer.LocalTransactionState,
 
 // visible is every message of TopicTest, as consumers of both queues would pull them.
 func (s *scenario) visible() []*primitive.MessageExt {
-	s.broker().MessageStore().DoReput()
+	s.Master().MessageStore().DoReput()
 	return append(s.queueMessages(topicName, 0), s.queueMessages(topicName, 1)...)
 }
 
@@ -130,7 +130,7 @@ func TestExercise5_DiscardedAfterCheckMax(t *testing.T) {
 		total.Discarded += r.Discarded
 	}
 	require.Equal(t, transaction.CheckResult{Checked: 2, Discarded: 1}, total)
-	sc.broker().MessageStore().DoReput()
+	sc.Master().MessageStore().DoReput()
 	discarded := sc.queueMessages(transaction.CheckMaxTimeTopic, 0)
 	require.Len(t, discarded, 1)
 	require.Equal(t, []byte("tx"), discarded[0].Body)
@@ -145,7 +145,7 @@ func TestExercise6_ProducerRestartIsStillAsked(t *testing.T) {
 	_, err := sc.sendInTransaction(p, "tx")
 	require.NoError(t, err)
 	p.Shutdown()
-	pm := sc.broker().ProducerManager()
+	pm := sc.Master().ProducerManager()
 	require.NoError(t, mqtest.WaitUntil(10*time.Second, func() bool { return pm.GetAvailableChannel(producerGroup) == nil }))
 	a := &answers{out: io.Discard, check: map[string][]producer.LocalTransactionState{"tx": {producer.CommitMessage}}}
 	_, err = sc.startProducer("ch08-restarted", a)
@@ -179,22 +179,22 @@ func TestExercise7_BrokerRestartResumesTheCheck(t *testing.T) {
 	sc.ends++
 	require.NoError(t, sc.waitEnds(sc.ends), "the producer answers UNKNOW")
 	offsets := func() (half, op int64) {
-		m := sc.broker().ConsumerOffsetManager()
+		m := sc.Master().ConsumerOffsetManager()
 		return int64(m.QueryOffset(transaction.SysGroup, transaction.HalfTopic, 0)),
 			int64(m.QueryOffset(transaction.SysGroup, transaction.OpHalfTopic, 0))
 	}
 	half, op := offsets()
 	require.Equal(t, []int64{2, 1}, []int64{half, op}, "past the decided half and its op message, at the copy")
 
-	sc.cluster.StopMaster(0)
-	_, err = sc.cluster.StartMaster(0)
+	sc.Cluster.StopMaster(0)
+	_, err = sc.Cluster.StartMaster(0)
 	require.NoError(t, err)
 	half, op = offsets()
 	require.Equal(t, []int64{2, 1}, []int64{half, op}, "the restarted broker loaded the check's offsets")
 	inst := p.MQClientInstance()
 	inst.UpdateTopicRouteInfoFromNameServer(topicName) // the restarted broker listens on a new port
 	inst.SendHeartbeatToAllBrokerWithLock()
-	pm := sc.broker().ProducerManager()
+	pm := sc.Master().ProducerManager()
 	require.NoError(t, mqtest.WaitUntil(10*time.Second, func() bool { return pm.GetAvailableChannel(producerGroup) != nil }))
 
 	r, err = sc.checkPass(7 * time.Second)

@@ -37,11 +37,8 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/broker/transaction"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/trace"
 )
@@ -146,7 +143,7 @@ func play(stage *mqtest.Stage, cfg config) error {
 
 // scenario holds the cluster and what the steps share.
 type scenario struct {
-	cluster   *embedded.Cluster
+	*mqtest.Scene
 	logger    *slog.Logger
 	rec       *trace.Recorder // every step, to wait for those of other goroutines
 	clk       *clock.Manual
@@ -161,41 +158,26 @@ func newScenario(stage *mqtest.Stage, cfg config) (*scenario, error) {
 	rec := trace.NewRecorder()
 	logger := slog.New(slog.NewMultiHandler(stage.Logger.Handler(), rec))
 	clk := clock.NewManual(epoch)
-	c, err := embedded.Start(embedded.Config{
-		Dir: stage.Dir, Brokers: 1, Logger: logger,
-		StoreOptions: func(int) store.Options { return store.Options{ManualServices: true, Clock: clk} },
-		Customize: func(_ int, bc *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			embedded.SmallFiles(sc)
+	scene, err := mqtest.StartScene(mqtest.SceneConfig{
+		Cluster: mqtest.OneBroker(stage.Dir, logger, clk, func(bc *broker.BrokerConfig, _ *store.MessageStoreConfig) {
 			bc.EndTransactionThreadPoolNums = 1
 			if cfg.TransactionCheckMax > 0 {
 				bc.TransactionCheckMax = cfg.TransactionCheckMax
 			}
-		},
+		}),
+		Topics: []mqtest.Topic{{Name: topicName, Queues: 2}},
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &scenario{cluster: c, logger: logger, rec: rec, clk: clk}
-	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
-	defer cl.Shutdown()
-	if err := mqtest.CreateTopic(cl, s.broker().BrokerAddr(), topicName, 2, protocol.PermRead|protocol.PermWrite); err != nil {
-		c.Shutdown()
-		return nil, err
-	}
-	if err := mqtest.WaitRouted(cl, c.NamesrvAddr(), topicName, 1); err != nil {
-		c.Shutdown()
-		return nil, err
-	}
-	return s, nil
+	return &scenario{Scene: scene, logger: logger, rec: rec, clk: clk}, nil
 }
-
-func (s *scenario) broker() *broker.BrokerController { return s.cluster.Brokers[0] }
 
 // startProducer starts a transaction producer of the chapter's group named instance, with
 // listener l, that knows TopicTest's route and has sent its heartbeat (so the broker has its
 // channel for check-backs); the scenario shuts it down.
 func (s *scenario) startProducer(instance string, l producer.TransactionListener) (*producer.TransactionMQProducer, error) {
-	pc := mqtest.ProducerConfig(producerGroup, s.cluster.NamesrvAddr(), instance)
+	pc := mqtest.ProducerConfig(producerGroup, s.Cluster.NamesrvAddr(), instance)
 	pc.Options.Logger = s.logger
 	pc.Options.Clock = s.clk
 	p := producer.NewTransactionMQProducer(pc, l)
@@ -206,7 +188,7 @@ func (s *scenario) startProducer(instance string, l producer.TransactionListener
 	inst := p.MQClientInstance()
 	inst.UpdateTopicRouteInfoFromNameServer(topicName)
 	inst.SendHeartbeatToAllBrokerWithLock()
-	pm := s.broker().ProducerManager()
+	pm := s.Master().ProducerManager()
 	if err := mqtest.WaitUntil(10*time.Second, func() bool { return pm.GetAvailableChannel(producerGroup) != nil }); err != nil {
 		return nil, errors.New("the broker never saw the producer's heartbeat")
 	}
@@ -267,20 +249,20 @@ func (s *scenario) waitOps(n int) error {
 	}); err != nil {
 		return fmt.Errorf("the broker never appended op message %d", n)
 	}
-	s.broker().MessageStore().DoReput()
+	s.Master().MessageStore().DoReput()
 	return nil
 }
 
 // checkPass moves the clock by d and runs one pass of the check service (its loop body).
 func (s *scenario) checkPass(d time.Duration) (transaction.CheckResult, error) {
-	s.broker().MessageStore().DoReput()
+	s.Master().MessageStore().DoReput()
 	s.clk.Advance(d)
-	return s.broker().TransactionalMessageCheckService().OnWaitEnd(), nil
+	return s.Master().TransactionalMessageCheckService().OnWaitEnd(), nil
 }
 
 // queueMessages reads every message of topic's queue, as a consumer's pull would find it.
 func (s *scenario) queueMessages(topic string, queueID int32) []*primitive.MessageExt {
-	r := s.broker().MessageStore().GetMessage("ch08_reader", topic, queueID, 0, 32, nil)
+	r := s.Master().MessageStore().GetMessage("ch08_reader", topic, queueID, 0, 32, nil)
 	var out []*primitive.MessageExt
 	for _, rec := range r.Messages {
 		if m, _, err := primitive.DecodeMessage(rec); err == nil {
@@ -292,7 +274,7 @@ func (s *scenario) queueMessages(topic string, queueID int32) []*primitive.Messa
 
 // printQueues prints what each queue of the story holds.
 func (s *scenario) printQueues(w io.Writer) {
-	s.broker().MessageStore().DoReput()
+	s.Master().MessageStore().DoReput()
 	t := mqtest.NewTable(w, "queue", "queueOffset", "body / tags", "sysFlag")
 	for _, q := range []struct {
 		topic string
@@ -315,5 +297,5 @@ func (s *scenario) shutdown() {
 	for i := len(s.producers) - 1; i >= 0; i-- {
 		s.producers[i].Shutdown()
 	}
-	s.cluster.Shutdown()
+	s.Scene.Shutdown()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 	"time"
 
@@ -16,13 +15,11 @@ import (
 // queue; everything is shut down at the test's end.
 func newExercise(t *testing.T) *scenario {
 	t.Helper()
-	stage, err := mqtest.NewStage(io.Discard, t.TempDir(), "", false)
-	require.NoError(t, err)
-	sc, err := newScenario(stage)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		sc.shutdown()
-		stage.Close()
+	var sc *scenario
+	mqtest.TestStage(t, false, func(stage *mqtest.Stage) (func(), error) {
+		var err error
+		sc, err = newScenario(stage)
+		return func() { sc.shutdown() }, err
 	})
 	require.NoError(t, sc.produce(8))
 	return sc
@@ -101,9 +98,9 @@ func TestExercise3_ARestartedConsumerStartsAfterTheCommit(t *testing.T) {
 	require.Equal(t, [][2]int64{{0, 0}, {0, 1}, {1, 0}, {1, 1}}, offsetsOf(sc.pollTimes(first, 2)))
 	require.NoError(t, first.CommitSync())
 	first.Shutdown()
-	require.NoError(t, mqtest.WaitCommitted(sc.cluster.Brokers[0], subGroup, topicName, map[int32]int64{0: 2, 1: 2}))
+	require.NoError(t, mqtest.WaitCommitted(sc.Cluster.Brokers[0], subGroup, topicName, map[int32]int64{0: 2, 1: 2}))
 	require.NoError(t, mqtest.WaitUntil(10*time.Second, func() bool { // its UNREGISTER_CLIENT has landed
-		g := sc.cluster.Brokers[0].ConsumerManager().GetConsumerGroupInfo(subGroup)
+		g := sc.Cluster.Brokers[0].ConsumerManager().GetConsumerGroupInfo(subGroup)
 		return g == nil || len(g.AllClientIDs()) == 0
 	}))
 	require.NoError(t, sc.produce(4)) // one more per queue, so no pull waits for news

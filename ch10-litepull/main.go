@@ -37,16 +37,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/annotated-rocketmq/rocketmq-go/mq/broker"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/clock"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/store"
 )
 
 func main() { mqtest.Main("ch10-litepull", run) }
@@ -104,7 +99,7 @@ func play(stage *mqtest.Stage) error {
 		return err
 	}
 	sub.Instance().RunPersistConsumerOffsetTask()
-	if err := mqtest.WaitCommitted(sc.cluster.Brokers[0], subGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
+	if err := mqtest.WaitCommitted(sc.Cluster.Brokers[0], subGroup, topicName, map[int32]int64{0: 2, 1: 2}); err != nil {
 		return err
 	}
 	sc.offsetsTable("offsets after the commit", sub, subGroup)
@@ -139,71 +134,40 @@ func play(stage *mqtest.Stage) error {
 
 // scenario holds the cluster, the clients and what the sections share.
 type scenario struct {
-	cluster   *embedded.Cluster
+	*mqtest.Scene
 	logger    *slog.Logger
 	clk       *clock.Manual
 	out       io.Writer
-	producer  *producer.DefaultMQProducer
 	consumers []*consumer.DefaultLitePullConsumer
 }
 
 func newScenario(stage *mqtest.Stage) (*scenario, error) {
 	clk := clock.NewManual(epoch)
-	c, err := embedded.Start(embedded.Config{
-		Dir: stage.Dir, Brokers: 1, Logger: stage.Logger,
-		StoreOptions: func(int) store.Options { return store.Options{ManualServices: true, Clock: clk} },
-		Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-			embedded.SmallFiles(sc)
-		},
+	// The broker does not notify the groups of membership changes, and the retry topics exist
+	// before the consumers' first heartbeats, which would otherwise create them and register
+	// them with the name server on a goroutine of their own.
+	scene, err := mqtest.StartScene(mqtest.SceneConfig{
+		Cluster:     mqtest.OneBroker(stage.Dir, stage.Logger, clk, nil),
+		QuietGroups: []string{subGroup, assignGroup},
+		Topics: []mqtest.Topic{{Name: topicName, Queues: queueNums},
+			{Name: protocol.GetRetryTopic(subGroup), Queues: 1}, {Name: protocol.GetRetryTopic(assignGroup), Queues: 1}},
+		Producer: mqtest.ProducerConfig("ch10_producer_group", "", "ch10-producer"),
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &scenario{cluster: c, logger: stage.Logger, clk: clk, out: stage.Out}
-	// The broker does not notify the groups of membership changes (NOTIFY_CONSUMER_IDS_CHANGED):
-	// that would wake a rebalance on a goroutine of its own, at a time no run repeats.
-	sgm := c.Brokers[0].SubscriptionGroupManager()
-	for _, g := range []string{subGroup, assignGroup} {
-		if sgc := sgm.FindSubscriptionGroupConfig(g); sgc != nil {
-			cp := *sgc
-			cp.NotifyConsumerIdsChangedEnable = false
-			sgm.UpdateSubscriptionGroupConfig(cp)
-		}
-	}
-	// The retry topics exist before the consumers' first heartbeats, which would otherwise
-	// create them and register them with the name server on a goroutine of their own.
-	cl := remoting.NewClient(remoting.ClientConfig{}, nil)
-	defer cl.Shutdown()
-	for _, t := range []struct {
-		name   string
-		queues int32
-	}{{topicName, queueNums}, {protocol.GetRetryTopic(subGroup), 1}, {protocol.GetRetryTopic(assignGroup), 1}} {
-		err := mqtest.CreateTopic(cl, c.Brokers[0].BrokerAddr(), t.name, t.queues, protocol.PermRead|protocol.PermWrite)
-		if err == nil {
-			err = mqtest.WaitRouted(cl, c.NamesrvAddr(), t.name, 1)
-		}
-		if err != nil {
-			c.Shutdown()
-			return nil, err
-		}
-	}
-	s.producer = producer.NewDefaultMQProducer(mqtest.ProducerConfig("ch10_producer_group", c.NamesrvAddr(), "ch10-producer"))
-	if err := s.producer.Start(); err != nil {
-		c.Shutdown()
-		return nil, err
-	}
-	return s, nil
+	return &scenario{Scene: scene, logger: stage.Logger, clk: clk, out: stage.Out}, nil
 }
 
 // produce sends n messages round robin over the queues and builds the ConsumeQueues.
 func (s *scenario) produce(n int) error {
 	for i := 1; i <= n; i++ {
 		m := &primitive.Message{Topic: topicName, Body: []byte("Hello RocketMQ " + strconv.Itoa(i))}
-		if _, err := s.producer.Send(context.Background(), m); err != nil {
+		if _, err := s.Producer.Send(context.Background(), m); err != nil {
 			return fmt.Errorf("send #%d: %w", i, err)
 		}
 	}
-	s.cluster.Brokers[0].MessageStore().DoReput()
+	s.Cluster.Brokers[0].MessageStore().DoReput()
 	return nil
 }
 
@@ -211,7 +175,7 @@ func (s *scenario) produce(n int) error {
 // own and commits only when told (CommitSync): the chapter drives it.
 func (s *scenario) consumerConfig(group, name string) consumer.LitePullConfig {
 	cfg := consumer.DefaultLitePullConfig(group)
-	cfg.NamesrvAddr = s.cluster.NamesrvAddr()
+	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
 	cfg.ClientIP = "127.0.0.1"
 	cfg.InstanceName = "ch10-" + name
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
@@ -261,15 +225,14 @@ func (s *scenario) shutdown() {
 	for i := len(s.consumers) - 1; i >= 0; i-- {
 		s.consumers[i].Shutdown()
 	}
-	s.producer.Shutdown()
-	s.cluster.Shutdown()
+	s.Scene.Shutdown()
 }
 
 // offsetsTable prints, per queue, the consumer's committed offset (its store's memory) and the
 // broker's.
 func (s *scenario) offsetsTable(title string, c *consumer.DefaultLitePullConsumer, group string) {
 	mqtest.Say(s.out, "%s:", title)
-	om := s.cluster.Brokers[0].ConsumerOffsetManager()
+	om := s.Cluster.Brokers[0].ConsumerOffsetManager()
 	t := mqtest.NewTable(s.out, "queue", "committed (consumer)", "consumerOffset.json (broker)")
 	for _, q := range c.Assignment() {
 		v, _ := c.Committed(q)

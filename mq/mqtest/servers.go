@@ -64,8 +64,8 @@ func (s *Servers) StartBroker(bc broker.BrokerConfig, sc store.MessageStoreConfi
 
 // StartProducer starts a producer from cfg and keeps it for Shutdown.
 func (s *Servers) StartProducer(cfg producer.Config) (*producer.DefaultMQProducer, error) {
-	p := producer.NewDefaultMQProducer(cfg)
-	if err := p.Start(); err != nil {
+	p, err := StartProducer(cfg)
+	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

@@ -189,17 +189,12 @@ func newTour(stage *mqtest.Stage, chapters chapterMap, cfg config) (*tour, error
 func (t *tour) setUp() (err error) {
 	mqtest.Say(t.out, "== 0. a name server; %s (ASYNC_MASTER, SYNC_FLUSH) and its slave; %s and %s with %d queues (not traced) ==",
 		brokerName, topicName, orderTopic, queueNums)
-	for _, tp := range []struct {
-		name   string
-		queues int32
-	}{{topicName, queueNums}, {orderTopic, queueNums}, {protocol.GetRetryTopic(pushGroup), 1},
-		{protocol.GetRetryTopic(orderlyGroup), 1}, {protocol.GetRetryTopic(liteGroup), 1}} {
-		if err := mqtest.CreateTopic(t.client, t.master().BrokerAddr(), tp.name, tp.queues, protocol.PermRead|protocol.PermWrite); err != nil {
-			return err
-		}
-		if err := mqtest.WaitRouted(t.client, t.cluster.NamesrvAddr(), tp.name, 1); err != nil {
-			return err
-		}
+	if err := mqtest.CreateRoutedTopics(t.client, t.master().BrokerAddr(), t.cluster.NamesrvAddr(),
+		mqtest.Topic{Name: topicName, Queues: queueNums}, mqtest.Topic{Name: orderTopic, Queues: queueNums},
+		mqtest.Topic{Name: protocol.GetRetryTopic(pushGroup), Queues: 1},
+		mqtest.Topic{Name: protocol.GetRetryTopic(orderlyGroup), Queues: 1},
+		mqtest.Topic{Name: protocol.GetRetryTopic(liteGroup), Queues: 1}); err != nil {
+		return err
 	}
 	// The slave copies the master's topics (SlaveSynchronize, by hand with ManualServices): a
 	// consumer's heartbeat to it would otherwise create the retry topics there and register
