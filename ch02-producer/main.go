@@ -174,14 +174,9 @@ func newProducer(namesrv string, logger *slog.Logger, clk *clock.Manual) *produc
 }
 
 func producerConfig(namesrv string, logger *slog.Logger, clk *clock.Manual) producer.Config {
-	cfg := producer.DefaultConfig(group)
-	cfg.NamesrvAddr = namesrv
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "ch02-producer"
-	cfg.Options.DisableScheduledTasks = true
+	cfg := mqtest.ProducerConfig(group, namesrv, "ch02-producer") // the first IncrementAndGet is 0
 	cfg.Options.Logger = logger
 	cfg.Options.Clock = clk
-	cfg.Options.IndexSeed = func() int32 { return -1 } // the first IncrementAndGet is 0
 	return cfg
 }
 

@@ -219,10 +219,7 @@ func (s *scenario) startConsumer(group string, model protocol.MessageModel, l co
 // scenario, or an exercise, drives it).
 func (s *scenario) consumerConfig(group, instance string) consumer.Config {
 	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = instance
-	cfg.Options.DisableScheduledTasks = true
+	mqtest.ClientSetup{NamesrvAddr: s.Cluster.NamesrvAddr(), Instance: instance}.Apply(&cfg.ClientConfig, &cfg.Options)
 	return cfg
 }
 

@@ -24,7 +24,7 @@ func rbScenario(t *testing.T) *scenario {
 func rbScenarioLog(t *testing.T) (*scenario, *trace.SyncWriter) {
 	t.Helper()
 	var sc *scenario
-	stage := mqtest.TestStage(t, true, func(stage *mqtest.Stage) (func(), error) {
+	stage := mqtest.ExerciseStage(t, true, func(stage *mqtest.Stage) (func(), error) {
 		var err error
 		sc, err = newScenario(stage)
 		return func() { sc.shutdown() }, err

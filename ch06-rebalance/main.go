@@ -250,14 +250,9 @@ func (s *scenario) startMember(name string) (*member, error) {
 	m := &member{name: name, ts: ts}
 	m.arm()
 	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "consumer" + name
-	cfg.Options.DisableScheduledTasks = true
+	mqtest.ClientSetup{NamesrvAddr: s.Cluster.NamesrvAddr(), Instance: "consumer" + name, TraceName: name,
+		Logger: slog.New(ts), Clock: s.clk}.Apply(&cfg.ClientConfig, &cfg.Options)
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.Options.Logger = slog.New(ts)
-	cfg.Options.Clock = s.clk
-	cfg.Options.TraceName = name
 	c := consumer.NewDefaultMQPushConsumer(cfg)
 	if err := c.Subscribe(topicName, "*"); err != nil {
 		return nil, err

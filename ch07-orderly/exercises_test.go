@@ -36,7 +36,7 @@ func orderlyScenario(t *testing.T) (*scenario, func() []batch) {
 	var mu sync.Mutex
 	var batches []batch
 	var sc *scenario
-	mqtest.TestStage(t, true, func(stage *mqtest.Stage) (func(), error) {
+	mqtest.ExerciseStage(t, true, func(stage *mqtest.Stage) (func(), error) {
 		var err error
 		sc, err = newScenario(stage, func(member string, msgs []*primitive.MessageExt) {
 			b := batch{member: member, queue: msgs[0].QueueID}

@@ -242,14 +242,9 @@ func (s *scenario) produce(stepNames []string, traceFirst bool) error {
 // with no goroutine of its own, its steps traced as client-<name> and consumer-<name>.
 func (s *scenario) startMember(name string) (*member, error) {
 	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "consumer" + name
-	cfg.Options.DisableScheduledTasks = true
+	mqtest.ClientSetup{NamesrvAddr: s.Cluster.NamesrvAddr(), Instance: "consumer" + name, TraceName: name,
+		Logger: s.stage.Logger, Clock: s.clk}.Apply(&cfg.ClientConfig, &cfg.Options)
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.Options.Logger = s.stage.Logger
-	cfg.Options.Clock = s.clk
-	cfg.Options.TraceName = name
 	c := consumer.NewDefaultMQPushConsumer(cfg)
 	if err := c.Subscribe(topicName, "*"); err != nil {
 		return nil, err

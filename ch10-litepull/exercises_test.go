@@ -16,7 +16,7 @@ import (
 func newExercise(t *testing.T) *scenario {
 	t.Helper()
 	var sc *scenario
-	mqtest.TestStage(t, false, func(stage *mqtest.Stage) (func(), error) {
+	mqtest.ExerciseStage(t, false, func(stage *mqtest.Stage) (func(), error) {
 		var err error
 		sc, err = newScenario(stage)
 		return func() { sc.shutdown() }, err

@@ -175,16 +175,11 @@ func (s *scenario) produce(n int) error {
 // own and commits only when told (CommitSync): the chapter drives it.
 func (s *scenario) consumerConfig(group, name string) consumer.LitePullConfig {
 	cfg := consumer.DefaultLitePullConfig(group)
-	cfg.NamesrvAddr = s.Cluster.NamesrvAddr()
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = "ch10-" + name
+	mqtest.ClientSetup{NamesrvAddr: s.Cluster.NamesrvAddr(), Instance: "ch10-" + name, TraceName: name,
+		Logger: s.logger, Clock: s.clk}.Apply(&cfg.ClientConfig, &cfg.Options)
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 	cfg.AutoCommit = false
-	cfg.Options.DisableScheduledTasks = true
-	cfg.Options.Logger = s.logger
-	cfg.Options.Clock = s.clk
 	cfg.Options.IndexSeed = func() int32 { return -1 }
-	cfg.Options.TraceName = name
 	return cfg
 }
 

@@ -147,11 +147,11 @@ func (s *Stage) Untraced(f func()) {
 	f()
 }
 
-// TestStage is a stage for a chapter's exercise, its files in a test temp dir, its output kept
+// ExerciseStage is a stage for a chapter's exercise, its files in a test temp dir, its output kept
 // in memory (Stage.Out.String reads it) and its gate open when open. start builds the scenario
 // on it (a chapter's newScenario) and returns its shutdown; at t's cleanup that shutdown runs,
 // the stage closes, and the log is printed when the test failed.
-func TestStage(t testing.TB, open bool, start func(*Stage) (shutdown func(), err error)) *Stage {
+func ExerciseStage(t testing.TB, open bool, start func(*Stage) (shutdown func(), err error)) *Stage {
 	t.Helper()
 	stage, err := NewStage(&bytes.Buffer{}, t.TempDir(), "", open)
 	require.NoError(t, err)

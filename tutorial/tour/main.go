@@ -410,15 +410,10 @@ func (t *tour) litePull() (err error) {
 	mqtest.Say(t.out, "== 10. ch10 消息拉模式 — a lite pull consumer assigned queue %d (started, not traced) runs its pull task and polls ==", t.mq.QueueID)
 	t.untraced(func() {
 		cfg := consumer.DefaultLitePullConfig(liteGroup)
-		cfg.NamesrvAddr = t.cluster.NamesrvAddr()
-		cfg.ClientIP = "127.0.0.1"
-		cfg.InstanceName = "tour-lite"
+		mqtest.ClientSetup{NamesrvAddr: t.cluster.NamesrvAddr(), Instance: "tour-lite", TraceName: "lite",
+			Logger: t.logger, Clock: t.clk}.Apply(&cfg.ClientConfig, &cfg.Options)
 		cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
 		cfg.AutoCommit = false
-		cfg.Options.DisableScheduledTasks = true
-		cfg.Options.Logger = t.logger
-		cfg.Options.Clock = t.clk
-		cfg.Options.TraceName = "lite"
 		t.lite = consumer.NewDefaultLitePullConsumer(cfg)
 		if err = t.lite.Assign([]primitive.MessageQueue{t.mq}); err != nil {
 			return
@@ -515,13 +510,8 @@ func (t *tour) startPush(group, name, topic string, listen func(*consumer.Defaul
 // consumerConfig is a push consumer of group that runs no goroutine of its own.
 func (t *tour) consumerConfig(group, instance string) consumer.Config {
 	cfg := consumer.DefaultConfig(group)
-	cfg.NamesrvAddr = t.cluster.NamesrvAddr()
-	cfg.ClientIP = "127.0.0.1"
-	cfg.InstanceName = instance
+	mqtest.ClientSetup{NamesrvAddr: t.cluster.NamesrvAddr(), Instance: instance, Logger: t.logger, Clock: t.clk}.Apply(&cfg.ClientConfig, &cfg.Options)
 	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.Options.DisableScheduledTasks = true
-	cfg.Options.Logger = t.logger
-	cfg.Options.Clock = t.clk
 	cfg.Options.IndexSeed = func() int32 { return -1 }
 	return cfg
 }

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
@@ -66,13 +65,11 @@ type DefaultLitePullConsumer struct {
 	tr  *trace.Tracer
 	log *slog.Logger
 
-	state        atomic.Int32 // client.ServiceState
 	subType      subscriptionType
 	subs         map[string]string
 	listener     MessageQueueListener
 	nextCommitAt time.Time
 
-	instance *client.MQClientInstance
 	pullAPI  *PullAPIWrapper
 	offsets  OffsetStore
 	assigned *AssignedMessageQueue
@@ -142,12 +139,7 @@ func (c *DefaultLitePullConsumer) Subscribe(topic, subExpression string) error {
 	}
 	c.subs[topic] = subExpression
 	c.listener = liteListener{c}
-	rb, inst := c.rebalance, c.instance
-	c.mu.Unlock()
-	if rb != nil {
-		sd.SubVersion = c.now().UnixMilli()
-		rb.PutSubscription(sd)
-		inst.SendHeartbeatToAllBrokerWithLock()
+	if c.subscribeNow(sd, c.now()) {
 		c.updateTopicSubscribeInfoWhenSubscriptionChanged()
 	}
 	return nil
@@ -219,21 +211,15 @@ func (c *DefaultLitePullConsumer) rebalanceProcessQueue(mq primitive.MessageQueu
 // of the local offset file. Java: DefaultLitePullConsumerImpl#start.
 func (c *DefaultLitePullConsumer) Start() error {
 	c.mu.Lock()
-	if st := client.ServiceState(c.state.Load()); st != client.CreateJust {
-		c.mu.Unlock()
-		return fmt.Errorf("%w: the PullConsumer service state not OK, maybe started once, %s", client.ErrServiceState, st)
+	if err := c.startable("PullConsumer"); err != nil {
+		return err
 	}
 	if c.tr.Enabled() {
 		c.tr.Step("DefaultLitePullConsumerImpl#start", slog.String("consumerGroup", c.cfg.ConsumerGroup),
 			slog.String("messageModel", string(c.cfg.MessageModel)), slog.String("subscriptionType", c.subType.String()))
 	}
-	if err := c.checkConfig(); err != nil {
-		c.mu.Unlock()
+	if err := c.prepareStart(c.checkConfig(), &c.cfg.ClientConfig); err != nil {
 		return err
-	}
-	c.state.Store(int32(client.StartFailed))
-	if c.cfg.MessageModel == protocol.Clustering {
-		c.cfg.ChangeInstanceNameToPID()
 	}
 	inst := client.GetMQClientManager().GetOrCreateMQClientInstance(c.cfg.ClientConfig, c.cfg.Options)
 	c.instance = inst
@@ -569,9 +555,6 @@ func (c *DefaultLitePullConsumer) Assignment() []primitive.MessageQueue {
 	return c.assigned.MessageQueues()
 }
 
-// Instance is the consumer's MQClientInstance (nil before Start).
-func (c *DefaultLitePullConsumer) Instance() *client.MQClientInstance { return c.instance }
-
 // OffsetStore is the consumer's offset store (nil before Start).
 func (c *DefaultLitePullConsumer) OffsetStore() OffsetStore { return c.offsets }
 
@@ -595,14 +578,9 @@ func (c *DefaultLitePullConsumer) CachedMessages(mq primitive.MessageQueue) (all
 // read now, unregisters the group and shuts the instance down when nothing else uses it, then
 // waits for the tasks. Java: DefaultLitePullConsumerImpl#shutdown.
 func (c *DefaultLitePullConsumer) Shutdown() {
-	c.mu.Lock()
-	if client.ServiceState(c.state.Load()) != client.Running {
-		c.mu.Unlock()
+	if !c.beginShutdown() {
 		return
 	}
-	c.state.Store(int32(client.ShutdownAlready))
-	c.mu.Unlock()
-	c.rebalance.Stop() // the pass in flight ends while the group is still registered; no other begins
 	if c.tr.Enabled() {
 		c.tr.Step("DefaultLitePullConsumerImpl#shutdown", slog.String("consumerGroup", c.cfg.ConsumerGroup),
 			slog.String("clientId", c.instance.ClientID()), slog.Int("queues", len(c.assigned.MessageQueues())))

@@ -31,12 +31,10 @@ type DefaultMQPushConsumer struct {
 	tr  *trace.Tracer
 	log *slog.Logger
 
-	state    atomic.Int32 // client.ServiceState
 	subs     map[string]string
 	listener MessageListenerConcurrently
 	// listenerOrderly, when set, makes the consumer orderly (consume_orderly.go).
 	listenerOrderly MessageListenerOrderly
-	instance        *client.MQClientInstance
 	pullAPI         *PullAPIWrapper
 	pull            *PullMessageService
 	offsets         OffsetStore
@@ -66,13 +64,7 @@ func (c *DefaultMQPushConsumer) Subscribe(topic, subExpression string) error {
 	}
 	c.mu.Lock()
 	c.subs[topic] = subExpression
-	rb, inst := c.rebalance, c.instance
-	c.mu.Unlock()
-	if rb != nil {
-		sd.SubVersion = c.now().UnixMilli()
-		rb.PutSubscription(sd)
-		inst.SendHeartbeatToAllBrokerWithLock()
-	}
+	c.subscribeNow(sd, c.now())
 	return nil
 }
 
@@ -95,21 +87,15 @@ func (c *DefaultMQPushConsumer) now() time.Time { return c.cfg.Options.Now() }
 // of the local offset file. Java: DefaultMQPushConsumerImpl#start.
 func (c *DefaultMQPushConsumer) Start() error {
 	c.mu.Lock()
-	if st := client.ServiceState(c.state.Load()); st != client.CreateJust {
-		c.mu.Unlock()
-		return fmt.Errorf("%w: the PushConsumer service state not OK, maybe started once, %s", client.ErrServiceState, st)
+	if err := c.startable("PushConsumer"); err != nil {
+		return err
 	}
 	if c.tr.Enabled() {
 		c.tr.Step("DefaultMQPushConsumerImpl#start", slog.String("consumerGroup", c.cfg.ConsumerGroup),
 			slog.String("messageModel", string(c.cfg.MessageModel)), slog.String("consumeFromWhere", string(c.cfg.ConsumeFromWhere)))
 	}
-	if err := c.checkConfig(); err != nil {
-		c.mu.Unlock()
+	if err := c.prepareStart(c.checkConfig(), &c.cfg.ClientConfig); err != nil {
 		return err
-	}
-	c.state.Store(int32(client.StartFailed))
-	if c.cfg.MessageModel == protocol.Clustering {
-		c.cfg.ChangeInstanceNameToPID()
 	}
 	subs, err := c.copySubscription()
 	if err != nil {
@@ -239,14 +225,9 @@ func (c *DefaultMQPushConsumer) copySubscription() ([]*protocol.SubscriptionData
 // default (awaitTerminationMillisWhenShutdown 0) does not wait: a message still being consumed
 // is not committed and comes again.
 func (c *DefaultMQPushConsumer) Shutdown() {
-	c.mu.Lock()
-	if client.ServiceState(c.state.Load()) != client.Running {
-		c.mu.Unlock()
+	if !c.beginShutdown() {
 		return
 	}
-	c.state.Store(int32(client.ShutdownAlready))
-	c.mu.Unlock()
-	c.rebalance.Stop() // the pass in flight ends while the group is still registered; no other begins
 	if c.tr.Enabled() {
 		mqs, _ := c.rebalance.ProcessQueues()
 		c.tr.Step("DefaultMQPushConsumerImpl#shutdown", slog.String("consumerGroup", c.cfg.ConsumerGroup),
@@ -267,9 +248,6 @@ func (c *DefaultMQPushConsumer) Suspend() { c.paused.Store(true) }
 
 // Resume continues pulling after Suspend.
 func (c *DefaultMQPushConsumer) Resume() { c.paused.Store(false) }
-
-// Instance is the consumer's MQClientInstance (nil before Start).
-func (c *DefaultMQPushConsumer) Instance() *client.MQClientInstance { return c.instance }
 
 // OffsetStore is the consumer's offset store (nil before Start).
 func (c *DefaultMQPushConsumer) OffsetStore() OffsetStore { return c.offsets }

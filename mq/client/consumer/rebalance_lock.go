@@ -3,6 +3,7 @@ package consumer
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -134,14 +135,8 @@ func topicQueueIDs(mqs []primitive.MessageQueue) string {
 	return joinQueues(mqs, func(q primitive.MessageQueue) string { return q.Topic })
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+// sortedKeys is m's keys in increasing order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // consumeLockWait is how long a rebalance waits for a running batch to leave the consume lock
 // before giving up on removing the queue this time: 1 s, as Java's tryLock(1000 ms).

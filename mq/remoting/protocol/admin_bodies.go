@@ -34,14 +34,7 @@ type TopicStatsTable struct {
 }
 
 // Encode writes {"offsetTable":{MQ:TopicOffset,...}} in fastjson's dialect.
-func (t *TopicStatsTable) Encode() []byte {
-	w := jsonWriter{}
-	w.byte('{')
-	w.key("offsetTable")
-	writeMQTable(&w, t.OffsetTable)
-	w.byte('}')
-	return w.b
-}
+func (t *TopicStatsTable) Encode() []byte { return encodeOffsetTable(t.OffsetTable) }
 
 // DecodeTopicStatsTable reads a GET_TOPIC_STATS_INFO body; errors wrap ErrBadBody.
 func DecodeTopicStatsTable(body []byte) (*TopicStatsTable, error) {
@@ -104,14 +97,7 @@ type ResetOffsetBody struct {
 }
 
 // Encode writes {"offsetTable":{MQ:offset,...}} in fastjson's dialect.
-func (r *ResetOffsetBody) Encode() []byte {
-	w := jsonWriter{}
-	w.byte('{')
-	w.key("offsetTable")
-	writeMQTable(&w, r.OffsetTable)
-	w.byte('}')
-	return w.b
-}
+func (r *ResetOffsetBody) Encode() []byte { return encodeOffsetTable(r.OffsetTable) }
 
 // DecodeResetOffsetBody reads a reset-offset body; errors wrap ErrBadBody.
 func DecodeResetOffsetBody(body []byte) (*ResetOffsetBody, error) {
@@ -190,6 +176,16 @@ func SortedQueues[V any](m map[primitive.MessageQueue]V) []primitive.MessageQueu
 
 func compareQueues(a, b primitive.MessageQueue) int {
 	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.BrokerName, b.BrokerName), cmp.Compare(a.QueueID, b.QueueID))
+}
+
+// encodeOffsetTable writes {"offsetTable":{MQ:V,...}}, a body that is its offset table only.
+func encodeOffsetTable[V any](m map[primitive.MessageQueue]V) []byte {
+	w := jsonWriter{}
+	w.byte('{')
+	w.key("offsetTable")
+	writeMQTable(&w, m)
+	w.byte('}')
+	return w.b
 }
 
 // writeMQTable writes m as a fastjson object keyed by queue objects (fastjson's alphabetical

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -68,11 +69,5 @@ func (w *jsonWriter) strings(list []string) {
 // does (\b and \f short); other bytes (UTF-8 included) are written as they are.
 func appendJSONString(b []byte, s string) []byte { return remoting.AppendJSONString(b, s, true) }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+// sortedKeys is m's keys in increasing order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
