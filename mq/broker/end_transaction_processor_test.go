@@ -19,13 +19,7 @@ func (tb *testBroker) sendHalf(t *testing.T, topic string, body string) (protoco
 	t.Helper()
 	h := sendHeader(topic, 1, map[string]string{primitive.PropertyTransactionPrepared: "true",
 		primitive.PropertyProducerGroup: "pg", primitive.PropertyTags: "TagA"})
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte(body)))
-	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
-	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
-	_, off, err := primitive.DecodeOffsetMsgID(rh.MsgID)
-	require.NoError(t, err)
-	return rh, off
+	return tb.sendStored(t, h, []byte(body))
 }
 
 // endTransaction sends END_TRANSACTION as a request with an answer (the producer sends it one
@@ -88,12 +82,7 @@ func TestDelayedHalfMessageStaysAHalfMessage(t *testing.T) {
 	tb := startTestBroker(t, nil)
 	h := sendHeader("TxTopic", 1, map[string]string{primitive.PropertyTransactionPrepared: "true",
 		primitive.PropertyProducerGroup: "pg", primitive.PropertyDelayTimeLevel: "2"})
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte("delayed")))
-	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
-	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
-	_, off, err := primitive.DecodeOffsetMsgID(rh.MsgID)
-	require.NoError(t, err)
+	rh, off := tb.sendStored(t, h, []byte("delayed"))
 	half, err := tb.b.MessageStore().LookMessageByOffset(store.CommitLogOffset(off))
 	require.NoError(t, err)
 	require.Equal(t, transaction.HalfTopic, half.Topic)

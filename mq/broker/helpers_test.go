@@ -94,22 +94,36 @@ func sendHeader(topic string, queueID int32, props map[string]string) *protocol.
 // send sends body to topic/queueID with tags (may be "") and returns the response.
 func (tb *testBroker) send(t *testing.T, topic string, queueID int32, tags string, body []byte) *remoting.RemotingCommand {
 	t.Helper()
+	return tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(sendTagsHeader(topic, queueID, tags, body)), body))
+}
+
+// sendTagsHeader is send's header: a UNIQ_KEY from the body's length and TAGS when tags is set.
+func sendTagsHeader(topic string, queueID int32, tags string, body []byte) *protocol.SendMessageRequestHeader {
 	props := map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "UNIQ" + strconv.Itoa(len(body))}
 	if tags != "" {
 		props[primitive.PropertyTags] = tags
 	}
-	h := sendHeader(topic, queueID, props)
-	return tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), body))
+	return sendHeader(topic, queueID, props)
 }
 
 // sendOK sends and requires SUCCESS; it returns the response header.
 func (tb *testBroker) sendOK(t *testing.T, topic string, queueID int32, tags string, body []byte) protocol.SendMessageResponseHeader {
 	t.Helper()
-	resp := tb.send(t, topic, queueID, tags, body)
+	rh, _ := tb.sendStored(t, sendTagsHeader(topic, queueID, tags, body), body)
+	return rh
+}
+
+// sendStored sends SEND_MESSAGE with h and body and requires SUCCESS; it returns the response
+// header and the stored record's CommitLog offset (bytes), read from its offsetMsgId.
+func (tb *testBroker) sendStored(t *testing.T, h *protocol.SendMessageRequestHeader, body []byte) (protocol.SendMessageResponseHeader, int64) {
+	t.Helper()
+	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), body))
 	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
 	var rh protocol.SendMessageResponseHeader
 	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
-	return rh
+	_, off, err := primitive.DecodeOffsetMsgID(rh.MsgID)
+	require.NoError(t, err)
+	return rh, off
 }
 
 // pullHeader is a pull of up to 32 messages with the given sysFlag.

@@ -44,12 +44,7 @@ func (tb *testBroker) sendReconsumed(t *testing.T, topic string, reconsumeTimes 
 	h := sendHeader(topic, 0, map[string]string{primitive.PropertyUniqClientMessageIDKeyIdx: "UNIQ-" + body,
 		primitive.PropertyTags: "TagA"})
 	h.ReconsumeTimes = reconsumeTimes
-	resp := tb.invoke(t, remoting.NewRequest(protocol.SendMessage, protocol.EncodeHeader(h), []byte(body)))
-	require.Equal(t, int32(protocol.Success), resp.Code, resp.Remark)
-	var rh protocol.SendMessageResponseHeader
-	require.NoError(t, protocol.DecodeHeader(resp.ExtFields, &rh))
-	_, offset, err := primitive.DecodeOffsetMsgID(rh.MsgID)
-	require.NoError(t, err)
+	rh, offset := tb.sendStored(t, h, []byte(body))
 	return rh.MsgID, offset
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	ourprim "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // aclYML is a plain_acl.yml for the ACL tests: aclUser01 may publish and subscribe TopicAcl
@@ -132,20 +131,13 @@ func TestACLOurClient(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	cfg := ourconsumer.DefaultConfig("acl_our_cg")
-	cfg.NamesrvAddr, cfg.InstanceName = c.NamesrvAddr(), instance(t)
-	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.RebalanceInterval = 500 * time.Millisecond
-	cfg.Options.AccessKey, cfg.Options.SecretKey = "aclUser01", "aclSecret01"
-	cons := ourconsumer.NewDefaultMQPushConsumer(cfg)
-	require.NoError(t, cons.Subscribe(topic, "*"))
 	var got atomic.Int32
-	cons.RegisterMessageListener(func(msgs []*ourprim.MessageExt, _ *ourconsumer.ConsumeConcurrentlyContext) ourconsumer.ConsumeConcurrentlyStatus {
+	startOurPushConsumer(t, c.NamesrvAddr(), "acl_our_cg", topic, "*", func(msgs []*ourprim.MessageExt, _ *ourconsumer.ConsumeConcurrentlyContext) ourconsumer.ConsumeConcurrentlyStatus {
 		got.Add(int32(len(msgs)))
 		return ourconsumer.ConsumeSuccess
+	}, func(cfg *ourconsumer.Config) {
+		cfg.Options.AccessKey, cfg.Options.SecretKey = "aclUser01", "aclSecret01"
 	})
-	require.NoError(t, cons.Start())
-	t.Cleanup(cons.Shutdown)
 	require.Eventually(t, func() bool { return got.Load() == 3 }, consumeTimeout, 20*time.Millisecond)
 
 	bad := ourproducer.DefaultConfig("acl_our_bad_pg")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	ourprim "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
-	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
 
 // Our push consumer receives what the official Go producer sends: every TagA message exactly
@@ -39,17 +38,10 @@ func TestOurConsumerReceivesOfficialProducer(t *testing.T) {
 		}
 	}
 
-	cfg := consumer.DefaultConfig("interop_our_consumer")
-	cfg.NamesrvAddr = c.NamesrvAddr()
-	cfg.InstanceName = instance(t)
-	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.RebalanceInterval = 500 * time.Millisecond
-	cons := consumer.NewDefaultMQPushConsumer(cfg)
-	require.NoError(t, cons.Subscribe(topic, "TagA"))
 	var mu sync.Mutex
 	got := map[string]int{}
 	bad := 0
-	cons.RegisterMessageListener(func(msgs []*ourprim.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+	startOurPushConsumer(t, c.NamesrvAddr(), "interop_our_consumer", topic, "TagA", func(msgs []*ourprim.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range msgs {
@@ -60,8 +52,6 @@ func TestOurConsumerReceivesOfficialProducer(t *testing.T) {
 		}
 		return consumer.ConsumeSuccess
 	})
-	require.NoError(t, cons.Start())
-	t.Cleanup(cons.Shutdown)
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == len(want) }, 30*time.Second, 20*time.Millisecond)
 	time.Sleep(quietWindow)
 	mu.Lock()

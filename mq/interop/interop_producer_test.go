@@ -71,12 +71,7 @@ func TestOfficialConsumerReceivesOurProducersMessages(t *testing.T) {
 	ns := c.NamesrvAddr()
 	const topic = "OurProducerTopic"
 
-	cfg := producer.DefaultConfig("our-producer")
-	cfg.NamesrvAddr = ns
-	cfg.InstanceName = instance(t)
-	p := producer.NewDefaultMQProducer(cfg)
-	require.NoError(t, p.Start())
-	t.Cleanup(p.Shutdown)
+	p := startOurProducer(t, ns, "our-producer")
 	ctx := context.Background()
 
 	var mu sync.Mutex

@@ -33,12 +33,7 @@ func TestOfficialOrderlyConsumerKeepsOrderAcrossJoinAndLeave(t *testing.T) {
 	ns := c.NamesrvAddr()
 	const topic, group = "OrderlyInteropTopic", "orderly-interop-group"
 
-	cfg := producer.DefaultConfig("orderly-interop-producer")
-	cfg.NamesrvAddr = ns
-	cfg.InstanceName = instance(t)
-	p := producer.NewDefaultMQProducer(cfg)
-	require.NoError(t, p.Start())
-	t.Cleanup(p.Shutdown)
+	p := startOurProducer(t, ns, "orderly-interop-producer")
 	orders := make([]int, 1000)
 	for i := range orders {
 		orders[i] = 5000 + i

@@ -12,6 +12,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	ourprim "github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -22,10 +23,29 @@ func startOurProducer(t *testing.T, ns, group string) *producer.DefaultMQProduce
 	cfg := producer.DefaultConfig(group)
 	cfg.NamesrvAddr = ns
 	cfg.InstanceName = instance(t)
-	p := producer.NewDefaultMQProducer(cfg)
-	require.NoError(t, p.Start())
-	t.Cleanup(p.Shutdown)
-	return p
+	return mqtest.MustStartProducer(t, cfg)
+}
+
+// startOurPushConsumer starts our push consumer of group on topic (subExpression), from the
+// first offset, rebalancing every 500 ms, consuming with l, its config changed by tune; shut
+// down at cleanup.
+func startOurPushConsumer(t *testing.T, ns, group, topic, subExpression string, l consumer.MessageListenerConcurrently,
+	tune ...func(*consumer.Config)) *consumer.DefaultMQPushConsumer {
+	t.Helper()
+	cfg := consumer.DefaultConfig(group)
+	cfg.NamesrvAddr = ns
+	cfg.InstanceName = instance(t)
+	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
+	cfg.RebalanceInterval = 500 * time.Millisecond
+	for _, f := range tune {
+		f(&cfg)
+	}
+	cons := consumer.NewDefaultMQPushConsumer(cfg)
+	require.NoError(t, cons.Subscribe(topic, subExpression))
+	cons.RegisterMessageListener(l)
+	require.NoError(t, cons.Start())
+	t.Cleanup(cons.Shutdown)
+	return cons
 }
 
 // Our request/reply end to end: our producer's Request and RequestAsync, our push consumer
@@ -50,15 +70,8 @@ func TestOurRequestReply(t *testing.T) {
 	require.Zero(t, client.Requests().Len())
 
 	replier := startOurProducer(t, ns, "our-replier")
-	cfg := consumer.DefaultConfig("our-rpc-consumer")
-	cfg.NamesrvAddr = ns
-	cfg.InstanceName = instance(t)
-	cfg.ConsumeFromWhere = protocol.ConsumeFromFirstOffset
-	cfg.RebalanceInterval = 500 * time.Millisecond
-	cons := consumer.NewDefaultMQPushConsumer(cfg)
-	require.NoError(t, cons.Subscribe(topic, "*"))
 	var replied atomic.Int64
-	cons.RegisterMessageListener(func(msgs []*ourprim.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
+	startOurPushConsumer(t, ns, "our-rpc-consumer", topic, "*", func(msgs []*ourprim.MessageExt, _ *consumer.ConsumeConcurrentlyContext) consumer.ConsumeConcurrentlyStatus {
 		for _, m := range msgs {
 			reply, err := client.CreateReplyMessage(m, append([]byte("reply to "), m.Body...))
 			if err != nil {
@@ -71,8 +84,6 @@ func TestOurRequestReply(t *testing.T) {
 		}
 		return consumer.ConsumeSuccess
 	})
-	require.NoError(t, cons.Start())
-	t.Cleanup(cons.Shutdown)
 
 	var reply *ourprim.Message
 	require.Eventually(t, func() bool { // the first request may come before the rebalance

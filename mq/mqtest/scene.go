@@ -166,3 +166,13 @@ func ExerciseStage(t testing.TB, open bool, start func(*Stage) (shutdown func(),
 	})
 	return stage
 }
+
+// MustStartProducer starts a producer from cfg for a test: it fails the test on error and
+// shuts the producer down at t's cleanup.
+func MustStartProducer(t testing.TB, cfg producer.Config) *producer.DefaultMQProducer {
+	t.Helper()
+	p, err := StartProducer(cfg)
+	require.NoError(t, err)
+	t.Cleanup(p.Shutdown)
+	return p
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/consumer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
 )
@@ -88,14 +89,7 @@ func createTopic(t testing.TB, c *embedded.Cluster, topic string, queues int) {
 // startProducer starts a producer of group (heartbeats and route polling off).
 func startProducer(t testing.TB, c *embedded.Cluster, group string) *producer.DefaultMQProducer {
 	t.Helper()
-	cfg := producer.DefaultConfig(group)
-	cfg.NamesrvAddr = c.NamesrvAddr()
-	cfg.InstanceName = clienttest.InstanceName(t, "p")
-	cfg.Options.DisableScheduledTasks = true
-	p := producer.NewDefaultMQProducer(cfg)
-	require.NoError(t, p.Start())
-	t.Cleanup(p.Shutdown)
-	return p
+	return mqtest.MustStartProducer(t, mqtest.ProducerConfig(group, c.NamesrvAddr(), clienttest.InstanceName(t, "p")))
 }
 
 // sendTo sends n messages with body prefix-i, keys key and tag to mq, returning the results.

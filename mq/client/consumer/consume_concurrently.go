@@ -162,14 +162,22 @@ func (s *ConsumeMessageConcurrentlyService) submitConsumeRequestLater(r *consume
 // RunDelayedConsumeRequests runs the batches waiting for local re-consumption (manual mode)
 // and returns how many there were.
 func (s *ConsumeMessageConcurrentlyService) RunDelayedConsumeRequests() int {
-	s.mu.Lock()
-	rs := s.later
-	s.later = nil
-	s.mu.Unlock()
+	rs := takeAll(&s.mu, &s.later)
 	for _, r := range rs {
 		s.submit(r)
 	}
 	return len(rs)
+}
+
+// takeAll empties *list under mu and returns what it held: the delayed work a consume
+// service's RunDelayedConsumeRequests runs, taken at once so what it schedules again waits
+// for the next call.
+func takeAll[T any](mu *sync.Mutex, list *[]T) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	l := *list
+	*list = nil
+	return l
 }
 
 // run is ConsumeRequest#run: restore a retried message's topic, call the listener, settle.

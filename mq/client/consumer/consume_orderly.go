@@ -235,10 +235,7 @@ func (s *ConsumeMessageOrderlyService) schedule(d time.Duration, f func()) {
 // RunDelayedConsumeRequests runs what waits on a delay in manual mode (requests submitted
 // later, lock retries, delayed unlocks), in the order scheduled, and returns how many ran.
 func (s *ConsumeMessageOrderlyService) RunDelayedConsumeRequests() int {
-	s.mu.Lock()
-	fs := s.later
-	s.later = nil
-	s.mu.Unlock()
+	fs := takeAll(&s.mu, &s.later)
 	for _, f := range fs {
 		f()
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/producer"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/embedded"
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/primitive"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting/protocol"
@@ -48,14 +49,7 @@ func createTopic(t testing.TB, c *embedded.Cluster, topic string, queues int32) 
 
 func startProducer(t testing.TB, c *embedded.Cluster) *producer.DefaultMQProducer {
 	t.Helper()
-	cfg := producer.DefaultConfig("pg_" + clienttest.Name(t))
-	cfg.NamesrvAddr = c.NamesrvAddr()
-	cfg.InstanceName = clienttest.InstanceName(t, "p")
-	cfg.Options.DisableScheduledTasks = true
-	p := producer.NewDefaultMQProducer(cfg)
-	require.NoError(t, p.Start())
-	t.Cleanup(p.Shutdown)
-	return p
+	return mqtest.MustStartProducer(t, mqtest.ProducerConfig("pg_"+clienttest.Name(t), c.NamesrvAddr(), clienttest.InstanceName(t, "p")))
 }
 
 func send(t testing.TB, p *producer.DefaultMQProducer, topic, tag string, n int) {
