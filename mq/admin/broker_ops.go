@@ -147,21 +147,39 @@ func (a *DefaultMQAdminExt) ExamineConsumerConnectionInfo(ctx context.Context, g
 	if err != nil {
 		return nil, err
 	}
-	h := protocol.GetConsumerConnectionListRequestHeader{ConsumerGroup: group}
-	var last error
+	var first *protocol.ConsumerConnection
+	last, bad := askEach(ctx, a, brokers, protocol.GetConsumerConnectionList, &protocol.GetConsumerConnectionListRequestHeader{ConsumerGroup: group},
+		func(cc *protocol.ConsumerConnection) bool { first = cc; return false })
+	switch {
+	case bad != nil:
+		return nil, bad
+	case first == nil:
+		return nil, last
+	}
+	return first, nil
+}
+
+// askEach sends the request code with header h to each of brokers' addresses, in address
+// order, and hands each answer's JSON body, decoded as T, to take until take returns false.
+// It returns the last broker's failure (nil when none failed) and, apart, a body that does
+// not decode, which ends the loop.
+func askEach[T any](ctx context.Context, a *DefaultMQAdminExt, brokers map[string]string, code int32, h any,
+	take func(*T) bool) (last, bad error) {
 	for _, addr := range sortedValues(brokers) {
-		resp, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.GetConsumerConnectionList, protocol.EncodeHeader(&h), nil))
+		resp, err := a.invoke(ctx, addr, remoting.NewRequest(code, protocol.EncodeHeader(h), nil))
 		if err != nil {
 			last = err
 			continue
 		}
-		var cc protocol.ConsumerConnection
-		if err := protocol.DecodeJSONBody(resp.Body, &cc); err != nil {
-			return nil, err
+		var v T
+		if err := protocol.DecodeJSONBody(resp.Body, &v); err != nil {
+			return last, err
 		}
-		return &cc, nil
+		if !take(&v) {
+			break
+		}
 	}
-	return nil, last
+	return last, nil
 }
 
 // ExamineProducerConnectionInfo asks the brokers of topic for group's producer connections
@@ -171,28 +189,22 @@ func (a *DefaultMQAdminExt) ExamineProducerConnectionInfo(ctx context.Context, g
 	if err != nil {
 		return nil, err
 	}
-	h := protocol.GetProducerConnectionListRequestHeader{ProducerGroup: group}
 	out := &protocol.ProducerConnection{}
-	var last error
 	seen := map[string]bool{}
-	for _, addr := range sortedValues(brokers) {
-		resp, err := a.invoke(ctx, addr, remoting.NewRequest(protocol.GetProducerConnectionList, protocol.EncodeHeader(&h), nil))
-		if err != nil {
-			last = err
-			continue
-		}
-		var pc protocol.ProducerConnection
-		if err := protocol.DecodeJSONBody(resp.Body, &pc); err != nil {
-			return nil, err
-		}
-		for _, c := range pc.ConnectionSet {
-			if !seen[c.ClientID] {
-				seen[c.ClientID] = true
-				out.ConnectionSet = append(out.ConnectionSet, c)
+	last, bad := askEach(ctx, a, brokers, protocol.GetProducerConnectionList, &protocol.GetProducerConnectionListRequestHeader{ProducerGroup: group},
+		func(pc *protocol.ProducerConnection) bool {
+			for _, c := range pc.ConnectionSet {
+				if !seen[c.ClientID] {
+					seen[c.ClientID] = true
+					out.ConnectionSet = append(out.ConnectionSet, c)
+				}
 			}
-		}
-	}
-	if len(out.ConnectionSet) == 0 {
+			return true
+		})
+	switch {
+	case bad != nil:
+		return nil, bad
+	case len(out.ConnectionSet) == 0:
 		return nil, last
 	}
 	return out, nil

@@ -13,15 +13,7 @@ import (
 // WhichTopicByConsumer returns the topics group has offsets on, sorted.
 // Java: ConsumerOffsetManager#whichTopicByConsumer.
 func (m *ConsumerOffsetManager) WhichTopicByConsumer(group string) []string {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var out []string
-	for key := range m.offsetTable {
-		t, g, ok := strings.Cut(key, TopicGroupSeparator)
-		if ok && g == group {
-			out = append(out, t)
-		}
-	}
+	out := m.keysWhere(func(t, g string) (string, bool) { return t, g == group })
 	slices.Sort(out)
 	return out
 }

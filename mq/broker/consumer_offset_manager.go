@@ -85,13 +85,20 @@ func (m *ConsumerOffsetManager) QueryOffsets(group, topic string) map[int32]stor
 // WhichGroupByTopic returns the groups that have offsets on topic.
 // Java: ConsumerOffsetManager#whichGroupByTopic.
 func (m *ConsumerOffsetManager) WhichGroupByTopic(topic string) []string {
+	return m.keysWhere(func(t, g string) (string, bool) { return g, t == topic })
+}
+
+// keysWhere returns, for each "topic@group" key of the table in no particular order, what
+// pick makes of its topic and group when pick keeps it.
+func (m *ConsumerOffsetManager) keysWhere(pick func(topic, group string) (string, bool)) []string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var out []string
 	for key := range m.offsetTable {
-		t, g, ok := strings.Cut(key, TopicGroupSeparator)
-		if ok && t == topic {
-			out = append(out, g)
+		if t, g, ok := strings.Cut(key, TopicGroupSeparator); ok {
+			if v, keep := pick(t, g); keep {
+				out = append(out, v)
+			}
 		}
 	}
 	return out

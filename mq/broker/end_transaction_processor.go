@@ -68,13 +68,9 @@ func (p *EndTransactionProcessor) ProcessRequest(_ *remoting.Channel, req *remot
 			"producerGroup", h.ProducerGroup, "fromTransactionCheck", h.FromTransactionCheck, "msgId", h.MsgID)
 		return nil, nil
 	case primitive.TransactionCommitType:
-		half, err := svc.CommitMessage(store.CommitLogOffset(h.CommitLogOffset))
-		if v := checkPrepareMessage(half, err, &h); !v.ok() {
-			return v.answer(remoting.NewResponse(protocol.Success, "")), nil
-		}
-		if !svc.ClaimDecision(half) {
-			p.alreadyDecided(half, &h)
-			return remoting.NewResponse(protocol.Success, ""), nil
+		half, done := p.claim(svc.CommitMessage, &h)
+		if done != nil {
+			return done, nil
 		}
 		stored := false
 		defer func() { svc.SettleDecision(half, stored) }() // even on a panic: a waiting duplicate goes on
@@ -91,18 +87,32 @@ func (p *EndTransactionProcessor) ProcessRequest(_ *remoting.Channel, req *remot
 		}
 		return resp, nil
 	default: // TransactionRollbackType (checkFields allows no other value)
-		half, err := svc.RollbackMessage(store.CommitLogOffset(h.CommitLogOffset))
-		if v := checkPrepareMessage(half, err, &h); !v.ok() {
-			return v.answer(remoting.NewResponse(protocol.Success, "")), nil
-		}
-		if !svc.ClaimDecision(half) {
-			p.alreadyDecided(half, &h)
-			return remoting.NewResponse(protocol.Success, ""), nil
+		half, done := p.claim(svc.RollbackMessage, &h)
+		if done != nil {
+			return done, nil
 		}
 		defer svc.SettleDecision(half, true)
 		svc.DeletePrepareMessage(half)
 		return remoting.NewResponse(protocol.Success, ""), nil
 	}
+}
+
+// claim looks the half message END_TRANSACTION names up (lookup: the service's CommitMessage
+// or RollbackMessage), checks it against h (checkPrepareMessage) and claims the decision of its
+// transaction. A non-nil answer ends the request there: the check's verdict, or SUCCESS for a
+// transaction decided already (alreadyDecided). Otherwise the caller holds the claim and
+// settles it.
+func (p *EndTransactionProcessor) claim(lookup func(store.CommitLogOffset) (*primitive.MessageExt, error),
+	h *protocol.EndTransactionRequestHeader) (*primitive.MessageExt, *remoting.RemotingCommand) {
+	half, err := lookup(store.CommitLogOffset(h.CommitLogOffset))
+	if v := checkPrepareMessage(half, err, h); !v.ok() {
+		return nil, v.answer(remoting.NewResponse(protocol.Success, ""))
+	}
+	if !p.b.transactionalMessageService.ClaimDecision(half) {
+		p.alreadyDecided(half, h)
+		return nil, remoting.NewResponse(protocol.Success, "")
+	}
+	return half, nil
 }
 
 // alreadyDecided handles END_TRANSACTION for a transaction this broker decided already (a late

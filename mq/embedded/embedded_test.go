@@ -81,17 +81,25 @@ func TestMasterAndSlave(t *testing.T) {
 	require.Contains(t, resp.Remark, "messages are put to the slave")
 }
 
+// startSmall starts a cluster of one broker with small store files in a test temp dir, shut
+// down at t's cleanup.
+func startSmall(t *testing.T) *Cluster {
+	t.Helper()
+	c, err := Start(Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
+		SmallFiles(sc)
+	}})
+	require.NoError(t, err)
+	t.Cleanup(c.Shutdown)
+	return c
+}
+
 // TestSlaveSynchronize: a slave copies its master's topic table (DataVersion included),
 // consumer offsets and subscription groups at start and persists them, so it serves the
 // master's topics — and keeps up: a topic created on the master later arrives with the next
 // SyncAll. Java: SlaveSynchronize#syncAll (GET_ALL_TOPIC_CONFIG 21, GET_ALL_CONSUMER_OFFSET 43,
 // GET_ALL_DELAY_OFFSET 45, GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201).
 func TestSlaveSynchronize(t *testing.T) {
-	c, err := Start(Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		SmallFiles(sc)
-	}})
-	require.NoError(t, err)
-	defer c.Shutdown()
+	c := startSmall(t)
 	master := c.Brokers[0]
 	master.TopicConfigManager().UpdateTopicConfig(*protocol.NewTopicConfig("SyncedTopic"))
 	master.ConsumerOffsetManager().CommitOffset("test", "g1", "SyncedTopic", 2, 42)
@@ -172,11 +180,7 @@ func TestSlaveSyncKeepsConcurrentCommits(t *testing.T) {
 // BrokerController#handleSlaveSynchronize (scheduleAtFixedRate(syncAll, 3 s, 10 s)); the first
 // pass, at start here, is a documented deviation (broker_controller.go).
 func TestSlaveSynchronizeRunsEvery10s(t *testing.T) {
-	c, err := Start(Config{Dir: t.TempDir(), Customize: func(_ int, _ *broker.BrokerConfig, sc *store.MessageStoreConfig) {
-		SmallFiles(sc)
-	}})
-	require.NoError(t, err)
-	defer c.Shutdown()
+	c := startSmall(t)
 	master := c.Brokers[0]
 	started := time.Now()
 	slave, err := c.StartSlave(0)

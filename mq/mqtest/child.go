@@ -34,6 +34,19 @@ func ChildMain(m *testing.M, env string, child func(value string) int) {
 	os.Exit(m.Run())
 }
 
+// BinaryMain is the TestMain of a command's package whose tests run the test binary as the
+// command itself: when the environment holds env=1 the binary is the command name, and main
+// runs with the binary's arguments (exiting as main does; returning, with code 0); otherwise
+// the tests run.
+func BinaryMain(m *testing.M, env, name string, main func()) {
+	if os.Getenv(env) == "1" {
+		os.Args = append([]string{name}, os.Args[1:]...)
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
 // ReportAddr is the child's side of StartChild: it prints the address line StartChild waits for.
 func ReportAddr(addr string) { fmt.Printf("%s%s\n", AddrPrefix, addr) }
 

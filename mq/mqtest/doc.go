@@ -10,6 +10,12 @@
 //     the run's directory, a temp dir removed at Close), Say; a chapter's frame: Main, Config
 //     and InDir (a run that varies only its dir), Play (a Stage set up around the scene and
 //     closed after it).
+//   - scene.go: what the chapters on one embedded cluster start alike: OneBroker (the
+//     cluster's config: ManualServices on the chapter's clock, small files), Topic and
+//     CreateRoutedTopics, QuietGroups (no NOTIFY_CONSUMER_IDS_CHANGED), StartScene and Scene
+//     (cluster, remoting client, producer; Shutdown), StartProducer and MustStartProducer,
+//     Stage.Untraced (a step of the scenario kept out of the log), ExerciseStage (an
+//     exercise's stage, its scenario shut down and its log printed on failure at cleanup).
 //   - remote.go: Invoke (remotingtest.Call), CreateTopic (UPDATE_AND_CREATE_TOPIC), QueryRoute
 //     (GET_ROUTEINFO_BY_TOPIC), WaitRouted, WaitUntil.
 //   - servers.go: Servers, what a chapter that builds its own brokers starts and stops: a name
@@ -26,13 +32,16 @@
 //   - child.go: the crash tests' child process: ChildMain (TestMain's child mode), StartChild
 //     (the test binary run again, its address read from the line ReportAddr prints;
 //     StartChildFunc reads it from a line of the child's own, such as a boot banner), Child
-//     (Kill with SIGKILL, Signal, Wait, Output).
+//     (Kill with SIGKILL, Signal, Wait, Output); BinaryMain, the TestMain of a command whose
+//     tests run the test binary as the command.
 //   - broker.go: ServeBroker, the body of a child that serves a broker until it is killed;
 //     WaitCommitted, the wait for a persist's oneway offset updates to land.
 //   - senders.go: Senders, SEND_MESSAGE from several goroutines until the broker is gone, and
 //     the Ack of each acknowledged send.
-//   - clients.go: ProducerConfig, a chapter's producer that prints the same every run
-//     (loopback, a named instance, no scheduled tasks, round robin from 0).
+//   - clients.go: ClientSetup, a chapter's client settings (loopback, a named instance, no
+//     scheduled tasks, its logger, clock and trace name) applied to a producer's or consumer's
+//     ClientConfig and Options; ProducerConfig, a chapter's producer that prints the same every
+//     run (ClientSetup, round robin from 0).
 //   - metrics.go: WaitExporterURL (the URL a binary prints when its /metrics endpoint listens),
 //     Scrape (one GET of it), MetricSum and MetricValue (a series' value in the exposition
 //     text, by name and labels).

@@ -56,10 +56,7 @@ func (s *Servers) StartBroker(bc broker.BrokerConfig, sc store.MessageStoreConfi
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.brokers = append(s.brokers, b)
-	s.mu.Unlock()
-	return b, nil
+	return keep(&s.mu, &s.brokers, b), nil
 }
 
 // StartProducer starts a producer from cfg and keeps it for Shutdown.
@@ -68,10 +65,15 @@ func (s *Servers) StartProducer(cfg producer.Config) (*producer.DefaultMQProduce
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.producers = append(s.producers, p)
-	s.mu.Unlock()
-	return p, nil
+	return keep(&s.mu, &s.producers, p), nil
+}
+
+// keep appends v to *list under mu and returns it.
+func keep[T any](mu *sync.Mutex, list *[]T, v T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	*list = append(*list, v)
+	return v
 }
 
 // Shutdown stops the producers, then the brokers (newest first), the client and the name server.

@@ -8,18 +8,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
 )
 
 // TestMain runs main itself when the test binary is started with MQADMIN_MAIN=1: the binary's
 // own exit codes and output are what TestBinary checks.
-func TestMain(m *testing.M) {
-	if os.Getenv("MQADMIN_MAIN") == "1" {
-		os.Args = append([]string{"mqadmin"}, os.Args[1:]...)
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { mqtest.BinaryMain(m, "MQADMIN_MAIN", "mqadmin", main) }
 
 // mqadmin runs this test binary as mqadmin with args: its exit code, stdout and stderr.
 func mqadmin(t *testing.T, args ...string) (int, string, string) {

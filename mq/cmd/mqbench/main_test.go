@@ -13,19 +13,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/annotated-rocketmq/rocketmq-go/mq/mqtest"
+
 	"github.com/annotated-rocketmq/rocketmq-go/mq/client/clienttest"
 )
 
 // TestMain runs main itself when the test binary is started with MQBENCH_MAIN=1, so the tests
 // below check the binary's exit codes, output and signal handling.
-func TestMain(m *testing.M) {
-	if os.Getenv("MQBENCH_MAIN") == "1" {
-		os.Args = append([]string{"mqbench"}, os.Args[1:]...)
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { mqtest.BinaryMain(m, "MQBENCH_MAIN", "mqbench", main) }
 
 func mqbench(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
