@@ -38,7 +38,7 @@ func rbScenarioLog(t *testing.T) (*scenario, *trace.SyncWriter) {
 func (s *scenario) change(t *testing.T, what func() []*member) {
 	t.Helper()
 	s.mu.Lock()
-	before := append([]*member(nil), s.members...)
+	before := s.members.All()
 	s.mu.Unlock()
 	for _, m := range before {
 		m.arm()
@@ -46,7 +46,7 @@ func (s *scenario) change(t *testing.T, what func() []*member) {
 	told := what()
 	require.NoError(t, s.letThrough(told...))
 	s.mu.Lock()
-	now := append([]*member(nil), s.members...)
+	now := s.members.All()
 	s.mu.Unlock()
 	for _, m := range now {
 		m.c.Instance().DoRebalance()
@@ -77,17 +77,17 @@ func TestExercise1_EveryQueueHasExactlyOneOwnerAfterEachJoinAndLeave(t *testing.
 			require.NoError(t, err)
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			return append([]*member(nil), s.members...) // the broker tells every member, the newcomer too
+			return s.members.All() // the broker tells every member, the newcomer too
 		}
 	}
 	leave := func(name string) func() []*member {
 		return func() []*member {
-			m := s.member(name)
+			m := s.members.Get(name)
 			m.c.Shutdown()
-			s.remove(m)
+			s.members.Remove(m.name)
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			return append([]*member(nil), s.members...)
+			return s.members.All()
 		}
 	}
 	s.change(t, start("A"))
@@ -115,7 +115,7 @@ func TestExercise2_NoAcknowledgedMessageIsConsumedTwiceAcrossJoinAndLeave(t *tes
 	require.NoError(t, s.aloneA())
 	require.NoError(t, s.consumeA())
 	require.NoError(t, s.joinB())
-	b := s.member("B")
+	b := s.members.Get("B")
 	for q := int32(2); q < queueNums; q++ {
 		require.Equal(t, "2", pendingOffset(b, queue(q)), "B starts queue %d where A stopped", q)
 	}
@@ -148,17 +148,17 @@ func queue(q int32) primitive.MessageQueue {
 func TestExercise3_AClosedChannelLeavesTheGroupAndTheOthersAreTold(t *testing.T) {
 	s := rbScenario(t)
 	s.change(t, func() []*member { return []*member{mustStart(t, s, "A")} })
-	s.change(t, func() []*member { b := mustStart(t, s, "B"); return []*member{s.member("A"), b} })
+	s.change(t, func() []*member { b := mustStart(t, s, "B"); return []*member{s.members.Get("A"), b} })
 	requireOneOwnerEach(t, s, map[int32]string{0: "A", 1: "A", 2: "B", 3: "B"})
 
-	a, b := s.member("A"), s.member("B")
+	a, b := s.members.Get("A"), s.members.Get("B")
 	a.arm()
 	b.c.Instance().MQClientAPI().RemotingClient().CloseChannel(s.Master().BrokerAddr()) // no UNREGISTER_CLIENT
 	require.NoError(t, s.letThrough(a), "A is told the group changed")
 	gi := s.Master().ConsumerManager().GetConsumerGroupInfo(group)
 	require.NotNil(t, gi)
 	require.Equal(t, []string{a.c.Instance().ClientID()}, gi.AllClientIDs(), "B's closed channel left the group")
-	s.remove(b)
+	s.members.Remove(b.name)
 	a.c.Instance().DoRebalance()
 	requireOneOwnerEach(t, s, map[int32]string{0: "A", 1: "A", 2: "A", 3: "A"})
 	b.ts.Open()
@@ -182,7 +182,7 @@ func TestExercise4_ADroppedQueueIsNoLongerPulled(t *testing.T) {
 	require.NoError(t, s.produce(8))
 	require.NoError(t, s.aloneA())
 	require.NoError(t, s.consumeA())
-	a := s.member("A")
+	a := s.members.Get("A")
 	require.Contains(t, a.c.PullMessageService().Pending(), queue(2), "A's next pull of queue 2 is queued")
 	_, pqs := a.c.Rebalance().ProcessQueues()
 	var pq2 = pqs[slices.Index(mustQueues(a), queue(2))]
@@ -197,7 +197,7 @@ func TestExercise4_ADroppedQueueIsNoLongerPulled(t *testing.T) {
 	s.mu.Lock()
 	require.Equal(t, before, len(s.consumed), "A consumed nothing of the dropped queue")
 	s.mu.Unlock()
-	b := s.member("B")
+	b := s.members.Get("B")
 	require.True(t, b.c.PullMessageService().DoPullQueue(queue(2)))
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -218,8 +218,8 @@ func TestExercise5_ShutdownPersistsItsOffsetsThenUnregisters(t *testing.T) {
 	s, log := rbScenarioLog(t)
 	require.NoError(t, s.produce(8))
 	s.change(t, func() []*member { return []*member{mustStart(t, s, "A")} })
-	s.change(t, func() []*member { b := mustStart(t, s, "B"); return []*member{s.member("A"), b} })
-	a, b := s.member("A"), s.member("B")
+	s.change(t, func() []*member { b := mustStart(t, s, "B"); return []*member{s.members.Get("A"), b} })
+	a, b := s.members.Get("A"), s.members.Get("B")
 	s.pullAll(a)
 	last := map[int32]int64{}
 	for q, v := range a.c.OffsetStore().CloneOffsetTable(topicName) {
@@ -229,7 +229,7 @@ func TestExercise5_ShutdownPersistsItsOffsetsThenUnregisters(t *testing.T) {
 
 	b.arm()
 	a.c.Shutdown()
-	s.remove(a)
+	s.members.Remove(a.name)
 	gi := s.Master().ConsumerManager().GetConsumerGroupInfo(group)
 	require.NotNil(t, gi)
 	require.Equal(t, []string{b.c.Instance().ClientID()}, gi.AllClientIDs(), "the broker forgot A when Shutdown returned")

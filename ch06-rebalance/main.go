@@ -40,7 +40,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,7 +113,7 @@ func (s *scenario) aloneA() error {
 // consumeA is section 2: A pulls every queue once (untraced) and consumes the 8 messages.
 func (s *scenario) consumeA() error {
 	mqtest.Say(s.out, "== 2. A pulls and consumes the 8 messages (chapter 5's steps, not traced); its offsets are in its memory ==")
-	s.stage.Untraced(func() { s.pullAll(s.member("A")) })
+	s.stage.Untraced(func() { s.pullAll(s.members.Get("A")) })
 	s.ownersTable("queues, owners and offsets: the broker has no committed offset yet")
 	return nil
 }
@@ -122,7 +121,7 @@ func (s *scenario) consumeA() error {
 // joinB is section 3: B joins; the broker notifies A and B; both rebalance, A first.
 func (s *scenario) joinB() error {
 	mqtest.Say(s.out, "== 3. consumer B joins: its heartbeat changes the group; the broker notifies A and B; both rebalance ==")
-	a := s.member("A")
+	a := s.members.Get("A")
 	a.arm()
 	b, err := s.startMember("B")
 	if err != nil {
@@ -150,8 +149,8 @@ func (s *scenario) moreMessages() error {
 		return err
 	}
 	s.stage.Untraced(func() {
-		s.pullAll(s.member("A"))
-		s.pullAll(s.member("B"))
+		s.pullAll(s.members.Get("A"))
+		s.pullAll(s.members.Get("B"))
 	})
 	s.ledgerTable()
 	return nil
@@ -160,10 +159,10 @@ func (s *scenario) moreMessages() error {
 // leaveA is section 5: A shuts down; the broker notifies B, which takes every queue.
 func (s *scenario) leaveA() error {
 	mqtest.Say(s.out, "== 5. A shuts down: it persists its offsets and unregisters; the broker notifies B; B takes all ==")
-	a, b := s.member("A"), s.member("B")
+	a, b := s.members.Get("A"), s.members.Get("B")
 	b.arm()
 	a.c.Shutdown()
-	s.remove(a)
+	s.members.Remove(a.name)
 	if err := s.letThrough(b); err != nil {
 		return err
 	}
@@ -187,8 +186,9 @@ type scenario struct {
 	// masterDown: section 6 has stopped the master for a while.
 	masterDown bool
 
-	mu      sync.Mutex
-	members []*member
+	members mqtest.Roster[*member] // safe for concurrent use
+
+	mu sync.Mutex // guards what follows
 	// consumed lists the members each message ("message 7") was delivered to, in order.
 	consumed map[string][]string
 	ms       *masterSlave
@@ -268,9 +268,7 @@ func (s *scenario) startMember(name string) (*member, error) {
 		ts.Open()
 		return nil, err
 	}
-	s.mu.Lock()
-	s.members = append(s.members, m)
-	s.mu.Unlock()
+	s.members.Add(name, m)
 	return m, nil
 }
 
@@ -281,24 +279,6 @@ func (s *scenario) record(name string, msg *primitive.MessageExt) {
 	body := strings.TrimRight(string(msg.Body), ".")
 	s.consumed[body] = append(s.consumed[body], name)
 	mqtest.Say(s.out, "%s consumed: queueId=%d queueOffset=%d body=%q (%d bytes)", name, msg.QueueID, msg.QueueOffset, body, len(msg.Body))
-}
-
-func (s *scenario) member(name string) *member {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range s.members {
-		if m.name == name {
-			return m
-		}
-	}
-	return nil
-}
-
-// remove forgets a member the scenario shut down.
-func (s *scenario) remove(m *member) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.members = slices.DeleteFunc(s.members, func(x *member) bool { return x == m })
 }
 
 // letThrough lets each member, in order, through its turnstile: its ClientRemotingProcessor
@@ -371,9 +351,7 @@ func (s *scenario) ownersTable(title string) {
 // owners maps each queue of TopicTest to the running members that hold it (a ProcessQueue not
 // dropped), in start order.
 func (s *scenario) owners() map[int32][]*member {
-	s.mu.Lock()
-	members := slices.Clone(s.members)
-	s.mu.Unlock()
+	members := s.members.All()
 	out := map[int32][]*member{}
 	for _, m := range members {
 		mqs, pqs := m.c.Rebalance().ProcessQueues()
@@ -411,9 +389,7 @@ func (s *scenario) ledgerTable() {
 
 func (s *scenario) shutdown() {
 	s.stage.Gate.Close()
-	s.mu.Lock()
-	members := slices.Clone(s.members)
-	s.mu.Unlock()
+	members := s.members.All()
 	for i := len(members) - 1; i >= 0; i-- {
 		members[i].ts.Open()
 		members[i].c.Shutdown()

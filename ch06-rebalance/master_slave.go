@@ -47,7 +47,7 @@ func (s *scenario) masterSlave() error {
 	if err := s.syncAll(); err != nil {
 		return err
 	}
-	b := s.member("B")
+	b := s.members.Get("B")
 	mqtest.Say(s.out, "B refreshes its routes (they list the slave now) and heartbeats to both; the slave registers B and tells it:")
 	b.arm()
 	b.c.Instance().UpdateTopicRouteInfoFromNameServer(topicName)
@@ -147,7 +147,7 @@ func (s *scenario) stopMaster() error {
 		s.Cluster.StopMaster(0)
 		s.ms.conn = nil
 		s.masterDown = true
-		s.member("B").c.Instance().UpdateTopicRouteInfoFromNameServer(topicName)
+		s.members.Get("B").c.Instance().UpdateTopicRouteInfoFromNameServer(topicName)
 	})
 	return nil
 }
@@ -166,7 +166,7 @@ func (s *scenario) restartMaster() (err error) {
 			err = fmt.Errorf("the slave does not follow the restarted master")
 			return
 		}
-		s.member("B").c.Instance().UpdateTopicRouteInfoFromNameServer(topicName)
+		s.members.Get("B").c.Instance().UpdateTopicRouteInfoFromNameServer(topicName)
 	})
 	return err
 }

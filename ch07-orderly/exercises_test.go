@@ -129,7 +129,7 @@ func TestExercise3_SuspendRedeliversTheSameBatchFirst(t *testing.T) {
 	require.NoError(t, sc.produceFirstHalf())
 	require.NoError(t, sc.startAB())
 	sc.failOnce = "1004/pay"
-	a := sc.member("A")
+	a := sc.members.Get("A")
 	q0 := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: 0}
 	a.c.PullMessageService().DoPullQueue(q0)
 	require.Equal(t, int64(1), a.c.OffsetStore().ReadOffset(q0, consumer.ReadFromMemory), "pay is not committed")
@@ -160,7 +160,7 @@ func TestExercise4_AMovedQueueIsNotConsumedByTheNewOwnerUntilTheOldOneReleasedIt
 	require.NoError(t, sc.consumeFirstHalf())
 	lm := sc.Master().RebalanceLockManager()
 	q3 := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: 3}
-	b := sc.member("B")
+	b := sc.members.Get("B")
 	c, err := sc.startMember("C")
 	require.NoError(t, err)
 	c.c.Instance().DoRebalance()

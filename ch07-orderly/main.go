@@ -35,7 +35,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,7 +126,7 @@ func (s *scenario) startAB() error {
 // consumeFirstHalf is section 2: A's pull of queue 0 traced (with one SUSPEND), the rest not.
 func (s *scenario) consumeFirstHalf() error {
 	mqtest.Say(s.out, "== 2. create and pay are consumed; A's pull of queue 0 (order 1004) is traced; its pay fails once ==")
-	a := s.member("A")
+	a := s.members.Get("A")
 	s.failOnce = "1004/pay"
 	a.c.PullMessageService().DoPullQueue(primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: 0})
 	mqtest.Say(s.out, "the suspended batch waits SuspendCurrentQueueTime (1 s); the chapter runs it now: the same message comes first again")
@@ -146,13 +145,13 @@ func (s *scenario) joinC() error {
 	mqtest.Say(s.out, "C's rebalance comes first: it is given queue 3, but B still holds the lock, so C does not take it:")
 	c.c.Instance().DoRebalance()
 	mqtest.Say(s.out, "B's rebalance: it drops queue 3, persists its offset, and unlocks it once no batch holds the consume lock:")
-	s.member("B").c.Instance().DoRebalance()
+	s.members.Get("B").c.Instance().DoRebalance()
 	if err := s.waitCommitted(3, s.consumedCount(3)); err != nil {
 		return err
 	}
 	mqtest.Say(s.out, "C's next rebalance: the lock is free; C takes queue 3 at the offset B committed:")
 	c.c.Instance().DoRebalance()
-	s.stage.Untraced(func() { s.member("A").c.Instance().DoRebalance() })
+	s.stage.Untraced(func() { s.members.Get("A").c.Instance().DoRebalance() })
 	s.locksTable("the broker's queue locks after C joined")
 	return nil
 }
@@ -177,8 +176,9 @@ type scenario struct {
 	// listen, if set, is called first for every batch a member's listener gets (exercises).
 	listen func(member string, msgs []*primitive.MessageExt)
 
-	mu      sync.Mutex
-	members []*member
+	members mqtest.Roster[*member] // safe for concurrent use
+
+	mu sync.Mutex // guards what follows
 	// failOnce is "order/step" of a message whose first delivery the listener suspends.
 	failOnce string
 	// ledger lists, per order, its steps as consumed: "pay by A".
@@ -256,9 +256,7 @@ func (s *scenario) startMember(name string) (*member, error) {
 	if err := c.Start(); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.members = append(s.members, m)
-	s.mu.Unlock()
+	s.members.Add(name, m)
 	return m, nil
 }
 
@@ -292,24 +290,11 @@ func (s *scenario) consumedCount(q int32) int64 {
 	return s.consumed[q]
 }
 
-func (s *scenario) member(name string) *member {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range s.members {
-		if m.name == name {
-			return m
-		}
-	}
-	return nil
-}
-
 // pullAllMembers plays one pull of each OrderTopic queue every member holds that has messages
 // beyond its pending pull's offset (a pull with nothing new would be held by the broker),
 // member by member in start order, queue by queue; each batch is consumed on the callback.
 func (s *scenario) pullAllMembers() {
-	s.mu.Lock()
-	members := slices.Clone(s.members)
-	s.mu.Unlock()
+	members := s.members.All()
 	ms := s.Master().MessageStore()
 	for _, m := range members {
 		for _, r := range m.c.PullMessageService().PendingRequests() {
@@ -356,8 +341,7 @@ func (s *scenario) locksTable(title string) {
 	for q := int32(0); q < queueNums; q++ {
 		mq := primitive.MessageQueue{Topic: topicName, BrokerName: brokerName, QueueID: q}
 		var at []string
-		s.mu.Lock()
-		for _, m := range s.members {
+		for _, m := range s.members.All() {
 			mqs, pqs := m.c.Rebalance().ProcessQueues()
 			for i, x := range mqs {
 				if x == mq && pqs[i].Locked() && !pqs[i].Dropped() {
@@ -365,7 +349,6 @@ func (s *scenario) locksTable(title string) {
 				}
 			}
 		}
-		s.mu.Unlock()
 		t.Row(q, lm.Owner(group, mq), strings.Join(at, ", "))
 	}
 	t.Render()
@@ -399,9 +382,7 @@ func inOrder(consumed []string) bool {
 
 func (s *scenario) shutdown() {
 	s.stage.Gate.Close()
-	s.mu.Lock()
-	members := slices.Clone(s.members)
-	s.mu.Unlock()
+	members := s.members.All()
 	for i := len(members) - 1; i >= 0; i-- {
 		members[i].c.Shutdown()
 	}

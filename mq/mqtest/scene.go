@@ -3,6 +3,8 @@ package mqtest
 import (
 	"bytes"
 	"log/slog"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -175,4 +177,49 @@ func MustStartProducer(t testing.TB, cfg producer.Config) *producer.DefaultMQPro
 	require.NoError(t, err)
 	t.Cleanup(p.Shutdown)
 	return p
+}
+
+// Roster is a scenario's consumers by name ("A", "B"), in start order: what a chapter whose
+// members join and leave looks its members up in. Safe for concurrent use (listeners and
+// turnstiles run on the consumers' goroutines).
+type Roster[M any] struct {
+	mu    sync.Mutex
+	names []string
+	ms    []M
+}
+
+// Add appends member m under name.
+func (r *Roster[M]) Add(name string, m M) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.names = append(r.names, name)
+	r.ms = append(r.ms, m)
+}
+
+// Get is the member named name (the zero M when there is none).
+func (r *Roster[M]) Get(name string) M {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.Index(r.names, name); i >= 0 {
+		return r.ms[i]
+	}
+	var zero M
+	return zero
+}
+
+// Remove forgets the member named name (one the scenario shut down).
+func (r *Roster[M]) Remove(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.Index(r.names, name); i >= 0 {
+		r.names = slices.Delete(r.names, i, i+1)
+		r.ms = slices.Delete(r.ms, i, i+1)
+	}
+}
+
+// All is a copy of the members, in start order.
+func (r *Roster[M]) All() []M {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ms)
 }

@@ -126,3 +126,44 @@ func TestPlay(t *testing.T) {
 	require.NoDirExists(t, seen.Dir, "the temp dir is removed")
 	require.Contains(t, filepath.Base(seen.Dir), "play-")
 }
+
+// A roster finds members by name in start order, forgets removed ones, and All is a copy.
+func TestRoster(t *testing.T) {
+	var r Roster[*int]
+	a, b, c := new(int), new(int), new(int)
+	r.Add("A", a)
+	r.Add("B", b)
+	r.Add("C", c)
+	require.Same(t, b, r.Get("B"))
+	require.Nil(t, r.Get("D"))
+	r.Remove("B")
+	r.Remove("D") // not a member: nothing happens
+	all := r.All()
+	require.Equal(t, []*int{a, c}, all)
+	all[0] = nil
+	require.Same(t, a, r.Get("A"), "All returns a copy")
+}
+
+// Untraced keeps the steps of f out of the log and opens the gate again after.
+func TestStageUntraced(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := NewStage(&buf, t.TempDir(), "", true)
+	require.NoError(t, err)
+	defer s.Close()
+	s.Untraced(func() { s.Logger.Log(t.Context(), trace.LevelStep, "Hidden#step") })
+	s.Logger.Log(t.Context(), trace.LevelStep, "Shown#step")
+	require.NotContains(t, buf.String(), "Hidden#step")
+	require.Contains(t, buf.String(), "Shown#step")
+}
+
+// ClientSetup fills the shared client settings and keeps the defaults it is given no value for.
+func TestClientSetup(t *testing.T) {
+	pc := ProducerConfig("g", "127.0.0.1:9876", "inst")
+	require.Equal(t, "127.0.0.1:9876", pc.NamesrvAddr)
+	require.Equal(t, "127.0.0.1", pc.ClientIP)
+	require.Equal(t, "inst", pc.InstanceName)
+	require.True(t, pc.Options.DisableScheduledTasks)
+	require.Equal(t, int32(-1), pc.Options.IndexSeed())
+	require.Nil(t, pc.Options.Logger)
+	require.Empty(t, pc.Options.TraceName)
+}
