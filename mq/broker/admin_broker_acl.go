@@ -3,7 +3,6 @@ package broker
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/annotated-rocketmq/rocketmq-go/mq/acl"
 	"github.com/annotated-rocketmq/rocketmq-go/mq/remoting"
@@ -105,12 +104,4 @@ func aclResult(err error) *remoting.RemotingCommand {
 }
 
 // splitList splits a comma-separated header value, dropping empty entries.
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func splitList(s string) []string { return protocol.SplitList(s, ",") }

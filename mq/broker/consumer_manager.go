@@ -2,6 +2,8 @@ package broker
 
 import (
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -214,9 +216,5 @@ func (m *ConsumerManager) ScanNotActiveChannel() {
 func (m *ConsumerManager) Groups() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]string, 0, len(m.consumerTable))
-	for g := range m.consumerTable {
-		out = append(out, g)
-	}
-	return out
+	return slices.Collect(maps.Keys(m.consumerTable))
 }

@@ -2,6 +2,8 @@ package namesrv
 
 import (
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -376,10 +378,5 @@ func (r *RouteInfoManager) knownAddr(addr string) bool {
 func (r *RouteInfoManager) GetAllTopicList() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.topicQueueTable))
-	for t := range r.topicQueueTable {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.topicQueueTable))
 }

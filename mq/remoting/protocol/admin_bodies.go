@@ -27,19 +27,29 @@ type TopicOffset struct {
 	MinOffset           int64 `json:"minOffset"`
 }
 
-// TopicStatsTable is the body of a GET_TOPIC_STATS_INFO (202) response.
-// Mirrors admin.TopicStatsTable.
-type TopicStatsTable struct {
-	OffsetTable map[primitive.MessageQueue]TopicOffset
+// OffsetTableBody is a body that is one table, queue → V: {"offsetTable":{MQ:V,...}} in
+// fastjson's dialect. TopicStatsTable and ResetOffsetBody are its two instances.
+type OffsetTableBody[V any] struct {
+	OffsetTable map[primitive.MessageQueue]V
 }
 
-// Encode writes {"offsetTable":{MQ:TopicOffset,...}} in fastjson's dialect.
-func (t *TopicStatsTable) Encode() []byte { return encodeOffsetTable(t.OffsetTable) }
+// Encode writes {"offsetTable":{MQ:V,...}} in fastjson's dialect.
+func (b *OffsetTableBody[V]) Encode() []byte { return encodeOffsetTable(b.OffsetTable) }
+
+// decodeOffsetTableBody reads an OffsetTableBody; what names the body in errors, which wrap
+// ErrBadBody.
+func decodeOffsetTableBody[V any](body []byte, what string) (*OffsetTableBody[V], error) {
+	t, err := decodeOffsetTable[V](body, what, nil)
+	return &OffsetTableBody[V]{OffsetTable: t}, err
+}
+
+// TopicStatsTable is the body of a GET_TOPIC_STATS_INFO (202) response: each queue's
+// TopicOffset. Mirrors admin.TopicStatsTable.
+type TopicStatsTable = OffsetTableBody[TopicOffset]
 
 // DecodeTopicStatsTable reads a GET_TOPIC_STATS_INFO body; errors wrap ErrBadBody.
 func DecodeTopicStatsTable(body []byte) (*TopicStatsTable, error) {
-	t, err := decodeOffsetTable[TopicOffset](body, "topic stats", nil)
-	return &TopicStatsTable{OffsetTable: t}, err
+	return decodeOffsetTableBody[TopicOffset](body, "topic stats")
 }
 
 // OffsetWrapper is one queue's row of ConsumeStats: the broker's max offset and the group's
@@ -92,17 +102,11 @@ func DecodeConsumeStats(body []byte) (*ConsumeStats, error) {
 // ResetOffsetBody is the body of RESET_CONSUMER_CLIENT_OFFSET (220) and of an
 // INVOKE_BROKER_TO_RESET_OFFSET (222) response: the queue offset (ConsumeQueue units) each
 // queue is reset to. Mirrors ResetOffsetBody.
-type ResetOffsetBody struct {
-	OffsetTable map[primitive.MessageQueue]int64
-}
-
-// Encode writes {"offsetTable":{MQ:offset,...}} in fastjson's dialect.
-func (r *ResetOffsetBody) Encode() []byte { return encodeOffsetTable(r.OffsetTable) }
+type ResetOffsetBody = OffsetTableBody[int64]
 
 // DecodeResetOffsetBody reads a reset-offset body; errors wrap ErrBadBody.
 func DecodeResetOffsetBody(body []byte) (*ResetOffsetBody, error) {
-	t, err := decodeOffsetTable[int64](body, "reset offset", nil)
-	return &ResetOffsetBody{OffsetTable: t}, err
+	return decodeOffsetTableBody[int64](body, "reset offset")
 }
 
 // Connection is one client channel of a group. Language is the client's LanguageCode ("JAVA",

@@ -140,11 +140,15 @@ func IsSystemTopic(topic string) bool {
 
 // SplitNamesrvAddr splits a namesrvAddr value ("host:port;host:port") on ';', each entry
 // trimmed, blank entries dropped. The broker and the client read their name servers with it.
-func SplitNamesrvAddr(addr string) []string {
+func SplitNamesrvAddr(addr string) []string { return SplitList(addr, ";") }
+
+// SplitList splits s on sep, each entry trimmed of white space, blank entries dropped (nil when
+// none is left): a header or config value that lists names or addresses.
+func SplitList(s, sep string) []string {
 	var out []string
-	for _, a := range strings.Split(addr, ";") {
-		if a = strings.TrimSpace(a); a != "" {
-			out = append(out, a)
+	for _, v := range strings.Split(s, sep) {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
 		}
 	}
 	return out
