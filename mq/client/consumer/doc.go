@@ -33,7 +33,10 @@
 //	                              shutdown, the MQConsumerInner callbacks, pullMessage with flow
 //	                              control and its PullCallback, sendMessageBack
 //	consumer_inner.go             consumerInner: the MQConsumerInner callbacks both consumers
-//	                              answer alike (group, model, subscriptions, topic routes)
+//	                              answer alike (group, model, subscriptions, topic routes), their
+//	                              service state and instance, and the steps of Start, Subscribe
+//	                              and Shutdown they take alike (startable, prepareStart,
+//	                              subscribeNow, beginShutdown)
 //	rebalance.go                  RebalanceHooks, Rebalance: doRebalance, rebalanceByTopic,
 //	                              updateProcessQueueTableInRebalance, removeProcessQueue;
 //	                              startOffset (computePullFromWhere, shared by consumer kinds)
