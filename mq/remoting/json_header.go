@@ -47,32 +47,35 @@ func appendJSONHeader(dst []byte, c *RemotingCommand) []byte {
 	}
 	if len(c.ExtFields) > 0 {
 		dst = append(dst, `,"extFields":{`...)
-		var arr [32]string
-		for i, k := range sortedKeys(c.ExtFields, arr[:0]) {
+		var arr [32]extField
+		for i, f := range sortedFields(c.ExtFields, arr[:0]) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k)
+			dst = appendJSONString(dst, f.k)
 			dst = append(dst, ':')
-			dst = appendJSONString(dst, c.ExtFields[k])
+			dst = appendJSONString(dst, f.v)
 		}
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
 }
 
-// sortedKeys appends m's keys to buf in ascending order. With a stack buffer of enough
-// capacity it does not allocate.
-func sortedKeys(m map[string]string, buf []string) []string {
-	for k := range m {
-		buf = append(buf, k)
+// extField is one extFields member.
+type extField struct{ k, v string }
+
+// sortedFields appends m's members to buf in ascending key order: one pass over the map, no
+// lookup per key. With a stack buffer of enough capacity it does not allocate.
+func sortedFields(m map[string]string, buf []extField) []extField {
+	for k, v := range m {
+		buf = append(buf, extField{k, v})
 	}
 	if len(buf) > 32 {
-		slices.Sort(buf)
+		slices.SortFunc(buf, func(a, b extField) int { return strings.Compare(a.k, b.k) })
 		return buf
 	}
 	for i := 1; i < len(buf); i++ { // insertion sort: few keys, no allocation
-		for j := i; j > 0 && buf[j] < buf[j-1]; j-- {
+		for j := i; j > 0 && buf[j].k < buf[j-1].k; j-- {
 			buf[j], buf[j-1] = buf[j-1], buf[j]
 		}
 	}
@@ -484,21 +487,33 @@ func (p *jsonParser) stringValue() (string, error) {
 }
 
 // escapedString decodes a string that contains escapes, starting at start (after the quote).
+// The runs between escapes are copied whole (found with IndexByte: a send's properties have
+// an escaped \u0001 or \u0002 between every name and value), into a strings.Builder, so the
+// result costs one allocation.
 func (p *jsonParser) escapedString(start int) (string, error) {
-	out := make([]byte, 0, p.pos-start+16)
-	out = append(out, p.s[start:p.pos]...)
+	q := -1 // the next '"' at or after p.pos; found again once an escaped quote passed it
+	if i := strings.IndexByte(p.s[p.pos:], '"'); i >= 0 {
+		q = p.pos + i
+	}
+	var out strings.Builder
+	out.Grow(max(q, p.pos) - start) // the string is shorter, unless it has escaped quotes
+	out.WriteString(p.s[start:p.pos])
 	for p.pos < len(p.s) {
-		c := p.s[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			return string(out), nil
-		case c != '\\':
-			out = append(out, c)
-			p.pos++
-			continue
+		if q < p.pos {
+			i := strings.IndexByte(p.s[p.pos:], '"')
+			if i < 0 {
+				break
+			}
+			q = p.pos + i
 		}
-		p.pos++ // the backslash
+		bs := strings.IndexByte(p.s[p.pos:q], '\\')
+		if bs < 0 {
+			out.WriteString(p.s[p.pos:q])
+			p.pos = q + 1
+			return out.String(), nil
+		}
+		out.WriteString(p.s[p.pos : p.pos+bs])
+		p.pos += bs + 1 // past the backslash
 		if p.pos >= len(p.s) {
 			break
 		}
@@ -506,17 +521,17 @@ func (p *jsonParser) escapedString(start int) (string, error) {
 		p.pos++
 		switch e {
 		case '"', '\\', '/':
-			out = append(out, e)
+			out.WriteByte(e)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			r, ok := p.hex4()
 			if !ok {
@@ -538,11 +553,12 @@ func (p *jsonParser) escapedString(start int) (string, error) {
 					p.pos = save // the second escape, if any, stands on its own
 				}
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 		default:
 			return "", p.syntax("bad escape")
 		}
 	}
+	p.pos = len(p.s)
 	return "", p.syntax("unterminated string")
 }
 
