@@ -5,6 +5,7 @@
 // so the product's go.mod never gains the NATS modules. Run it from this directory:
 //
 //	go run . -runs 3 -load both
+//	go run . -runs 1 -load ours -rows async,sync   # only those rows
 //
 // # What runs where
 //

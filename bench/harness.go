@@ -28,6 +28,40 @@ type config struct {
 	Dir      string        // work directory; "" a fresh temporary one
 	Keep     bool          // keep the servers' directories (logs, stores)
 	HeapGiB  float64       // -heap: GiB to store in the heap run instead of the table; 0: the table
+	Rows     []rowID       // -rows: the rows to run; nil: every row
+}
+
+// rowNames are -rows' names of the rows, by rowID.
+var rowNames = [rowCount]string{"async", "sync", "consume", "litepull", "syncflush1", "syncflushN", "rawfsync"}
+
+// runs reports whether row r is to be run (and shown).
+func (c config) runs(r rowID) bool { return c.Rows == nil || slices.Contains(c.Rows, r) }
+
+// syncFlushPass reports whether the servers are to be started a second time with an fsync on
+// every write (a SYNC_FLUSH row or the raw fdatasync row is to be run).
+func (c config) syncFlushPass() bool { return c.runs(rowSyncFlush1) || c.runs(rowSyncFlushN) }
+
+// parseRows reads -rows: "all", or names of rowNames separated by commas. The consume rows
+// read what the async row stored, so they need it.
+func parseRows(s string) ([]rowID, error) {
+	if s == "all" {
+		return nil, nil
+	}
+	var rows []rowID
+	for _, name := range strings.Split(s, ",") {
+		i := slices.Index(rowNames[:], strings.TrimSpace(name))
+		if i < 0 {
+			return nil, fmt.Errorf("-rows: unknown row %q (want all, or some of %s)", name, strings.Join(rowNames[:], ","))
+		}
+		if !slices.Contains(rows, rowID(i)) {
+			rows = append(rows, rowID(i))
+		}
+	}
+	c := config{Rows: rows}
+	if (c.runs(rowConsume) || c.runs(rowLitePull)) && !c.runs(rowAsync) {
+		return nil, errors.New("-rows: the consume rows read what the async row stored: add async")
+	}
+	return rows, nil
 }
 
 func defaultConfig() config {
@@ -143,6 +177,9 @@ func runHarness(ctx context.Context, cfg config, log io.Writer) (results, error)
 	}
 	for run := range cfg.Runs {
 		for _, syncFlush := range []bool{false, true} {
+			if syncFlush && !cfg.syncFlushPass() {
+				continue
+			}
 			sides := []string{loadNATS, "broker"}
 			if run%2 == 1 {
 				slices.Reverse(sides)
@@ -159,6 +196,9 @@ func runHarness(ctx context.Context, cfg config, log io.Writer) (results, error)
 					return nil, fmt.Errorf("run %d: %w", run+1, err)
 				}
 			}
+		}
+		if !cfg.runs(rowRawFsync) {
+			continue
 		}
 		f, err := rawFdatasync(filepath.Join(dir, fmt.Sprintf("run%d-raw", run+1)), cfg.Size, min(cfg.Duration, 2*time.Second))
 		if err != nil {
@@ -263,6 +303,9 @@ func (h *harness) phases(ctx context.Context, l load, side string, run int, srv 
 		}
 	}
 	for _, s := range steps {
+		if !h.cfg.runs(s.row) {
+			continue
+		}
 		if err := h.measure(ctx, s.row, side, run, srv, s.phase); err != nil {
 			return err
 		}

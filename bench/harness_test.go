@@ -82,6 +82,26 @@ func TestHarnessTinyRun(t *testing.T) {
 	t.Logf("\n%s", out.String())
 }
 
+// TestHarnessSomeRows: with -rows the harness runs those rows only, without the SYNC_FLUSH
+// pass, and the table has only them.
+func TestHarnessSomeRows(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Runs, cfg.Count, cfg.Duration, cfg.Loads = 1, 1000, 200*time.Millisecond, []string{loadOurs}
+	cfg.Rows = []rowID{rowSync}
+	cfg.Dir = t.TempDir()
+	var progress bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := runHarness(ctx, cfg, &progress)
+	require.NoError(t, err, "progress:\n%s", progress.String())
+	rows := buildRows(cfg, res)
+	require.Len(t, rows, 1)
+	require.Equal(t, rowSync, rows[0].ID)
+	require.Positive(t, rows[0].BrokerTPS)
+	require.Positive(t, rows[0].NATSTPS)
+	require.NotContains(t, progress.String(), "SYNC_FLUSH")
+}
+
 // TestMedian pins the table's statistic: the middle value, the mean of the middle two for an
 // even count, whatever the order of the runs.
 func TestMedian(t *testing.T) {
@@ -105,7 +125,15 @@ func TestParseFlags(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{loadOfficial, loadOurs}, cfg.Loads, "both by default")
 	require.Equal(t, 3, cfg.Runs)
-	for _, bad := range [][]string{{"-load", "java"}, {"-runs", "0"}, {"-count", "0"}, {"-d", "0s"}, {"-s", "0"}, {"extra"}} {
+	require.Nil(t, cfg.Rows, "every row by default")
+	cfg, err = parseFlags([]string{"-rows", "sync,async,sync"}, &stderr)
+	require.NoError(t, err)
+	require.Equal(t, []rowID{rowSync, rowAsync}, cfg.Rows)
+	require.True(t, cfg.runs(rowAsync))
+	require.False(t, cfg.runs(rowConsume))
+	require.False(t, cfg.syncFlushPass())
+	for _, bad := range [][]string{{"-load", "java"}, {"-runs", "0"}, {"-count", "0"}, {"-d", "0s"}, {"-s", "0"}, {"extra"},
+		{"-rows", "async,fast"}, {"-rows", "consume"}} {
 		_, err := parseFlags(bad, &stderr)
 		require.Error(t, err, "%v", bad)
 	}

@@ -79,6 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.Size, "s", cfg.Size, "body size in bytes")
 	fs.IntVar(&cfg.Inflight, "inflight", cfg.Inflight, "async publish: at most this many sends outstanding")
 	fs.IntVar(&cfg.Senders, "senders", cfg.Senders, "sync senders of the concurrent SYNC_FLUSH row")
+	rows := fs.String("rows", "all", "the rows to run, comma-separated: "+strings.Join(rowNames[:], ",")+" (consume and litepull need async)")
 	load := fs.String("load", "both", "client driving our broker: official (rocketmq-client-go), ours (mq/bench), or both")
 	fs.StringVar(&cfg.Broker, "broker", "", "a built mq/cmd/broker binary (default: go build it)")
 	fs.StringVar(&cfg.Dir, "dir", "", "work directory for stores and logs (default: a fresh temporary one)")
@@ -92,6 +93,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	var err error
 	if cfg.Loads, err = parseLoads(*load); err != nil {
+		return cfg, err
+	}
+	if cfg.Rows, err = parseRows(*rows); err != nil {
 		return cfg, err
 	}
 	switch {

@@ -37,6 +37,9 @@ func buildRows(cfg config, res results) []tableRow {
 	raw := res[rowRawFsync]["disk"]
 	rawP50 := time.Duration(medianOf(raw, func(s sample) float64 { return float64(s.Latency.P50) }))
 	for r := range rowCount {
+		if !cfg.runs(r) {
+			continue
+		}
 		if r == rowRawFsync {
 			l := latencyOf(raw)
 			rows = append(rows, tableRow{ID: r, Measure: cfg.rowLabel(r),

@@ -77,6 +77,9 @@ type StartupConfig struct {
 	UnknownKeys []string
 	// PrintOnly is set by -p: the config was printed, nothing is to be started.
 	PrintOnly bool
+	// CPUProfile is -cpuprofile: the file mqbroker writes a CPU profile (pprof) of its run to;
+	// "" when not given.
+	CPUProfile string
 }
 
 // NewLogger returns the operating logger of the binaries: text lines on w at the configured
@@ -106,7 +109,8 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 		"(default: namesrvAddr of the -c file, else $NAMESRV_ADDR, else a name server in-process on 9876)")
 	dashboard := fs.String("dashboard", "", "serve the web console on this address, e.g. ':8080'\n"+
 		"(default: dashboardAddr of the -c file; unset: no console)")
-	fs.SetUsage("mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-dashboard :8080] [-p]", usageDefaults)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the run, from start to shutdown, to this file")
+	fs.SetUsage("mqbroker [-c broker.conf] [-n 'ip:port;ip:port'] [-dashboard :8080] [-cpuprofile FILE] [-p]", usageDefaults)
 	if err := fs.Parse(args); err != nil {
 		return nil, err // -h, a bad flag (printed with the usage; wraps conf.ErrUsage), extra arguments
 	}
@@ -131,6 +135,7 @@ func ParseCommandLine(args []string, stdout, stderr io.Writer) (*StartupConfig, 
 	if *dashboard != "" {
 		sc.Dashboard.DashboardAddr = *dashboard
 	}
+	sc.CPUProfile = *cpuProfile
 	sc.Server.ListenAddr = sc.Keys.ListenAddr(0) // the port is Broker.ListenPort
 	sc.Keys.ApplyTo(&sc.Server)
 	props := effectiveProperties(&sc.Broker, &sc.Store)

@@ -53,21 +53,31 @@ func (p *SendMessageProcessor) RejectRequest() bool {
 	return ms != nil && (ms.IsOSPageCacheBusy() || ms.IsTransientStorePoolDeficient())
 }
 
+// NewCustomHeader implements remoting.HeaderDecoder: the reader decodes the header fields of
+// SEND_MESSAGE (10), SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320) straight into a
+// protocol.SendHeaderFields, with no extFields map; nil (the map) for CONSUMER_SEND_MSG_BACK.
+func (p *SendMessageProcessor) NewCustomHeader(code int32) remoting.CustomHeader {
+	if f := protocol.NewSendHeaderFields(code); f != nil {
+		return f
+	}
+	return nil
+}
+
 // ProcessRequest routes CONSUMER_SEND_MSG_BACK (36) to asyncConsumerSendMsgBack; for the send
-// codes it decodes the header (V2 for codes 310 and 320, V1 otherwise) and sends to the
-// batch or single path by the header's batch flag. A header that cannot be decoded is answered
-// SYSTEM_ERROR naming the field. Java: SendMessageProcessor#asyncProcessRequest.
+// codes it decodes the header (from the fields the reader collected, NewCustomHeader, or else
+// from extFields: V2 for codes 310 and 320, V1 otherwise) and sends to the batch or single
+// path by the header's batch flag. A header that cannot be decoded is answered SYSTEM_ERROR
+// naming the field. Java: SendMessageProcessor#asyncProcessRequest.
 func (p *SendMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remoting.RemotingCommand) (*remoting.RemotingCommand, error) {
 	if req.Code == protocol.ConsumerSendMsgBack {
 		return p.asyncConsumerSendMsgBack(ch, req)
 	}
 	var h protocol.SendMessageRequestHeader
 	var err error
-	switch req.Code {
-	case protocol.SendMessageV2, protocol.SendBatchMessage:
-		h, err = protocol.DecodeSendMessageRequestHeaderV2(req.ExtFields)
-	default:
-		err = protocol.DecodeHeader(req.ExtFields, &h)
+	if f, ok := req.CustomHeader.(*protocol.SendHeaderFields); ok {
+		h, err = f.Decode()
+	} else {
+		h, err = decodeSendHeader(req)
 	}
 	if tr := p.b.tr; tr.Enabled() {
 		tr.Step("SendMessageProcessor#processRequest", slog.Int("code", int(req.Code)),
@@ -80,6 +90,17 @@ func (p *SendMessageProcessor) ProcessRequest(ch *remoting.Channel, req *remotin
 		return p.asyncSendBatchMessage(ch, req, &h)
 	}
 	return p.asyncSendMessage(ch, req, &h)
+}
+
+// decodeSendHeader decodes a send request's header from its extFields: V2 for codes 310 and
+// 320, V1 otherwise.
+func decodeSendHeader(req *remoting.RemotingCommand) (h protocol.SendMessageRequestHeader, err error) {
+	switch req.Code {
+	case protocol.SendMessageV2, protocol.SendBatchMessage:
+		return protocol.DecodeSendMessageRequestHeaderV2(req.ExtFields)
+	}
+	err = protocol.DecodeHeader(req.ExtFields, &h)
+	return h, err
 }
 
 // verdict is the outcome of a check on the send path: passed, or the response code and remark

@@ -32,6 +32,9 @@ const (
 type channelOwner interface {
 	// dispatchRequest handles a request frame read from ch (on ch's reader goroutine).
 	dispatchRequest(ch *Channel, req *RemotingCommand)
+	// headerFunc is where the reader's decoder gets requests' CustomHeaders (nil: none, every
+	// extFields member goes to ExtFields).
+	headerFunc() HeaderFunc
 	// channelException reports a read failure other than an orderly close.
 	channelException(ch *Channel, err error)
 	// channelClosed reports that ch is closed and its goroutines are about to return.
@@ -404,6 +407,7 @@ func (ch *Channel) serve() {
 // Java: NettyDecoder + NettyServerHandler/NettyClientHandler#channelRead0.
 func (ch *Channel) readLoop() error {
 	br := bufio.NewReaderSize(ch.conn, readBufferSize)
+	newHeader := ch.owner.headerFunc()
 	var lenBuf [lengthFieldSize]byte
 	for {
 		if _, err := io.ReadFull(br, lenBuf[:]); err != nil {
@@ -421,7 +425,7 @@ func (ch *Channel) readLoop() error {
 			return err
 		}
 		ch.lastRead.Store(ch.clock.Now().UnixNano())
-		cmd, err := DecodeFrame(frame)
+		cmd, err := decodeFrame(frame, newHeader)
 		if err != nil {
 			return fmt.Errorf("decode frame from %s: %w", ch.remoteAddr, err)
 		}

@@ -241,6 +241,10 @@ func (c *Client) dispatchRequest(ch *Channel, req *RemotingCommand) {
 	c.table.dispatch(ch, req, c.log)
 }
 
+// headerFunc implements channelOwner: a client's requests (from servers) keep every extFields
+// member in ExtFields.
+func (c *Client) headerFunc() HeaderFunc { return nil }
+
 // channelException implements channelOwner.
 func (c *Client) channelException(ch *Channel, err error) {
 	c.log.Warn("channel exception, closing it", "remoteAddr", ch.RemoteAddr(), "err", err)

@@ -61,7 +61,12 @@ func appendFrameHead(dst []byte, c *RemotingCommand) []byte {
 // over after reading `length` bytes). The returned command's Body aliases frame; header strings
 // are copies. Errors wrap ErrMalformedFrame. Never panics, whatever the bytes.
 // Java: RemotingCommand#decode.
-func DecodeFrame(frame []byte) (*RemotingCommand, error) {
+func DecodeFrame(frame []byte) (*RemotingCommand, error) { return decodeFrame(frame, nil) }
+
+// decodeFrame is DecodeFrame with the CustomHeader source of a server's reader: a JSON request
+// whose code newHeader (nil: none) maps to a header gets its extFields there (setExtFields).
+// A ROCKETMQ binary header's extFields always go to ExtFields.
+func decodeFrame(frame []byte, newHeader HeaderFunc) (*RemotingCommand, error) {
 	if len(frame) < headerWordSize {
 		return nil, fmt.Errorf("%w: %d bytes, shorter than the header-length word", ErrMalformedFrame, len(frame))
 	}
@@ -76,7 +81,7 @@ func DecodeFrame(frame []byte) (*RemotingCommand, error) {
 	var err error
 	switch typ {
 	case SerializeJSON:
-		err = decodeJSONHeader(header, c)
+		err = decodeJSONHeader(header, c, newHeader)
 	case SerializeRocketMQ:
 		err = decodeRocketMQHeader(header, c)
 	default:

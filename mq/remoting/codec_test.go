@@ -160,7 +160,7 @@ func TestDecodeJSONHeaderVariants(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c RemotingCommand
-			require.NoError(t, decodeJSONHeader([]byte(tc.header), &c))
+			require.NoError(t, decodeJSONHeader([]byte(tc.header), &c, nil))
 			require.Equal(t, tc.want, c)
 		})
 	}
@@ -303,27 +303,76 @@ func TestAppendJSONStringDialects(t *testing.T) {
 	require.Equal(t, `"a\"\\\n\r\t\b\f\u0001é"`, string(AppendJSONString(nil, in, true)))
 }
 
-// TestMemberCount: the map-size hint for extFields counts the object's own members only —
-// commas inside strings (escaped quotes included), nested objects and arrays do not count.
-func TestMemberCount(t *testing.T) {
-	for _, c := range []struct {
-		json string
-		want int
-	}{
-		{`{}`, 0},
-		{` { } `, 0},
-		{`{"a":"1"}`, 1},
-		{`{"a":"1","b":2,"c":true}`, 3},
-		{`{"a":"x,y","b":"q\",r"}`, 2},
-		{`{"a":{"x":1,"y":[1,2,3]},"b":[{"c":1},2]}`, 2},
-		{`{"a":"\\","b":"1"}`, 2},
-		{`{"a":"1",`, 2}, // truncated: the parse that follows reports it
-		{`{"` + strings.Repeat(`k":1,"`, 1000) + `z":1}`, maxMemberHint},
-	} {
-		p := &jsonParser{s: c.json}
-		p.skipWS()
-		start := p.pos
-		require.Equal(t, c.want, p.memberCount(), c.json)
-		require.Equal(t, start, p.pos, "memberCount moved pos")
+// takeShort is a CustomHeader that takes the one-letter keys.
+type takeShort map[string]string
+
+func (h takeShort) SetExtField(k, v string) bool {
+	if len(k) != 1 {
+		return false
 	}
+	h[k] = v
+	return true
+}
+
+// shortHeaders gives every request code but 0 a takeShort.
+func shortHeaders(code int32) CustomHeader {
+	if code == 0 {
+		return nil
+	}
+	return takeShort{}
+}
+
+// TestDecodeFrameCustomHeader: a request whose code has a CustomHeader hands it the members it
+// takes (later values replacing earlier ones) and keeps the rest in ExtFields; a response, a
+// code without a header and a ROCKETMQ binary header keep every member in ExtFields.
+func TestDecodeFrameCustomHeader(t *testing.T) {
+	frame := func(s string) []byte { return append([]byte{0, 0, 0, byte(len(s))}, s...) }
+	c, err := decodeFrame(frame(`{"code":310,"extFields":{"a":"1","topic":"T","b":2,"a":"3","n":null},"flag":0}`), shortHeaders)
+	require.NoError(t, err)
+	require.Equal(t, takeShort{"a": "3", "b": "2"}, c.CustomHeader)
+	require.Equal(t, map[string]string{"topic": "T"}, c.ExtFields)
+
+	c, err = decodeFrame(frame(`{"code":10,"extFields":{"a":"1"},"flag":1}`), shortHeaders)
+	require.NoError(t, err)
+	require.Nil(t, c.CustomHeader, "a response never gets a custom header, even when its flag comes last")
+	require.Equal(t, map[string]string{"a": "1"}, c.ExtFields)
+
+	c, err = decodeFrame(frame(`{"code":0,"extFields":{"a":"1"}}`), shortHeaders)
+	require.NoError(t, err)
+	require.Nil(t, c.CustomHeader)
+	require.Equal(t, map[string]string{"a": "1"}, c.ExtFields)
+
+	bin := EncodeFrame(nil, &RemotingCommand{Code: 310, SerializeType: SerializeRocketMQ, ExtFields: map[string]string{"a": "1"}})[4:]
+	c, err = decodeFrame(bin, shortHeaders)
+	require.NoError(t, err)
+	require.Nil(t, c.CustomHeader)
+	require.Equal(t, map[string]string{"a": "1"}, c.ExtFields)
+}
+
+// FuzzDecodeFrameCustomHeader: with a CustomHeader source, a frame decodes exactly when it
+// does without one, to the same command, except that a request's one-letter members are in its
+// CustomHeader instead of ExtFields.
+func FuzzDecodeFrameCustomHeader(f *testing.F) {
+	f.Add(EncodeFrame(nil, NewRequest(310, map[string]string{"a": "1", "topic": "T"}, []byte("body")))[4:])
+	f.Add(append([]byte{0, 0, 0, 42}, `{"extFields":{"q":0,"b":true},"code":7,"f":1}`...))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		want, wantErr := DecodeFrame(frame)
+		got, err := decodeFrame(frame, shortHeaders)
+		if wantErr != nil {
+			require.Error(t, err)
+			return
+		}
+		require.NoError(t, err)
+		if h, ok := got.CustomHeader.(takeShort); ok {
+			require.False(t, got.IsResponse())
+			for k, v := range h {
+				got.AddExtField(k, v)
+			}
+			got.CustomHeader = nil
+		}
+		if len(got.ExtFields) == 0 && len(want.ExtFields) == 0 {
+			got.ExtFields, want.ExtFields = nil, nil
+		}
+		require.Equal(t, want, got)
+	})
 }

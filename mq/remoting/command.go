@@ -61,15 +61,28 @@ var requestID atomic.Int32
 // bytes; on a decoded command it aliases the frame buffer. A command handed to a Channel (write,
 // invoke) belongs to the channel until written: do not modify it afterwards.
 type RemotingCommand struct {
-	Code          int32
-	Language      string // "JAVA", "GO", ...; empty encodes as "JAVA"
-	Version       int32
-	Opaque        int32
-	Flag          int32
-	Remark        string
-	ExtFields     map[string]string
+	Code      int32
+	Language  string // "JAVA", "GO", ...; empty encodes as "JAVA"
+	Version   int32
+	Opaque    int32
+	Flag      int32
+	Remark    string
+	ExtFields map[string]string
+	// CustomHeader, on a request read by a Server, holds the extFields members its processor
+	// decodes itself (a HeaderDecoder): those members are not in ExtFields. nil otherwise.
+	CustomHeader  CustomHeader
 	Body          []byte
 	SerializeType byte // SerializeJSON or SerializeRocketMQ: how the header is (or was) encoded
+}
+
+// CustomHeader takes a request's extFields members one by one while its JSON header is
+// decoded, in place of the ExtFields map: the typed header of the request's processor, so a
+// request on the per-message path (a send) costs no map. Mirrors the role of CommandCustomHeader
+// (RemotingCommand#decodeCommandCustomHeader fills it from the map; here from the frame).
+type CustomHeader interface {
+	// SetExtField keeps one member and reports whether key is one of the header's fields;
+	// false: the member goes to ExtFields.
+	SetExtField(key, value string) bool
 }
 
 // NewRequest returns a request with a fresh opaque from the process-wide counter, language JAVA
@@ -148,8 +161,12 @@ func (c *RemotingCommand) Err() error {
 	return &RemoteError{Code: c.Code, Remark: c.Remark}
 }
 
-// String is for logs: code, opaque, flag, remark and extFields.
+// String is for logs: code, opaque, flag, remark, extFields and the custom header, if any.
 func (c *RemotingCommand) String() string {
+	if c.CustomHeader != nil {
+		return fmt.Sprintf("RemotingCommand [code=%d, language=%s, version=%d, opaque=%d, flag(B)=%b, remark=%s, extFields=%v, customHeader=%+v, bodyLen=%d]",
+			c.Code, c.Language, c.Version, c.Opaque, c.Flag, c.Remark, c.ExtFields, c.CustomHeader, len(c.Body))
+	}
 	return fmt.Sprintf("RemotingCommand [code=%d, language=%s, version=%d, opaque=%d, flag(B)=%b, remark=%s, extFields=%v, bodyLen=%d]",
 		c.Code, c.Language, c.Version, c.Opaque, c.Flag, c.Remark, c.ExtFields, len(c.Body))
 }

@@ -24,6 +24,15 @@ type RequestProcessor interface {
 	RejectRequest() bool
 }
 
+// HeaderDecoder is a RequestProcessor that takes the extFields of its requests as a typed
+// header while the frame is decoded (RemotingCommand.CustomHeader), so the reader builds no
+// ExtFields map for them. A Server uses it only while no RPC hook is registered: a hook (the
+// ACL check) reads every member from ExtFields.
+type HeaderDecoder interface {
+	// NewCustomHeader returns a fresh header for a request with code, or nil (ExtFields).
+	NewCustomHeader(code int32) CustomHeader
+}
+
 // ProcessorFunc adapts a function to RequestProcessor; it never rejects.
 type ProcessorFunc func(ch *Channel, req *RemotingCommand) (*RemotingCommand, error)
 
@@ -291,6 +300,25 @@ func (t *processorTable) lookup(code int32) (processorPair, bool) {
 		return *t.def, true
 	}
 	return processorPair{}, false
+}
+
+// customHeader is a Server's HeaderFunc: the CustomHeader of code's processor when it is a
+// HeaderDecoder and no RPC hook is registered; nil otherwise.
+func (t *processorTable) customHeader(code int32) CustomHeader {
+	t.mu.RLock()
+	pair, ok := t.byCode[code]
+	if !ok && t.def != nil {
+		pair, ok = *t.def, true
+	}
+	hooked := t.hook != nil
+	t.mu.RUnlock()
+	if !ok || hooked {
+		return nil
+	}
+	if d, ok := pair.p.(HeaderDecoder); ok {
+		return d.NewCustomHeader(code)
+	}
+	return nil
 }
 
 func (t *processorTable) shutdownPools() {

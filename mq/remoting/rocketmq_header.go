@@ -30,9 +30,9 @@ func appendRocketMQHeader(dst []byte, c *RemotingCommand) []byte {
 	dst = append(dst, c.Remark...)
 	lenAt := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	var arr [32]string
-	for _, k := range sortedKeys(c.ExtFields, arr[:0]) {
-		v := c.ExtFields[k]
+	var arr [32]extField
+	for _, f := range sortedFields(c.ExtFields, arr[:0]) {
+		k, v := f.k, f.v
 		dst = binary.BigEndian.AppendUint16(dst, uint16(len(k)))
 		dst = append(dst, k...)
 		dst = binary.BigEndian.AppendUint32(dst, uint32(len(v)))

@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -143,4 +144,38 @@ func TestRefusedRequestsTakeNoPoolSlot(t *testing.T) {
 	unblock()
 	require.Nil(t, (<-busy).Err())
 	require.Nil(t, (<-queued).Err(), "the signed requests are served")
+}
+
+// shortProcessor is a HeaderDecoder that answers with what its request carried: the
+// one-letter members it took (remark) and the number of ExtFields.
+type shortProcessor struct{ NeverRejects }
+
+func (shortProcessor) NewCustomHeader(code int32) CustomHeader { return shortHeaders(code) }
+
+func (shortProcessor) ProcessRequest(_ *Channel, req *RemotingCommand) (*RemotingCommand, error) {
+	h, _ := req.CustomHeader.(takeShort)
+	resp := NewResponse(Success, h["a"])
+	resp.AddExtField("ext", strconv.Itoa(len(req.ExtFields)))
+	return resp, nil
+}
+
+// TestServerCustomHeader: a HeaderDecoder processor gets its members in the request's
+// CustomHeader and the others in ExtFields; once an RPC hook is registered (it reads every
+// member, the ACL signature covers them all) the server hands it the whole ExtFields map.
+func TestServerCustomHeader(t *testing.T) {
+	s := startServer(t, ServerConfig{}, nil, func(s *Server) { s.RegisterProcessor(testCode, shortProcessor{}, 1) })
+	c := newClient(t)
+	send := func() *RemotingCommand {
+		resp, err := c.InvokeSync(ctxTimeout(t, 5*time.Second), s.Addr().String(),
+			NewRequest(testCode, map[string]string{"a": "1", "topic": "T"}, nil))
+		require.NoError(t, err)
+		return resp
+	}
+	resp := send()
+	require.Equal(t, "1", resp.Remark)
+	require.Equal(t, "1", resp.ExtFields["ext"], "only topic stays in ExtFields")
+	s.RegisterRPCHook(hookFunc(func(string, *RemotingCommand) error { return nil }))
+	resp = send()
+	require.Equal(t, "", resp.Remark)
+	require.Equal(t, "2", resp.ExtFields["ext"], "with a hook every member is in ExtFields")
 }

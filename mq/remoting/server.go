@@ -242,6 +242,10 @@ func (s *Server) dispatchRequest(ch *Channel, req *RemotingCommand) {
 	s.table.dispatch(ch, req, s.log)
 }
 
+// headerFunc implements channelOwner: the CustomHeader of a request's processor
+// (processorTable.customHeader).
+func (s *Server) headerFunc() HeaderFunc { return s.table.customHeader }
+
 // channelException implements channelOwner. Java: NettyConnectManageHandler#exceptionCaught.
 func (s *Server) channelException(ch *Channel, err error) {
 	if IsPeerGone(err) {

@@ -653,6 +653,7 @@ type nopOwner struct{ closed chan struct{} }
 func (nopOwner) dispatchRequest(*Channel, *RemotingCommand) {}
 func (nopOwner) channelException(*Channel, error)           {}
 func (o nopOwner) channelClosed(*Channel)                   { close(o.closed) }
+func (nopOwner) headerFunc() HeaderFunc                     { return nil }
 
 // TestWriterBatchesFrames: frames queued while the writer is busy leave in one write() per
 // burst, not one per frame (the design's 190 k vs 900 k msgs/s on loopback).

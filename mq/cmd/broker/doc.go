@@ -5,6 +5,7 @@
 //	go run ./mq/cmd/broker -c conf/broker.conf    # RocketMQ keys: brokerName, listenPort, storePathRootDir, ...
 //	go run ./mq/cmd/broker -p                     # print the effective config
 //	go run ./mq/cmd/broker -dashboard :8080       # and the web console on port 8080 (dashboardAddr)
+//	go run ./mq/cmd/broker -cpuprofile cpu.pprof  # a CPU profile of the run, written at shutdown
 //
 // With no name server given (-n, namesrvAddr in the -c file, or the NAMESRV_ADDR environment
 // variable) it starts a name server in the same process on port 9876 (an ephemeral port when
@@ -56,4 +57,5 @@
 //	            wait, shut down), the metrics exporter; the tests call both
 //	console.go  the tracer over a trace.Hub when the console is on, and the console's start
 //	gc.go       tuneGC: mqbroker's GC percent and soft memory limit when GOGC / GOMEMLIMIT are unset
+//	profile.go  startCPUProfile: -cpuprofile's file and runtime/pprof
 package main

@@ -29,14 +29,26 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 }
 
 // run starts the broker (and, without name servers, one in-process:
-// embedded.StartInProcessNamesrv), waits for a signal on stop, and shuts both down.
-func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) error {
+// embedded.StartInProcessNamesrv), waits for a signal on stop, and shuts both down. With
+// -cpuprofile the CPU profile covers everything from before the start to after the shutdown.
+func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) (err error) {
 	sc, err := broker.ParseCommandLine(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	if sc.PrintOnly {
 		return nil
+	}
+	if sc.CPUProfile != "" {
+		stopProfile, err := startCPUProfile(sc.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if perr := stopProfile(); err == nil && perr != nil {
+				err = fmt.Errorf("cpuprofile: %w", perr)
+			}
+		}()
 	}
 	log := sc.NewLogger(stderr)
 	lns, err := bindListeners(sc)

@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // SendMessageRequestHeader is the header of SEND_MESSAGE (10), SEND_REPLY_MESSAGE (324) and,
 // under single-letter keys, SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320).
 // Mirrors SendMessageRequestHeader / SendMessageRequestHeaderV2 (remoting-protocol.md §4.3, §4.4).
@@ -32,10 +34,27 @@ type SendMessageRequestHeader struct {
 	BrokerName string
 }
 
-type sendKeys struct {
-	producerGroup, topic, defaultTopic, defaultTopicQueueNums, queueID, sysFlag,
-	bornTimestamp, flag, properties, reconsumeTimes, unitMode, maxReconsumeTimes, batch, brokerName string
-}
+// The send header's fields by index: the order of sendKeysV1 and sendKeysV2 (V2's a … n).
+const (
+	sendProducerGroup = iota
+	sendTopic
+	sendDefaultTopic
+	sendDefaultTopicQueueNums
+	sendQueueID
+	sendSysFlag
+	sendBornTimestamp
+	sendFlag
+	sendProperties
+	sendReconsumeTimes
+	sendUnitMode
+	sendMaxReconsumeTimes
+	sendBatch
+	sendBrokerName
+	sendFieldCount
+)
+
+// sendKeys are the wire keys of the send header's fields, by index.
+type sendKeys [sendFieldCount]string
 
 var (
 	sendKeysV1 = sendKeys{"producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag",
@@ -50,7 +69,9 @@ var (
 // decodeExt reads the V1 (long-name) header of SEND_MESSAGE and SEND_REPLY_MESSAGE.
 // Errors: ErrMissingField, ErrBadField.
 func (h *SendMessageRequestHeader) decodeExt(ext map[string]string) error {
-	return h.decode(ext, &sendKeysV1, nil)
+	f := SendHeaderFields{keys: &sendKeysV1}
+	f.fromMap(ext)
+	return f.decodeInto(h)
 }
 
 // DecodeSendMessageRequestHeaderV2 reads the single-letter header of SEND_MESSAGE_V2 and
@@ -58,29 +79,147 @@ func (h *SendMessageRequestHeader) decodeExt(ext map[string]string) error {
 // Java: SendMessageRequestHeaderV2#createSendMessageRequestHeaderV1.
 func DecodeSendMessageRequestHeaderV2(ext map[string]string) (SendMessageRequestHeader, error) {
 	var h SendMessageRequestHeader
-	err := h.decode(ext, &sendKeysV2, sendV2Labels)
+	f := SendHeaderFields{keys: &sendKeysV2, labels: sendV2Labels}
+	f.fromMap(ext)
+	err := f.decodeInto(&h)
 	return h, err
 }
 
-func (h *SendMessageRequestHeader) decode(ext map[string]string, k *sendKeys, labels map[string]string) error {
-	r := extReader{ext: ext, labels: labels}
-	*h = SendMessageRequestHeader{
-		ProducerGroup:         r.str(k.producerGroup),
-		Topic:                 r.str(k.topic),
-		DefaultTopic:          r.str(k.defaultTopic),
-		DefaultTopicQueueNums: r.i32(k.defaultTopicQueueNums),
-		QueueID:               r.i32(k.queueID),
-		SysFlag:               r.i32(k.sysFlag),
-		BornTimestamp:         r.i64(k.bornTimestamp),
-		Flag:                  r.i32(k.flag),
-		Properties:            r.optStr(k.properties),
-		UnitMode:              r.optBool(k.unitMode),
-		Batch:                 r.optBool(k.batch),
-		BrokerName:            r.optStr(k.brokerName),
+// SendHeaderFields is a send request's header fields as text, collected member by member while
+// the request's JSON header is decoded (it is a remoting.CustomHeader: SetExtField), so the
+// broker decodes SendMessageRequestHeader without building the extFields map first. Decode
+// applies the rules DecodeHeader and DecodeSendMessageRequestHeaderV2 apply to a map, with the
+// same errors. The zero value is not usable: NewSendHeaderFields.
+// Java: SendMessageRequestHeaderV2 (a … n) and SendMessageRequestHeader (long names), whose
+// fields RemotingCommand#decodeCommandCustomHeader fills from the extFields map.
+type SendHeaderFields struct {
+	keys   *sendKeys
+	labels map[string]string
+	vals   [sendFieldCount]string
+	has    uint16 // bit i: field i was present
+}
+
+// NewSendHeaderFields returns the collector of a send request with code: the single-letter
+// keys for SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320), the long names for
+// SEND_MESSAGE (10); nil for any other code.
+func NewSendHeaderFields(code int32) *SendHeaderFields {
+	switch code {
+	case SendMessageV2, SendBatchMessage:
+		return &SendHeaderFields{keys: &sendKeysV2, labels: sendV2Labels}
+	case SendMessage:
+		return &SendHeaderFields{keys: &sendKeysV1}
 	}
-	h.ReconsumeTimes, _ = r.optI32(k.reconsumeTimes)
-	h.MaxReconsumeTimes, h.HasMaxReconsumeTimes = r.optI32(k.maxReconsumeTimes)
+	return nil
+}
+
+// SetExtField keeps value when key is one of the header's keys and reports whether it was (a
+// later value of the same key replaces an earlier one, as in a map). Other keys are not kept:
+// the caller keeps them in the command's extFields.
+func (f *SendHeaderFields) SetExtField(key, value string) bool {
+	i := f.index(key)
+	if i < 0 {
+		return false
+	}
+	f.vals[i] = value
+	f.has |= 1 << i
+	return true
+}
+
+// ExtField returns the text of the header field with wire key key and whether it was present.
+func (f *SendHeaderFields) ExtField(key string) (string, bool) {
+	if i := f.index(key); i >= 0 && f.has&(1<<i) != 0 {
+		return f.vals[i], true
+	}
+	return "", false
+}
+
+// index is key's field index, or -1 for a key the header does not have.
+func (f *SendHeaderFields) index(key string) int {
+	if f.keys == &sendKeysV2 {
+		if len(key) == 1 && key[0] >= 'a' && key[0] < 'a'+sendFieldCount {
+			return int(key[0] - 'a')
+		}
+		return -1
+	}
+	for i, k := range f.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// fromMap takes the header's fields from an extFields map.
+func (f *SendHeaderFields) fromMap(ext map[string]string) {
+	for i, k := range f.keys {
+		if v, ok := ext[k]; ok {
+			f.vals[i] = v
+			f.has |= 1 << i
+		}
+	}
+}
+
+// Decode returns the typed header. Errors: ErrMissingField, ErrBadField, naming the first
+// field (in the header's field order) that is absent or does not parse.
+func (f *SendHeaderFields) Decode() (SendMessageRequestHeader, error) {
+	var h SendMessageRequestHeader
+	err := f.decodeInto(&h)
+	return h, err
+}
+
+func (f *SendHeaderFields) decodeInto(h *SendMessageRequestHeader) error {
+	r := extReader{labels: f.labels}
+	*h = SendMessageRequestHeader{
+		ProducerGroup:         f.str(&r, sendProducerGroup),
+		Topic:                 f.str(&r, sendTopic),
+		DefaultTopic:          f.str(&r, sendDefaultTopic),
+		DefaultTopicQueueNums: f.i32(&r, sendDefaultTopicQueueNums),
+		QueueID:               f.i32(&r, sendQueueID),
+		SysFlag:               f.i32(&r, sendSysFlag),
+		BornTimestamp:         f.i64(&r, sendBornTimestamp),
+		Flag:                  f.i32(&r, sendFlag),
+		Properties:            f.vals[sendProperties],
+		UnitMode:              strings.EqualFold(f.vals[sendUnitMode], "true"),
+		Batch:                 strings.EqualFold(f.vals[sendBatch], "true"),
+		BrokerName:            f.vals[sendBrokerName],
+	}
+	h.ReconsumeTimes, _ = f.optI32(&r, sendReconsumeTimes)
+	h.MaxReconsumeTimes, h.HasMaxReconsumeTimes = f.optI32(&r, sendMaxReconsumeTimes)
 	return r.err
+}
+
+// The readers of field i by extReader's rules (the first failure sticks in r.err).
+
+func (f *SendHeaderFields) present(i int) bool { return f.has&(1<<i) != 0 }
+
+func (f *SendHeaderFields) str(r *extReader, i int) string {
+	if !f.present(i) {
+		r.missing(f.keys[i])
+	}
+	return f.vals[i]
+}
+
+func (f *SendHeaderFields) i32(r *extReader, i int) int32 {
+	if !f.present(i) {
+		r.missing(f.keys[i])
+		return 0
+	}
+	return r.parse32(f.keys[i], f.vals[i])
+}
+
+func (f *SendHeaderFields) i64(r *extReader, i int) int64 {
+	if !f.present(i) {
+		r.missing(f.keys[i])
+		return 0
+	}
+	return r.parse64(f.keys[i], f.vals[i])
+}
+
+func (f *SendHeaderFields) optI32(r *extReader, i int) (int32, bool) {
+	if !f.present(i) {
+		return 0, false
+	}
+	return r.parse32(f.keys[i], f.vals[i]), true
 }
 
 // encodeExt writes the V1 (long-name) header.
@@ -91,23 +230,23 @@ func (h *SendMessageRequestHeader) EncodeV2() map[string]string { return h.encod
 
 func (h *SendMessageRequestHeader) encode(k *sendKeys) map[string]string {
 	ext := map[string]string{
-		k.producerGroup:         h.ProducerGroup,
-		k.topic:                 h.Topic,
-		k.defaultTopic:          h.DefaultTopic,
-		k.defaultTopicQueueNums: itoa32(h.DefaultTopicQueueNums),
-		k.queueID:               itoa32(h.QueueID),
-		k.sysFlag:               itoa32(h.SysFlag),
-		k.bornTimestamp:         itoa64(h.BornTimestamp),
-		k.flag:                  itoa32(h.Flag),
-		k.properties:            h.Properties,
-		k.reconsumeTimes:        itoa32(h.ReconsumeTimes),
-		k.unitMode:              btoa(h.UnitMode),
-		k.batch:                 btoa(h.Batch),
+		k[sendProducerGroup]:         h.ProducerGroup,
+		k[sendTopic]:                 h.Topic,
+		k[sendDefaultTopic]:          h.DefaultTopic,
+		k[sendDefaultTopicQueueNums]: itoa32(h.DefaultTopicQueueNums),
+		k[sendQueueID]:               itoa32(h.QueueID),
+		k[sendSysFlag]:               itoa32(h.SysFlag),
+		k[sendBornTimestamp]:         itoa64(h.BornTimestamp),
+		k[sendFlag]:                  itoa32(h.Flag),
+		k[sendProperties]:            h.Properties,
+		k[sendReconsumeTimes]:        itoa32(h.ReconsumeTimes),
+		k[sendUnitMode]:              btoa(h.UnitMode),
+		k[sendBatch]:                 btoa(h.Batch),
 	}
 	if h.HasMaxReconsumeTimes {
-		ext[k.maxReconsumeTimes] = itoa32(h.MaxReconsumeTimes)
+		ext[k[sendMaxReconsumeTimes]] = itoa32(h.MaxReconsumeTimes)
 	}
-	putOpt(ext, k.brokerName, h.BrokerName)
+	putOpt(ext, k[sendBrokerName], h.BrokerName)
 	return ext
 }
 
